@@ -1,0 +1,40 @@
+// The C++ side of card-sim: one abstract model interface over every verilated top, so that the
+// Rust bridge is written once and each top only contributes its port table.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rust/cxx.h"
+
+namespace card_sim {
+
+struct PortDesc;
+
+class SimModel {
+  public:
+    virtual ~SimModel() = default;
+    // Evaluates the model at the current time; throws RtlError (a Rust Err) on $stop/$fatal.
+    virtual void eval() = 0;
+    // Sets the simulated time in picoseconds, the precision every RTL file declares.
+    virtual void set_time(uint64_t ps) = 0;
+    // Writes one waveform sample at the current time if waves are on.
+    virtual void dump(uint64_t ps) = 0;
+    // Runs final blocks and closes the waveform file.
+    virtual void finish() = 0;
+    // True once the RTL called $finish.
+    virtual bool got_finish() const = 0;
+    // The top's ports with the addresses of their storage inside the model.
+    virtual rust::Vec<PortDesc> ports() = 0;
+    // The name of the verilated top module.
+    virtual rust::Str top_name() const = 0;
+};
+
+// Builds a model of `top`, named `name` in messages; writes FST waves to `waves` unless empty.
+std::unique_ptr<SimModel> new_model(rust::Str top, rust::Str name, rust::Str waves);
+
+// The names of the tops this build contains.
+rust::Vec<rust::String> top_names();
+
+}  // namespace card_sim

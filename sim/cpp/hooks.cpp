@@ -1,0 +1,79 @@
+// Replacements for Verilator's user-definable functions (VL_USER_STOP, VL_USER_FATAL,
+// VL_USER_FINISH). The defaults print and call exit(), which would end the whole test process;
+// here they throw, so the error reaches the Rust test that drove the model.
+#include "hooks.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <vector>
+
+#include "verilated.h"
+
+namespace card_sim {
+
+std::string& thread_log() {
+    static thread_local std::string log;
+    return log;
+}
+
+}  // namespace card_sim
+
+namespace {
+
+// Enough for the message that precedes a $fatal and a little context; older text is dropped
+// so a chatty model cannot grow the log without bound.
+constexpr size_t LOG_LIMIT = 4096;
+
+std::string last_line(const std::string& log) {
+    size_t end = log.find_last_not_of("\r\n");
+    if (end == std::string::npos) return std::string();
+    size_t start = log.rfind('\n', end);
+    start = (start == std::string::npos) ? 0 : start + 1;
+    return log.substr(start, end - start + 1);
+}
+
+[[noreturn]] void raise(const char* kind, const char* filename, int linenum, const char* msg) {
+    std::string what = std::string(kind) + " at " + filename + ":" + std::to_string(linenum);
+    const std::string printed = last_line(card_sim::thread_log());
+    if (msg && *msg) what += ": " + std::string(msg);
+    if (!printed.empty()) what += ": " + printed;
+    if (VerilatedContext* ctx = Verilated::threadContextp()) {
+        ctx->gotError(true);
+        ctx->gotFinish(true);
+    }
+    throw card_sim::RtlError(what);
+}
+
+}  // namespace
+
+void card_sim_vl_printf(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    va_list copy;
+    va_copy(copy, ap);
+    const int len = std::vsnprintf(nullptr, 0, fmt, copy);
+    va_end(copy);
+    std::vector<char> buf(len > 0 ? static_cast<size_t>(len) + 1 : 1, '\0');
+    if (len > 0) std::vsnprintf(buf.data(), buf.size(), fmt, ap);
+    va_end(ap);
+    std::fputs(buf.data(), stdout);
+    std::string& log = card_sim::thread_log();
+    log += buf.data();
+    if (log.size() > LOG_LIMIT) log.erase(0, log.size() - LOG_LIMIT);
+}
+
+void vl_finish(const char* filename, int linenum, const char* hier) {
+    (void)hier;
+    std::printf("- %s:%d: Verilog $finish\n", filename, linenum);
+    if (VerilatedContext* ctx = Verilated::threadContextp()) ctx->gotFinish(true);
+}
+
+void vl_stop(const char* filename, int linenum, const char* hier) {
+    (void)hier;
+    raise("$stop", filename, linenum, nullptr);
+}
+
+void vl_fatal(const char* filename, int linenum, const char* hier, const char* msg) {
+    (void)hier;
+    raise("fatal", filename, linenum, msg);
+}

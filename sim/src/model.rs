@@ -1,0 +1,655 @@
+//! A verilated model driven from Rust: ports, clocks, evaluation, waveforms.
+
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
+use crate::error::{Result, SimError};
+use crate::ffi;
+use crate::Top;
+
+/// Environment variable that turns waveforms on for every model: any value but `0` or empty.
+pub const WAVES_ENV: &str = "CARD_WAVES";
+/// Environment variable that overrides the waveform folder (default `target/waves`).
+pub const WAVES_DIR_ENV: &str = "CARD_WAVES_DIR";
+
+static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
+
+/// How a port's value is stored inside the model, from Verilator's width classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Storage {
+    U8,
+    U16,
+    U32,
+    U64,
+    /// `VlWide<N>`: N 32-bit words, least significant first.
+    Wide(u32),
+}
+
+impl Storage {
+    fn of_width(width: u32) -> Storage {
+        match width {
+            0..=8 => Storage::U8,
+            9..=16 => Storage::U16,
+            17..=32 => Storage::U32,
+            33..=64 => Storage::U64,
+            w => Storage::Wide(w.div_ceil(32)),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Slot {
+    name: String,
+    width: u32,
+    output: bool,
+    storage: Storage,
+    mask: u64,
+    addr: *mut u8,
+}
+
+/// A resolved port of one model: an index into its port table, so that per-cycle access is an
+/// indexed load from the model's own storage with no string look-up.
+///
+/// A `Port` belongs to the model that resolved it; using it with another model panics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Port {
+    model: u64,
+    idx: u32,
+    width: u32,
+}
+
+impl Port {
+    /// The port's width in bits.
+    pub fn width(self) -> u32 {
+        self.width
+    }
+    /// How many 32-bit words hold its value.
+    pub fn words(self) -> usize {
+        self.width.div_ceil(32) as usize
+    }
+}
+
+/// How to build a [`Model`].
+#[derive(Debug, Clone)]
+pub struct ModelBuilder {
+    top: Top,
+    name: Option<String>,
+    waves: Option<PathBuf>,
+}
+
+impl ModelBuilder {
+    /// Names the model in messages and waveform files. The default is the current thread's
+    /// name, which for a test is the test's path.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Writes an FST waveform to `path` whatever `CARD_WAVES` says.
+    pub fn waves(mut self, path: impl Into<PathBuf>) -> Self {
+        self.waves = Some(path.into());
+        self
+    }
+
+    /// Builds the model and evaluates it once at time zero, so initial blocks have run.
+    pub fn build(self) -> Result<Model> {
+        let name = self.name.unwrap_or_else(default_name);
+        let waves = match self.waves {
+            Some(p) => Some(p),
+            None if waves_requested() => Some(waves_dir().join(format!("{}.fst", file_safe(&name)))),
+            None => None,
+        };
+        if let Some(dir) = waves.as_deref().and_then(Path::parent) {
+            std::fs::create_dir_all(dir).map_err(|source| SimError::Waves {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let waves_str = waves
+            .as_deref()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let top = self.top.name();
+        let mut inner =
+            ffi::new_model(top, &name, &waves_str).map_err(|e| SimError::Create {
+                top: top.to_string(),
+                message: e.what().to_string(),
+            })?;
+        let descs = pin(&mut inner, top)?.ports();
+        let slots = descs
+            .iter()
+            .map(|d| {
+                let storage = Storage::of_width(d.width());
+                Slot {
+                    name: d.name().to_string(),
+                    width: d.width(),
+                    output: d.is_output(),
+                    storage,
+                    mask: if d.width() >= 64 { u64::MAX } else { (1u64 << d.width()) - 1 },
+                    addr: d.addr() as *mut u8,
+                }
+            })
+            .collect();
+        let mut model = Model {
+            inner,
+            id: NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed),
+            top: self.top,
+            name,
+            slots,
+            sched: Scheduler::default(),
+            clock_ports: Vec::new(),
+            time_ps: 0,
+            last_dump_ps: None,
+            poisoned: false,
+            waves,
+            _not_send: PhantomData,
+        };
+        model.eval()?;
+        Ok(model)
+    }
+}
+
+/// One verilated model with its own `VerilatedContext`.
+///
+/// The handle is neither `Send` nor `Sync`: Verilator's per-thread state means a model must be
+/// evaluated on the thread that built it. Run several models at once by building each on its
+/// own thread.
+pub struct Model {
+    inner: cxx::UniquePtr<ffi::SimModel>,
+    id: u64,
+    top: Top,
+    name: String,
+    slots: Vec<Slot>,
+    sched: Scheduler,
+    clock_ports: Vec<Port>,
+    time_ps: u64,
+    last_dump_ps: Option<u64>,
+    poisoned: bool,
+    waves: Option<PathBuf>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("top", &self.top)
+            .field("name", &self.name)
+            .field("time_ps", &self.time_ps)
+            .field("clocks", &self.sched.clocks)
+            .field("poisoned", &self.poisoned)
+            .finish_non_exhaustive()
+    }
+}
+
+fn pin<'a>(
+    inner: &'a mut cxx::UniquePtr<ffi::SimModel>,
+    top: &str,
+) -> Result<Pin<&'a mut ffi::SimModel>> {
+    inner.as_mut().ok_or_else(|| SimError::Create {
+        top: top.to_string(),
+        message: "the model constructor returned nothing".to_string(),
+    })
+}
+
+impl Model {
+    /// Builds a model of `top` with default settings; see [`ModelBuilder`].
+    pub fn new(top: Top) -> Result<Model> {
+        Model::builder(top).build()
+    }
+
+    /// Starts building a model of `top`.
+    pub fn builder(top: Top) -> ModelBuilder {
+        ModelBuilder {
+            top,
+            name: None,
+            waves: None,
+        }
+    }
+
+    /// The top module this model was built from.
+    pub fn top(&self) -> Top {
+        self.top
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The waveform file, when waves are on.
+    pub fn waves_path(&self) -> Option<&Path> {
+        self.waves.as_deref()
+    }
+
+    /// Simulated time in picoseconds.
+    pub fn time_ps(&self) -> u64 {
+        self.time_ps
+    }
+
+    /// True once the RTL called `$finish`.
+    pub fn finished(&self) -> bool {
+        self.inner.as_ref().is_some_and(|m| m.got_finish())
+    }
+
+    /// The names of the top's ports, in declaration order.
+    pub fn port_names(&self) -> impl Iterator<Item = &str> {
+        self.slots.iter().map(|s| s.name.as_str())
+    }
+
+    /// Resolves a port by name, once; the returned handle is used in the per-cycle path.
+    pub fn port(&self, name: &str) -> Result<Port> {
+        let idx = self
+            .slots
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| SimError::NoSuchPort {
+                top: self.top.name().to_string(),
+                port: name.to_string(),
+                known: self
+                    .slots
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(Port {
+            model: self.id,
+            idx: u32::try_from(idx).unwrap_or(u32::MAX),
+            width: self.slots[idx].width,
+        })
+    }
+
+    /// Resolves an input port, refusing outputs.
+    pub fn input(&self, name: &str) -> Result<Port> {
+        let p = self.port(name)?;
+        if self.slot(p).output {
+            return Err(self.misuse(p, "is an output and cannot be driven"));
+        }
+        Ok(p)
+    }
+
+    /// True if the port is an output of the model.
+    pub fn is_output(&self, port: Port) -> bool {
+        self.slot(port).output
+    }
+
+    fn misuse(&self, port: Port, problem: &str) -> SimError {
+        let s = self.slot(port);
+        SimError::PortUse {
+            top: self.top.name().to_string(),
+            port: s.name.clone(),
+            width: s.width,
+            direction: if s.output { "output" } else { "input" },
+            problem: problem.to_string(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, port: Port) -> &Slot {
+        assert_eq!(
+            port.model, self.id,
+            "port handle used with a model that did not resolve it"
+        );
+        &self.slots[port.idx as usize]
+    }
+
+    /// Reads a port of up to 64 bits; for a wider port, its low 64 bits.
+    #[inline]
+    pub fn get(&self, port: Port) -> u64 {
+        let s = self.slot(port);
+        // SAFETY: `addr` is the address of this port's storage inside the C++ model, which
+        // `self.inner` owns and keeps at a fixed address until `self` is dropped; the storage
+        // has the type that Verilator's width classes give for `width` (see `Storage`), and a
+        // VlWide has at least two words whenever it is read as one u64 from two u32s.
+        unsafe {
+            match s.storage {
+                Storage::U8 => u64::from(s.addr.cast::<u8>().read()),
+                Storage::U16 => u64::from(s.addr.cast::<u16>().read()),
+                Storage::U32 => u64::from(s.addr.cast::<u32>().read()),
+                Storage::U64 => s.addr.cast::<u64>().read(),
+                Storage::Wide(_) => {
+                    let w = s.addr.cast::<u32>();
+                    u64::from(w.read()) | (u64::from(w.add(1).read()) << 32)
+                }
+            }
+        }
+    }
+
+    /// Reads a 1-bit (or any) port as a boolean: true when non-zero.
+    #[inline]
+    pub fn get_bool(&self, port: Port) -> bool {
+        self.get(port) != 0
+    }
+
+    /// Drives an input of up to 64 bits; bits above the port's width are dropped.
+    #[inline]
+    pub fn set(&mut self, port: Port, value: u64) {
+        let s = self.slot(port);
+        let v = value & s.mask;
+        // SAFETY: as in `get`; the model is only evaluated from this thread and not during this
+        // write, so nothing else accesses the storage.
+        unsafe {
+            match s.storage {
+                Storage::U8 => s.addr.cast::<u8>().write(v as u8),
+                Storage::U16 => s.addr.cast::<u16>().write(v as u16),
+                Storage::U32 => s.addr.cast::<u32>().write(v as u32),
+                Storage::U64 => s.addr.cast::<u64>().write(v),
+                Storage::Wide(n) => {
+                    let w = s.addr.cast::<u32>();
+                    w.write(v as u32);
+                    w.add(1).write((v >> 32) as u32);
+                    for i in 2..n as usize {
+                        w.add(i).write(0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drives a 1-bit input.
+    #[inline]
+    pub fn set_bool(&mut self, port: Port, value: bool) {
+        self.set(port, u64::from(value));
+    }
+
+    /// Reads a port of any width into 32-bit words, least significant first. Words beyond the
+    /// port's width are set to zero; words the slice has no room for are not read.
+    #[inline]
+    pub fn get_words(&self, port: Port, out: &mut [u32]) {
+        let s = self.slot(port);
+        match s.storage {
+            Storage::Wide(n) => {
+                let n = n as usize;
+                let w = s.addr.cast::<u32>();
+                for (i, o) in out.iter_mut().enumerate() {
+                    // SAFETY: `i < n` keeps the read inside the port's VlWide storage.
+                    *o = if i < n { unsafe { w.add(i).read() } } else { 0 };
+                }
+            }
+            _ => {
+                let v = self.get(port);
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = match i {
+                        0 => v as u32,
+                        1 => (v >> 32) as u32,
+                        _ => 0,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Drives an input of any width from 32-bit words, least significant first. Missing words
+    /// are zero; bits above the port's width are dropped.
+    #[inline]
+    pub fn set_words(&mut self, port: Port, words: &[u32]) {
+        let s = self.slot(port);
+        match s.storage {
+            Storage::Wide(n) => {
+                let n = n as usize;
+                let top_bits = s.width % 32;
+                let w = s.addr.cast::<u32>();
+                for i in 0..n {
+                    let mut v = words.get(i).copied().unwrap_or(0);
+                    if i == n - 1 && top_bits != 0 {
+                        v &= (1u32 << top_bits) - 1;
+                    }
+                    // SAFETY: `i < n` keeps the write inside the port's VlWide storage.
+                    unsafe { w.add(i).write(v) };
+                }
+            }
+            _ => {
+                let lo = u64::from(words.first().copied().unwrap_or(0));
+                let hi = u64::from(words.get(1).copied().unwrap_or(0));
+                self.set(port, lo | (hi << 32));
+            }
+        }
+    }
+
+    /// Reads a port into bytes, least significant first (little-endian, as AXI lays out data).
+    pub fn get_bytes(&self, port: Port, out: &mut [u8]) {
+        let mut words = [0u32; 32];
+        let n = port.words().min(words.len());
+        self.get_words(port, &mut words[..n]);
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = words.get(i / 4).map_or(0, |w| (w >> (8 * (i % 4))) as u8);
+        }
+    }
+
+    /// Drives an input from bytes, least significant first.
+    pub fn set_bytes(&mut self, port: Port, bytes: &[u8]) {
+        let mut words = [0u32; 32];
+        for (i, b) in bytes.iter().enumerate().take(words.len() * 4) {
+            words[i / 4] |= u32::from(*b) << (8 * (i % 4));
+        }
+        let n = port.words().min(words.len());
+        self.set_words(port, &words[..n]);
+    }
+
+    /// Adds a clock on a 1-bit input port at `freq_hz`; it starts low at the current time.
+    pub fn add_clock(&mut self, port_name: &str, freq_hz: u64) -> Result<ClockId> {
+        if freq_hz == 0 || freq_hz > clock::MAX_FREQ_HZ {
+            return Err(SimError::BadClock {
+                port: port_name.to_string(),
+                freq_hz,
+            });
+        }
+        let port = self.input(port_name)?;
+        if port.width != 1 {
+            return Err(self.misuse(port, "is not a 1-bit input and cannot be a clock"));
+        }
+        if self.sched.clocks.len() >= 32 {
+            return Err(self.misuse(port, "cannot be added: a model has at most 32 clocks"));
+        }
+        let mut c = Clock::new(port_name, freq_hz);
+        // A clock added after time zero keeps its phase relative to its own start.
+        c.next_ps += self.time_ps;
+        self.sched.clocks.push(c);
+        self.clock_ports.push(port);
+        self.set(port, 0);
+        Ok(ClockId((self.sched.clocks.len() - 1) as u8))
+    }
+
+    /// Completed cycles (rising edges) of `clock`.
+    pub fn cycles(&self, clock: ClockId) -> u64 {
+        self.sched.clocks.get(clock.index()).map_or(0, Clock::cycles)
+    }
+
+    /// The frequency of `clock` in hertz.
+    pub fn clock_freq_hz(&self, clock: ClockId) -> u64 {
+        self.sched.clocks.get(clock.index()).map_or(0, |c| c.freq_hz)
+    }
+
+    /// The next instant at which any clock has an edge, and which edges those are, without
+    /// applying them: monitors sample here, before the edge.
+    pub fn next_edges(&self) -> Option<(u64, Edges)> {
+        self.sched.peek()
+    }
+
+    /// Evaluates the model at the current time: call after driving inputs so that
+    /// combinational outputs settle.
+    pub fn eval(&mut self) -> Result<()> {
+        self.eval_at(self.time_ps)?;
+        // Inputs driven after an edge show in the waves one picosecond after it, like a
+        // clock-to-output delay, without reordering anything in simulated time.
+        if self.waves.is_some() {
+            let at = match self.last_dump_ps {
+                Some(t) if t >= self.time_ps => t + 1,
+                _ => self.time_ps,
+            };
+            if self.sched.next_time().is_none_or(|n| at < n) {
+                self.dump(at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Advances to the next clock edge instant, applies every edge due then and evaluates once.
+    /// With no clock, returns no edges and leaves time unchanged.
+    pub fn step(&mut self) -> Result<Edges> {
+        self.check_alive()?;
+        let Some((t, edges)) = self.sched.advance() else {
+            return Ok(Edges::default());
+        };
+        for i in 0..self.sched.clocks.len() {
+            let id = ClockId(i as u8);
+            if edges.rising(id) || edges.falling(id) {
+                let level = self.sched.clocks[i].level();
+                let port = self.clock_ports[i];
+                self.set_bool(port, level);
+            }
+        }
+        self.time_ps = t;
+        self.eval_at(t)?;
+        if self.waves.is_some() {
+            self.dump(t)?;
+        }
+        Ok(edges)
+    }
+
+    /// Steps until `clock` has risen once more.
+    pub fn tick(&mut self, clock: ClockId) -> Result<()> {
+        if clock.index() >= self.sched.clocks.len() {
+            return Err(SimError::Timeout {
+                clock: format!("#{}", clock.index()),
+                cycles: 0,
+                what: "a clock this model does not have".to_string(),
+            });
+        }
+        loop {
+            if self.step()?.rising(clock) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Steps `n` rising edges of `clock`.
+    pub fn ticks(&mut self, clock: ClockId, n: u64) -> Result<()> {
+        for _ in 0..n {
+            self.tick(clock)?;
+        }
+        Ok(())
+    }
+
+    /// Ticks `clock` until `done(model)` is true after an edge, at most `limit` cycles.
+    pub fn wait_until(
+        &mut self,
+        clock: ClockId,
+        limit: u64,
+        what: &str,
+        mut done: impl FnMut(&Model) -> bool,
+    ) -> Result<u64> {
+        for n in 1..=limit {
+            self.tick(clock)?;
+            if done(self) {
+                return Ok(n);
+            }
+        }
+        Err(SimError::Timeout {
+            clock: self
+                .sched
+                .clocks
+                .get(clock.index())
+                .map_or_else(String::new, |c| c.name.clone()),
+            cycles: limit,
+            what: what.to_string(),
+        })
+    }
+
+    fn check_alive(&self) -> Result<()> {
+        if self.poisoned {
+            Err(SimError::Poisoned {
+                model: self.name.clone(),
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    fn eval_at(&mut self, t: u64) -> Result<()> {
+        self.check_alive()?;
+        let top = self.top.name();
+        let mut m = pin(&mut self.inner, top)?;
+        m.as_mut().set_time(t);
+        if let Err(e) = m.eval() {
+            self.poisoned = true;
+            return Err(SimError::Rtl {
+                model: self.name.clone(),
+                time_ps: t,
+                message: e.what().to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn dump(&mut self, t: u64) -> Result<()> {
+        let top = self.top.name();
+        pin(&mut self.inner, top)?.dump(t);
+        self.last_dump_ps = Some(t);
+        Ok(())
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // A poisoned model is mid-evaluation; running its final blocks could fail again.
+        if !self.poisoned {
+            if let Some(m) = self.inner.as_mut() {
+                let _ = m.finish();
+            }
+        }
+    }
+}
+
+fn default_name() -> String {
+    std::thread::current()
+        .name()
+        .map_or_else(|| "model".to_string(), str::to_string)
+}
+
+fn file_safe(name: &str) -> String {
+    name.replace("::", "__")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect()
+}
+
+fn waves_requested() -> bool {
+    std::env::var(WAVES_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The folder waveforms go to: `CARD_WAVES_DIR`, else `waves/` in the build's target folder.
+pub fn waves_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(WAVES_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    // OUT_DIR is <target>/<profile>/build/card-sim-<hash>/out.
+    Path::new(env!("CARD_SIM_OUT_DIR"))
+        .ancestors()
+        .nth(4)
+        .map_or_else(|| PathBuf::from("target"), Path::to_path_buf)
+        .join("waves")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_follows_verilator_width_classes() {
+        assert_eq!(Storage::of_width(1), Storage::U8);
+        assert_eq!(Storage::of_width(16), Storage::U16);
+        assert_eq!(Storage::of_width(17), Storage::U32);
+        assert_eq!(Storage::of_width(64), Storage::U64);
+        assert_eq!(Storage::of_width(65), Storage::Wide(3));
+        assert_eq!(Storage::of_width(512), Storage::Wide(16));
+    }
+
+    #[test]
+    fn test_names_become_file_names() {
+        assert_eq!(file_safe("tests::waves on"), "tests__waves_on");
+    }
+}

