@@ -27,8 +27,6 @@ class SimModel {
     virtual bool got_finish() const = 0;
     // The top's ports with the addresses of their storage inside the model.
     virtual rust::Vec<PortDesc> ports() = 0;
-    // The name of the verilated top module.
-    virtual rust::Str top_name() const = 0;
 };
 
 // Builds a model of `top`, named `name` in messages; writes FST waves to `waves` unless empty.

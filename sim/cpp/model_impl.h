@@ -18,8 +18,8 @@ class ModelImpl final : public SimModel {
   public:
     using PortFn = void (*)(Top&, rust::Vec<PortDesc>&);
 
-    ModelImpl(const char* top_name, PortFn port_fn, rust::Str name, rust::Str waves)
-        : top_name_(top_name), port_fn_(port_fn), ctx_(new VerilatedContext) {
+    ModelImpl(PortFn port_fn, rust::Str name, rust::Str waves)
+        : port_fn_(port_fn), ctx_(new VerilatedContext) {
         const std::string inst(name);
         const std::string path(waves);
         // Tracing must be allowed before the model is built; leaving it off otherwise keeps
@@ -69,10 +69,7 @@ class ModelImpl final : public SimModel {
         return v;
     }
 
-    rust::Str top_name() const override { return rust::Str(top_name_); }
-
   private:
-    const char* top_name_;
     PortFn port_fn_;
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Top> top_;

@@ -25,7 +25,6 @@ pub(crate) mod bridge {
         fn finish(self: Pin<&mut SimModel>) -> Result<()>;
         fn got_finish(&self) -> bool;
         fn ports(self: Pin<&mut SimModel>) -> Vec<PortDesc>;
-        fn top_name(&self) -> &str;
     }
 }
 

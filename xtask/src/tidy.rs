@@ -1,0 +1,168 @@
+//! Tidy checks: project rules that a reviewer would otherwise have to remember, run as tests.
+
+use std::path::{Path, PathBuf};
+
+use crate::{root, rtl_files};
+
+fn files_with_ext(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if !matches!(name.as_ref(), "target" | ".git" | ".tools") && !name.starts_with('.') {
+                files_with_ext(&path, ext, out);
+            }
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn rel(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn every_crate_states_its_job_first() {
+    let mut manifests = Vec::new();
+    files_with_ext(&root(), "toml", &mut manifests);
+    let mut bad = Vec::new();
+    for manifest in manifests.iter().filter(|m| m.ends_with("Cargo.toml")) {
+        let dir = manifest.parent().expect("a manifest has a folder");
+        for entry in ["src/lib.rs", "src/main.rs"] {
+            let file = dir.join(entry);
+            if file.is_file() && !read(&file).starts_with("//!") {
+                bad.push(rel(&file));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "these crate roots must start with `//!` stating the crate's job: {bad:?}"
+    );
+}
+
+#[test]
+fn rtl_files_follow_the_house_header() {
+    let mut bad = Vec::new();
+    for file in rtl_files(&root()).expect("hdl folders") {
+        let text = read(&file);
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        for needed in ["`resetall", "`timescale 1ns / 1ps", "`default_nettype none"] {
+            if !text.contains(needed) {
+                bad.push(format!("{}: missing {needed}", rel(&file)));
+            }
+        }
+        let modules: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("module "))
+            .map(|rest| {
+                rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap_or("")
+            })
+            .collect();
+        if modules != [stem] {
+            bad.push(format!(
+                "{}: holds modules {modules:?}; one module per file, named after it",
+                rel(&file)
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+#[test]
+fn lint_waivers_say_why() {
+    let mut bad = Vec::new();
+    for file in rtl_files(&root()).expect("hdl folders") {
+        let text = read(&file);
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.contains("lint_off") {
+                let commented_before = i > 0 && lines[i - 1].trim_start().starts_with("//");
+                let commented_here = line.split("*/").nth(1).is_some_and(|r| r.contains("//"));
+                if !commented_before && !commented_here {
+                    bad.push(format!("{}:{}", rel(&file), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "waivers need a comment saying why, on the line before: {bad:?}"
+    );
+}
+
+// Spelled in two pieces so that this file does not match its own check.
+const UNSAFE_BLOCK: &str = concat!("unsafe", " {");
+const UNSAFE_IMPL: &str = concat!("unsafe", " impl");
+
+#[test]
+fn every_unsafe_block_has_a_safety_comment() {
+    let mut files = Vec::new();
+    for dir in ["sim", "crates", "xtask"] {
+        files_with_ext(&root().join(dir), "rs", &mut files);
+    }
+    let mut bad = Vec::new();
+    for file in files {
+        let text = read(&file);
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if !code.contains(UNSAFE_BLOCK) && !code.contains(UNSAFE_IMPL) {
+                continue;
+            }
+            // The comment may sit a few lines up when the block is an argument or a match arm.
+            let start = i.saturating_sub(6);
+            if !lines[start..=i].iter().any(|l| l.contains("SAFETY:")) {
+                bad.push(format!("{}:{}", rel(&file), i + 1));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "unsafe without a `// SAFETY:` comment: {bad:?}"
+    );
+}
+
+#[test]
+fn ci_runs_exactly_the_readme_test_command() {
+    let readme = read(&root().join("README.md"));
+    let commands: Vec<&str> = readme
+        .lines()
+        .take(20)
+        .filter(|l| l.starts_with("cargo xtask"))
+        .collect();
+    assert_eq!(
+        commands,
+        ["cargo xtask demo", "cargo xtask test"],
+        "the README opens with the two commands"
+    );
+    let ci = read(&root().join(".ci/run"));
+    let run: Vec<&str> = ci
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter(|l| !l.starts_with("set ") && !l.starts_with("cd "))
+        .collect();
+    assert_eq!(
+        run,
+        ["cargo xtask test"],
+        ".ci/run must call exactly the README's test command"
+    );
+}
