@@ -122,6 +122,6 @@ fn handshake(
     Err(SimError::Timeout {
         clock: "axi_aclk".into(),
         cycles: LIMIT,
-        what: format!("{resp_valid}"),
+        what: resp_valid.to_string(),
     })
 }
