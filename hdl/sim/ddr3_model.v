@@ -25,10 +25,10 @@
  * - Refresh: every T_REFI cycles a refresh becomes due; at the next burst boundary all open
  *   banks are precharged (after their T_RAS/T_WR), T_RP later REF occupies the device for
  *   T_RFC cycles, and every bank is closed afterwards.
- * - Fixed overhead of the model itself: a read burst whose AR handshake happens at edge N
- *   issues its first column command at edge N+2 when nothing is in the way, so a row hit's
- *   first data beat is valid after edge N + 3 + CL + CTRL_LAT; the first beat of a burst
- *   behind a busy scheduler follows the previous burst's last beat by one idle cycle.
+ * - Fixed overhead of the model itself: a read burst whose AR handshake is at edge N issues
+ *   its first column command at edge N+1 when nothing is in the way, so a row hit's first
+ *   beat is valid after edge N+1+CL+CTRL_LAT (R handshake at N+2+CL+CTRL_LAT at the soonest);
+ *   a burst behind a busy scheduler starts one idle cycle after the previous one's last beat.
  * - Not modelled: tRRD, tFAW, tWTR, tRTP, tCCD beyond one column per cycle, ZQ calibration,
  *   read/write reordering.
  *

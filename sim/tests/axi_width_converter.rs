@@ -127,7 +127,7 @@ fn unaligned_narrow_reads_return_the_right_lanes() {
         let size = rng.below(5);
         let step = 1u64 << size;
         let off = rng.below(0x1_0000 - 4096);
-        let room = (4096 - ((base + off) % 4096 & !(step - 1))) / step;
+        let room = (4096 - (((base + off) % 4096) & !(step - 1))) / step;
         let beats = 1 + rng.below(room.min(24));
         let addr = base + off;
         a.read(n % 16, addr, size, beats as usize);

@@ -480,10 +480,15 @@ pub fn apply_write(
         };
         let lane_lo = (beat_addr % bytes as u64) as usize;
         let lane_hi = ((beat_addr & !(step - 1)) % bytes as u64) as usize + step as usize;
-        for lane in lane_lo..lane_hi.min(bytes) {
+        let line = beat_addr & !(bytes as u64 - 1);
+        for (lane, &byte) in data
+            .iter()
+            .enumerate()
+            .take(lane_hi.min(bytes))
+            .skip(lane_lo)
+        {
             if strb >> lane & 1 == 1 {
-                let a = (beat_addr & !(bytes as u64 - 1)) + lane as u64;
-                mem[(a - base) as usize] = data[lane];
+                mem[(line + lane as u64 - base) as usize] = byte;
             }
         }
     }
