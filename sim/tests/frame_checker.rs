@@ -142,7 +142,7 @@ impl Checker {
 fn good(sequence: u32, len: usize) -> Vec<u8> {
     let h = Header {
         channel: 0,
-        pattern: if sequence % 2 == 0 {
+        pattern: if sequence & 1 == 0 {
             Pattern::Prbs
         } else {
             Pattern::Counter
