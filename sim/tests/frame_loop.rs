@@ -121,6 +121,10 @@ fn drop_policy_drops_appear_as_missing(
     let sent = l.get("frames_sent")?;
     let dropped = l.get("frames_dropped")?;
     let last = l.get("last_seq")?;
+    eprintln!(
+        "drop policy, {len} B frames, link ready {percent}%: {sent} sent, {dropped} dropped, {} missing at the checker",
+        l.get("frames_missing")?
+    );
     assert!(sent > 50 && dropped > 50, "sent {sent}, dropped {dropped}");
     assert_eq!(l.get("frames_good")?, sent);
     assert_eq!(l.get("frames_bad")?, 0);
