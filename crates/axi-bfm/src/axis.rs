@@ -1,0 +1,534 @@
+//! AXI-Stream bus models: a source that sends frames (with null-byte gaps when asked) and a
+//! sink that collects them.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use card_sim::{ClockId, Model, Port};
+
+use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, Words, MAX_WORDS};
+use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
+use crate::error::{BfmError, Result};
+use crate::monitor::AxisMonitor;
+use crate::pause::{Pause, PauseSpec};
+
+/// One AXI-Stream frame: the bytes TKEEP marks, in order, and the side-band values (taken
+/// from the first beat by a sink; driven on every beat by a source).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AxisFrame {
+    /// The frame's bytes.
+    pub data: Vec<u8>,
+    /// TID.
+    pub tid: u64,
+    /// TDEST.
+    pub tdest: u64,
+    /// TUSER.
+    pub tuser: u64,
+}
+
+impl AxisFrame {
+    /// A frame of `data` with zero side-band values.
+    pub fn new(data: impl Into<Vec<u8>>) -> AxisFrame {
+        AxisFrame {
+            data: data.into(),
+            ..AxisFrame::default()
+        }
+    }
+}
+
+/// A frame as a monitor saw it pass, with when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedFrame {
+    /// The frame.
+    pub frame: AxisFrame,
+    /// Time of the edge that took its first beat, in picoseconds.
+    pub start_ps: u64,
+    /// Time of the edge that took its last beat.
+    pub end_ps: u64,
+    /// Cycle of the first beat.
+    pub start_cycle: u64,
+    /// Cycle of the last beat.
+    pub end_cycle: u64,
+}
+
+/// Deliberate protocol errors an AXI-Stream source can make.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamFaults {
+    /// Raise TVALID while reset is asserted.
+    pub valid_in_reset: bool,
+    /// Raise TVALID in the cycle right after reset is released.
+    pub valid_right_after_reset: bool,
+    /// Drop TVALID after one stalled cycle.
+    pub drop_valid_on_stall: bool,
+    /// Change a kept byte of TDATA while TVALID is stalled.
+    pub change_payload_on_stall: bool,
+    /// Change a null byte (TKEEP low) of TDATA while stalled, which is legal.
+    pub change_null_byte_on_stall: bool,
+    /// Start the bytes of a partial last beat at lane 1 instead of lane 0.
+    pub misalign_last: bool,
+}
+
+struct Beat {
+    keep: u128,
+    last: bool,
+    next_pos: usize,
+}
+
+struct SourceCore {
+    bytes: usize,
+    nwords: usize,
+    faults: StreamFaults,
+    tdata: Port,
+    tkeep: Option<Port>,
+    tvalid: Port,
+    tready: Port,
+    tlast: Option<Port>,
+    tid: Option<Port>,
+    tdest: Option<Port>,
+    tuser: Option<Port>,
+    words: Words,
+    queue: VecDeque<AxisFrame>,
+    pos: usize,
+    shown: Option<Beat>,
+    stalled: bool,
+    sent: u64,
+    p_valid: Pause,
+    gaps: Pause,
+}
+
+/// An AXI-Stream source bus model.
+#[derive(Clone)]
+pub struct AxisSource {
+    inner: Rc<RefCell<SourceCore>>,
+    clock: ClockId,
+    bus: String,
+    timeout: u64,
+    monitor: Option<AxisMonitor>,
+}
+
+impl std::fmt::Debug for AxisSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AxisSource")
+            .field("bus", &self.bus)
+            .finish_non_exhaustive()
+    }
+}
+
+fn check_width(b: &Bind<'_>, tdata: Port) -> Result<usize> {
+    let bytes = b.data_bytes(tdata, "tdata")?;
+    if bytes > 128 {
+        return Err(BfmError::Bind {
+            bus: b.prefix.to_string(),
+            problem: "AXI-Stream buses of up to 1024 bits are supported".into(),
+        });
+    }
+    Ok(bytes)
+}
+
+impl AxisSource {
+    /// Attaches to the AXI-Stream input `<prefix>_*` of the model (the source drives
+    /// `<prefix>_tvalid`, `_tdata` and, when present, `_tkeep`, `_tlast`, `_tid`, `_tdest`,
+    /// `_tuser`) on `clock`, with a protocol monitor unless the defaults are off.
+    pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxisSource> {
+        let b = Bind {
+            model: env.model(),
+            prefix,
+        };
+        let tdata = b.drive("tdata")?;
+        let bytes = check_width(&b, tdata)?;
+        let core = SourceCore {
+            bytes,
+            nwords: tdata.words(),
+            faults: StreamFaults::default(),
+            tdata,
+            tkeep: b.opt_drive("tkeep")?,
+            tvalid: b.drive("tvalid")?,
+            tready: b.read("tready")?,
+            tlast: b.opt_drive("tlast")?,
+            tid: b.opt_drive("tid")?,
+            tdest: b.opt_drive("tdest")?,
+            tuser: b.opt_drive("tuser")?,
+            words: [0; MAX_WORDS],
+            queue: VecDeque::new(),
+            pos: 0,
+            shown: None,
+            stalled: false,
+            sent: 0,
+            p_valid: Pause::default(),
+            gaps: Pause::default(),
+        };
+        let inner = Rc::new(RefCell::new(core));
+        env.add_agent(clock, inner.clone());
+        let monitor = if env.monitors_enabled() {
+            Some(AxisMonitor::attach(env, prefix, clock)?)
+        } else {
+            None
+        };
+        Ok(AxisSource {
+            inner,
+            clock,
+            bus: prefix.to_string(),
+            timeout: DEFAULT_TIMEOUT_CYCLES,
+            monitor,
+        })
+    }
+
+    /// The protocol monitor attached with this source, if any.
+    pub fn monitor(&self) -> Option<&AxisMonitor> {
+        self.monitor.as_ref()
+    }
+
+    /// Installs a pause generator on TVALID (idle cycles between beats).
+    pub fn set_pauses(&self, spec: &PauseSpec) {
+        self.inner.borrow_mut().set_pauses(spec, 0);
+    }
+
+    /// Leaves byte lanes empty (TKEEP low) where `spec` pauses: null bytes inside frames.
+    /// Requires a TKEEP signal.
+    pub fn set_gaps(&self, spec: &PauseSpec) -> Result<()> {
+        let mut c = self.inner.borrow_mut();
+        if c.tkeep.is_none() && *spec != PauseSpec::Never {
+            return Err(BfmError::BadRequest {
+                bus: self.bus.clone(),
+                problem: "null-byte gaps need a tkeep signal, which this bus lacks".into(),
+            });
+        }
+        c.gaps = spec.generator(0x6a9);
+        Ok(())
+    }
+
+    /// Makes the source break the protocol on purpose.
+    pub fn set_faults(&self, faults: StreamFaults) {
+        self.inner.borrow_mut().faults = faults;
+    }
+
+    /// Changes the cycle limit of the blocking calls.
+    pub fn set_timeout(&mut self, cycles: u64) {
+        self.timeout = cycles;
+    }
+
+    /// Queues a frame; returns at once. Empty frames cannot be sent (AXI-Stream has no empty
+    /// transfer that ends a frame).
+    pub fn start_send(&self, frame: AxisFrame) -> Result<()> {
+        let mut c = self.inner.borrow_mut();
+        if frame.data.is_empty() {
+            return Err(BfmError::BadRequest {
+                bus: self.bus.clone(),
+                problem: "an empty frame; a frame needs at least one byte".into(),
+            });
+        }
+        if c.tlast.is_none() && frame.data.len() % c.bytes != 0 {
+            return Err(BfmError::BadRequest {
+                bus: self.bus.clone(),
+                problem: "without tlast, frames must fill whole beats".into(),
+            });
+        }
+        c.queue.push_back(frame);
+        Ok(())
+    }
+
+    /// Frames completely sent so far.
+    pub fn sent(&self) -> u64 {
+        self.inner.borrow().sent
+    }
+
+    /// True when every queued frame is sent.
+    pub fn idle(&self) -> bool {
+        let c = self.inner.borrow();
+        c.queue.is_empty() && c.shown.is_none()
+    }
+
+    /// Sends a frame and waits until its last beat is taken.
+    pub fn send(&self, env: &mut Env, frame: AxisFrame) -> Result<()> {
+        self.start_send(frame)?;
+        self.wait_idle(env)
+    }
+
+    /// Runs until every queued frame is sent.
+    pub fn wait_idle(&self, env: &mut Env) -> Result<()> {
+        let what = format!("frames to leave the source on `{}`", self.bus);
+        env.run_until(self.clock, self.timeout, &what, |_| self.idle())?;
+        Ok(())
+    }
+}
+
+impl SourceCore {
+    /// Builds the next beat of the head frame into the word buffer.
+    fn build(&mut self) -> Option<Beat> {
+        let frame = self.queue.front()?;
+        let n = self.nwords;
+        for w in &mut self.words[..n] {
+            *w = 0;
+        }
+        let remaining = frame.data.len() - self.pos;
+        let mut lane0 = 0;
+        if self.faults.misalign_last && remaining < self.bytes {
+            lane0 = 1;
+        }
+        let mut keep = 0u128;
+        let mut pos = self.pos;
+        for i in lane0..self.bytes {
+            if pos >= frame.data.len() {
+                break;
+            }
+            if self.gaps.next() {
+                continue;
+            }
+            set_lane(&mut self.words, i, frame.data[pos]);
+            keep |= 1 << i;
+            pos += 1;
+        }
+        Some(Beat {
+            keep,
+            last: pos >= frame.data.len(),
+            next_pos: pos,
+        })
+    }
+
+    fn show(&mut self, m: &mut Model, beat: &Beat) {
+        m.set_words(self.tdata, &self.words[..self.nwords]);
+        if let Some(p) = self.tkeep {
+            set_mask(m, p, beat.keep);
+        }
+        if let Some(p) = self.tlast {
+            m.set_bool(p, beat.last);
+        }
+        if let Some(f) = self.queue.front() {
+            let (id, dest, user) = (f.tid, f.tdest, f.tuser);
+            if let Some(p) = self.tid {
+                m.set(p, id);
+            }
+            if let Some(p) = self.tdest {
+                m.set(p, dest);
+            }
+            if let Some(p) = self.tuser {
+                m.set(p, user);
+            }
+        }
+        m.set_bool(self.tvalid, true);
+    }
+}
+
+impl Agent for SourceCore {
+    fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
+        let fire = self.shown.is_some() && m.get_bool(self.tready) && m.get_bool(self.tvalid);
+        self.stalled = self.shown.is_some() && !fire;
+        if fire {
+            if let Some(b) = self.shown.take() {
+                self.pos = b.next_pos;
+                if b.last {
+                    self.queue.pop_front();
+                    self.pos = 0;
+                    self.sent += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
+        let f = self.faults;
+        let in_reset = if f.valid_right_after_reset {
+            cx.reset_now
+        } else {
+            cx.in_reset
+        };
+        if in_reset {
+            m.set_bool(self.tvalid, f.valid_in_reset);
+            self.shown = None;
+            self.stalled = false;
+            return Ok(());
+        }
+        let go = !self.p_valid.next();
+        if self.stalled {
+            if f.drop_valid_on_stall {
+                // Drop the beat; it is rebuilt from the same position next time.
+                m.set_bool(self.tvalid, false);
+                self.shown = None;
+            } else if f.change_payload_on_stall || f.change_null_byte_on_stall {
+                if let Some(b) = &self.shown {
+                    let want_kept = f.change_payload_on_stall;
+                    if let Some(i) = (0..self.bytes).find(|i| (b.keep >> i & 1 == 1) == want_kept) {
+                        let v = lane(&self.words, i) ^ 0xff;
+                        set_lane(&mut self.words, i, v);
+                        m.set_words(self.tdata, &self.words[..self.nwords]);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if go {
+            if let Some(b) = self.build() {
+                self.show(m, &b);
+                self.shown = Some(b);
+                return Ok(());
+            }
+        }
+        m.set_bool(self.tvalid, false);
+        Ok(())
+    }
+
+    fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
+        self.p_valid = spec.generator(salt.wrapping_mul(16) + 5);
+    }
+}
+
+struct SinkCore {
+    bytes: usize,
+    nwords: usize,
+    tdata: Port,
+    tkeep: Option<Port>,
+    tvalid: Port,
+    tready: Port,
+    tlast: Option<Port>,
+    tid: Option<Port>,
+    tdest: Option<Port>,
+    tuser: Option<Port>,
+    words: Words,
+    cur: Option<AxisFrame>,
+    frames: VecDeque<AxisFrame>,
+    shown: bool,
+    p_ready: Pause,
+}
+
+/// An AXI-Stream sink bus model: collects frames, with backpressure on TREADY.
+#[derive(Clone)]
+pub struct AxisSink {
+    inner: Rc<RefCell<SinkCore>>,
+    clock: ClockId,
+    bus: String,
+    timeout: u64,
+    monitor: Option<AxisMonitor>,
+}
+
+impl std::fmt::Debug for AxisSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AxisSink")
+            .field("bus", &self.bus)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AxisSink {
+    /// Attaches to the AXI-Stream output `<prefix>_*` of the model on `clock`, with a
+    /// protocol monitor unless the defaults are off.
+    pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxisSink> {
+        let b = Bind {
+            model: env.model(),
+            prefix,
+        };
+        let tdata = b.read("tdata")?;
+        let bytes = check_width(&b, tdata)?;
+        let core = SinkCore {
+            bytes,
+            nwords: tdata.words(),
+            tdata,
+            tkeep: b.opt_read("tkeep")?,
+            tvalid: b.read("tvalid")?,
+            tready: b.drive("tready")?,
+            tlast: b.opt_read("tlast")?,
+            tid: b.opt_read("tid")?,
+            tdest: b.opt_read("tdest")?,
+            tuser: b.opt_read("tuser")?,
+            words: [0; MAX_WORDS],
+            cur: None,
+            frames: VecDeque::new(),
+            shown: false,
+            p_ready: Pause::default(),
+        };
+        let inner = Rc::new(RefCell::new(core));
+        env.add_agent(clock, inner.clone());
+        let monitor = if env.monitors_enabled() {
+            Some(AxisMonitor::attach(env, prefix, clock)?)
+        } else {
+            None
+        };
+        Ok(AxisSink {
+            inner,
+            clock,
+            bus: prefix.to_string(),
+            timeout: DEFAULT_TIMEOUT_CYCLES,
+            monitor,
+        })
+    }
+
+    /// The protocol monitor attached with this sink, if any.
+    pub fn monitor(&self) -> Option<&AxisMonitor> {
+        self.monitor.as_ref()
+    }
+
+    /// Installs a pause generator on TREADY (backpressure).
+    pub fn set_pauses(&self, spec: &PauseSpec) {
+        self.inner.borrow_mut().set_pauses(spec, 0);
+    }
+
+    /// Changes the cycle limit of the blocking calls.
+    pub fn set_timeout(&mut self, cycles: u64) {
+        self.timeout = cycles;
+    }
+
+    /// Complete frames received and not yet taken.
+    pub fn pending(&self) -> usize {
+        self.inner.borrow().frames.len()
+    }
+
+    /// Takes the oldest complete frame, if any, without running.
+    pub fn try_recv(&self) -> Option<AxisFrame> {
+        self.inner.borrow_mut().frames.pop_front()
+    }
+
+    /// Runs until a complete frame is there and takes it.
+    pub fn recv(&self, env: &mut Env) -> Result<AxisFrame> {
+        let what = format!("a frame on `{}`", self.bus);
+        env.run_until(self.clock, self.timeout, &what, |_| self.pending() > 0)?;
+        self.try_recv()
+            .ok_or_else(|| env.timeout(self.clock, self.timeout, &what))
+    }
+}
+
+impl Agent for SinkCore {
+    fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
+        if !(self.shown && m.get_bool(self.tvalid)) {
+            return Ok(());
+        }
+        let full = if self.bytes >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << self.bytes) - 1
+        };
+        let keep = self.tkeep.map_or(full, |p| get_mask(m, p));
+        let n = self.nwords;
+        m.get_words(self.tdata, &mut self.words[..n]);
+        let f = self.cur.get_or_insert_with(|| AxisFrame {
+            data: Vec::new(),
+            tid: self.tid.map_or(0, |p| m.get(p)),
+            tdest: self.tdest.map_or(0, |p| m.get(p)),
+            tuser: self.tuser.map_or(0, |p| m.get(p)),
+        });
+        for i in 0..self.bytes {
+            if keep >> i & 1 == 1 {
+                f.data.push(lane(&self.words, i));
+            }
+        }
+        if self.tlast.is_none_or(|p| m.get_bool(p)) {
+            if let Some(f) = self.cur.take() {
+                self.frames.push_back(f);
+            }
+        }
+        Ok(())
+    }
+
+    fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
+        self.shown = !cx.in_reset && !self.p_ready.next();
+        if cx.in_reset {
+            self.cur = None;
+        }
+        m.set_bool(self.tready, self.shown);
+        Ok(())
+    }
+
+    fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
+        self.p_ready = spec.generator(salt.wrapping_mul(16) + 13);
+    }
+}

@@ -1,0 +1,559 @@
+//! The AXI4 protocol monitor.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+use card_sim::{ClockId, Model, Port};
+
+use super::rules::{self, Rule, BURST_INCR};
+use super::{violation, Chan, Channel, Violation};
+use crate::bind::Bind;
+use crate::env::{Agent, Cx, Env};
+use crate::error::{BfmError, Result};
+
+/// Bounds of the AXI4 and AXI4-Lite monitors; 0 turns a bound off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxiMonitorConfig {
+    /// Cycles a VALID may wait for READY (stall_bound).
+    pub stall_bound: u64,
+    /// Cycles a request may wait for its response (response_latency_bound).
+    pub latency_bound: u64,
+}
+
+impl Default for AxiMonitorConfig {
+    fn default() -> Self {
+        AxiMonitorConfig {
+            stall_bound: 1_000,
+            latency_bound: 10_000,
+        }
+    }
+}
+
+struct Fields {
+    id: Option<Port>,
+    addr: Port,
+    len: Port,
+    size: Option<Port>,
+    burst: Option<Port>,
+    lock: Option<Port>,
+}
+
+struct WReq {
+    lock: bool,
+    start: u64,
+    data_done: bool,
+}
+
+struct RReq {
+    beats: u32,
+    lock: bool,
+    start: u64,
+    got: u32,
+}
+
+pub(crate) struct AxiCheck {
+    bus: String,
+    cfg: AxiMonitorConfig,
+    data_bytes: usize,
+    aw: Chan,
+    w: Chan,
+    b: Chan,
+    ar: Chan,
+    r: Chan,
+    awf: Fields,
+    arf: Fields,
+    wlast: Port,
+    bid: Option<Port>,
+    bresp: Port,
+    rid: Option<Port>,
+    rresp: Port,
+    rlast: Port,
+    was_in_reset: bool,
+    writes: HashMap<u64, VecDeque<WReq>>,
+    reads: HashMap<u64, VecDeque<RReq>>,
+    outstanding: usize,
+    /// Accepted AW bursts (ID, beats) whose write data has not all arrived, in AW order.
+    w_order: VecDeque<(u64, u32)>,
+    /// Beats of the write burst in progress.
+    w_count: u32,
+    /// Lengths of write bursts whose data (ended by WLAST) came before their AW.
+    w_early: VecDeque<u32>,
+}
+
+/// A handle on an AXI4 monitor attached to an environment.
+#[derive(Clone)]
+pub struct AxiMonitor {
+    inner: Rc<RefCell<AxiCheck>>,
+}
+
+impl std::fmt::Debug for AxiMonitor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self.inner.borrow();
+        f.debug_struct("AxiMonitor")
+            .field("bus", &c.bus)
+            .field("cfg", &c.cfg)
+            .field("outstanding", &c.outstanding)
+            .finish()
+    }
+}
+
+fn fields(b: &Bind<'_>, p: &str) -> Result<Fields> {
+    Ok(Fields {
+        id: b.opt_watch(&format!("{p}id")),
+        addr: b.watch(&format!("{p}addr"))?,
+        len: b.watch(&format!("{p}len"))?,
+        size: b.opt_watch(&format!("{p}size")),
+        burst: b.opt_watch(&format!("{p}burst")),
+        lock: b.opt_watch(&format!("{p}lock")),
+    })
+}
+
+fn payload(b: &Bind<'_>, sigs: &[&str]) -> Vec<(String, Port)> {
+    sigs.iter()
+        .filter_map(|s| b.opt_watch(s).map(|p| (format!("{}_{s}", b.prefix), p)))
+        .collect()
+}
+
+impl AxiMonitor {
+    /// Watches the AXI4 bus `<prefix>_*` on `clock` with the default bounds.
+    pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxiMonitor> {
+        Self::attach_with(env, prefix, clock, AxiMonitorConfig::default())
+    }
+
+    /// Watches the AXI4 bus `<prefix>_*` on `clock`.
+    pub fn attach_with(
+        env: &mut Env,
+        prefix: &str,
+        clock: ClockId,
+        cfg: AxiMonitorConfig,
+    ) -> Result<AxiMonitor> {
+        let b = Bind {
+            model: env.model(),
+            prefix,
+        };
+        let wdata = b.watch("wdata")?;
+        let data_bytes = b.data_bytes(wdata, "wdata")?;
+        let chan = |c: Channel, v: &str, r: &str, sigs: &[&str]| -> Result<Chan> {
+            Chan::new(c, b.watch(v)?, b.watch(r)?, payload(&b, sigs)).map_err(|problem| {
+                BfmError::Bind {
+                    bus: prefix.to_string(),
+                    problem,
+                }
+            })
+        };
+        let ax = [
+            "id", "addr", "len", "size", "burst", "lock", "cache", "prot", "qos", "region", "user",
+        ];
+        let aws: Vec<String> = ax.iter().map(|s| format!("aw{s}")).collect();
+        let ars: Vec<String> = ax.iter().map(|s| format!("ar{s}")).collect();
+        let aws: Vec<&str> = aws.iter().map(String::as_str).collect();
+        let ars: Vec<&str> = ars.iter().map(String::as_str).collect();
+        let check = AxiCheck {
+            bus: prefix.to_string(),
+            cfg,
+            data_bytes,
+            aw: chan(Channel::Aw, "awvalid", "awready", &aws)?,
+            w: chan(
+                Channel::W,
+                "wvalid",
+                "wready",
+                &["wdata", "wstrb", "wlast", "wuser"],
+            )?,
+            b: chan(Channel::B, "bvalid", "bready", &["bid", "bresp", "buser"])?,
+            ar: chan(Channel::Ar, "arvalid", "arready", &ars)?,
+            r: chan(
+                Channel::R,
+                "rvalid",
+                "rready",
+                &["rid", "rdata", "rresp", "rlast", "ruser"],
+            )?,
+            awf: fields(&b, "aw")?,
+            arf: fields(&b, "ar")?,
+            wlast: b.watch("wlast")?,
+            bid: b.opt_watch("bid"),
+            bresp: b.watch("bresp")?,
+            rid: b.opt_watch("rid"),
+            rresp: b.watch("rresp")?,
+            rlast: b.watch("rlast")?,
+            was_in_reset: false,
+            writes: HashMap::new(),
+            reads: HashMap::new(),
+            outstanding: 0,
+            w_order: VecDeque::new(),
+            w_count: 0,
+            w_early: VecDeque::new(),
+        };
+        let inner = Rc::new(RefCell::new(check));
+        env.add_agent(clock, inner.clone());
+        Ok(AxiMonitor { inner })
+    }
+
+    /// The bounds in force.
+    pub fn config(&self) -> AxiMonitorConfig {
+        self.inner.borrow().cfg
+    }
+
+    /// Changes the bounds.
+    pub fn set_config(&self, cfg: AxiMonitorConfig) {
+        self.inner.borrow_mut().cfg = cfg;
+    }
+
+    /// Requests accepted but not yet answered.
+    pub fn outstanding(&self) -> usize {
+        self.inner.borrow().outstanding
+    }
+}
+
+struct Ax {
+    id: u64,
+    addr: u64,
+    len: u64,
+    size: u64,
+    burst: u64,
+    lock: bool,
+}
+
+impl AxiCheck {
+    fn ax(&self, m: &Model, f: &Fields) -> Ax {
+        Ax {
+            id: f.id.map_or(0, |p| m.get(p)),
+            addr: m.get(f.addr),
+            len: m.get(f.len),
+            // Absent AxSIZE means full-width beats; absent AxBURST means INCR.
+            size: f
+                .size
+                .map_or(u64::from(self.data_bytes.trailing_zeros()), |p| m.get(p)),
+            burst: f.burst.map_or(BURST_INCR, |p| m.get(p)),
+            lock: f.lock.is_some_and(|p| m.get_bool(p)),
+        }
+    }
+
+    /// The address-channel rules, on an accepted AW or AR.
+    fn check_ax(&self, a: &Ax, ch: Channel, cx: &Cx) -> Option<Violation> {
+        let vals = [
+            ("addr", a.addr),
+            ("len", a.len),
+            ("size", a.size),
+            ("burst", a.burst),
+        ];
+        let v = |rule, note| Some(violation(rule, &self.bus, ch, cx, note, &vals));
+        if let Some(n) = rules::size_within_bus_width(a.size, self.data_bytes) {
+            return v(Rule::SizeWithinBusWidth, n);
+        }
+        if let Some(n) = rules::burst_type_not_reserved(a.burst) {
+            return v(Rule::BurstTypeNotReserved, n);
+        }
+        if let Some(n) = rules::len_legal_for_burst(a.addr, a.len, a.size, a.burst) {
+            return v(Rule::LenLegalForBurst, n);
+        }
+        if let Some(n) = rules::no_4k_crossing(a.addr, a.len, a.size, a.burst) {
+            return v(Rule::No4kCrossing, n);
+        }
+        None
+    }
+
+    fn clear(&mut self) {
+        self.writes.clear();
+        self.reads.clear();
+        self.outstanding = 0;
+        self.w_order.clear();
+        self.w_count = 0;
+        self.w_early.clear();
+    }
+
+    fn on_aw(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
+        let a = self.ax(m, &self.awf);
+        let mut found = self.check_ax(&a, Channel::Aw, cx);
+        let beats = a.len as u32 + 1;
+        let mut data_done = false;
+        if self.w_order.is_empty() {
+            if let Some(n) = self.w_early.pop_front() {
+                data_done = true;
+                if n != beats {
+                    found.get_or_insert_with(|| {
+                        violation(
+                            Rule::WlastOnLastBeat,
+                            &self.bus,
+                            Channel::W,
+                            cx,
+                            format!("write data of {n} beats, ended by WLAST before its AW, belongs to a burst of AWLEN+1 = {beats} beats"),
+                            &[("awid", a.id), ("awlen", a.len)],
+                        )
+                    });
+                }
+            }
+        }
+        if !data_done {
+            self.w_order.push_back((a.id, beats));
+        }
+        self.writes.entry(a.id).or_default().push_back(WReq {
+            lock: a.lock,
+            start: cx.cycle,
+            data_done,
+        });
+        self.outstanding += 1;
+        found
+    }
+
+    fn on_w(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
+        let wlast = m.get_bool(self.wlast);
+        self.w_count += 1;
+        let count = self.w_count;
+        let vals = [("wlast", u64::from(wlast)), ("beat", u64::from(count))];
+        if let Some(&(id, beats)) = self.w_order.front() {
+            let found = rules::wlast_on_last_beat(count, beats, wlast)
+                .map(|n| violation(Rule::WlastOnLastBeat, &self.bus, Channel::W, cx, n, &vals));
+            if wlast || count >= beats {
+                self.w_order.pop_front();
+                self.w_count = 0;
+                if let Some(q) = self.writes.get_mut(&id) {
+                    if let Some(w) = q.iter_mut().find(|w| !w.data_done) {
+                        w.data_done = true;
+                    }
+                }
+            }
+            found
+        } else if wlast {
+            self.w_early.push_back(count);
+            self.w_count = 0;
+            None
+        } else if count >= 256 {
+            self.w_count = 0;
+            Some(violation(
+                Rule::WlastOnLastBeat,
+                &self.bus,
+                Channel::W,
+                cx,
+                "256 write beats without WLAST (no burst is longer)".into(),
+                &vals,
+            ))
+        } else {
+            None
+        }
+    }
+
+    fn on_b(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
+        let id = self.bid.map_or(0, |p| m.get(p));
+        let resp = m.get(self.bresp);
+        let vals = [("bid", id), ("bresp", resp)];
+        let q = self.writes.get_mut(&id);
+        let front = q.as_ref().and_then(|q| q.front());
+        let outstanding = front.is_some();
+        let data_done = front.is_some_and(|w| w.data_done);
+        let lock = front.is_some_and(|w| w.lock);
+        if let Some(n) = rules::no_b_without_request(outstanding, data_done) {
+            return Some(violation(
+                Rule::NoBWithoutRequest,
+                &self.bus,
+                Channel::B,
+                cx,
+                n,
+                &vals,
+            ));
+        }
+        if let Some(q) = q {
+            q.pop_front();
+        }
+        self.outstanding = self.outstanding.saturating_sub(1);
+        rules::exokay_only_for_exclusive(resp, lock).map(|n| {
+            violation(
+                Rule::ExokayOnlyForExclusive,
+                &self.bus,
+                Channel::B,
+                cx,
+                n,
+                &vals,
+            )
+        })
+    }
+
+    fn on_ar(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
+        let a = self.ax(m, &self.arf);
+        let found = self.check_ax(&a, Channel::Ar, cx);
+        self.reads.entry(a.id).or_default().push_back(RReq {
+            beats: a.len as u32 + 1,
+            lock: a.lock,
+            start: cx.cycle,
+            got: 0,
+        });
+        self.outstanding += 1;
+        found
+    }
+
+    fn on_r(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
+        let id = self.rid.map_or(0, |p| m.get(p));
+        let resp = m.get(self.rresp);
+        let rlast = m.get_bool(self.rlast);
+        let bus = self.bus.clone();
+        let Some(q) = self.reads.get_mut(&id).filter(|q| !q.is_empty()) else {
+            let n = rules::no_r_without_request(false)?;
+            return Some(violation(
+                Rule::NoRWithoutRequest,
+                &bus,
+                Channel::R,
+                cx,
+                n,
+                &[("rid", id), ("rresp", resp), ("rlast", u64::from(rlast))],
+            ));
+        };
+        let mut found = None;
+        let (got, beats, lock) = match q.front_mut() {
+            Some(f) => {
+                f.got += 1;
+                (f.got, f.beats, f.lock)
+            }
+            None => return None,
+        };
+        let vals = [
+            ("rid", id),
+            ("rresp", resp),
+            ("rlast", u64::from(rlast)),
+            ("beat", u64::from(got)),
+        ];
+        if let Some(n) = rules::exokay_only_for_exclusive(resp, lock) {
+            found = Some(violation(
+                Rule::ExokayOnlyForExclusive,
+                &bus,
+                Channel::R,
+                cx,
+                n,
+                &vals,
+            ));
+        }
+        let later_max = q.iter().skip(1).map(|r| r.beats).max().unwrap_or(0);
+        let mut ended = false;
+        if rlast {
+            ended = true;
+            if got != beats {
+                let later: Vec<u32> = q.iter().skip(1).map(|r| r.beats).collect();
+                if let Some(n) = rules::responses_in_order_per_id(got, beats, &later) {
+                    found.get_or_insert_with(|| {
+                        violation(Rule::ResponsesInOrderPerId, &bus, Channel::R, cx, n, &vals)
+                    });
+                    // The burst that was answered is the later one: retire it and keep the
+                    // oldest, so the monitor follows the bus as it really went.
+                    if let Some(pos) = q.iter().skip(1).position(|r| r.beats == got) {
+                        if let Some(f) = q.front_mut() {
+                            f.got = 0;
+                        }
+                        q.remove(pos + 1);
+                        self.outstanding = self.outstanding.saturating_sub(1);
+                        return found;
+                    }
+                } else if let Some(n) = rules::rlast_on_last_beat(got, beats, rlast) {
+                    found.get_or_insert_with(|| {
+                        violation(Rule::RlastOnLastBeat, &bus, Channel::R, cx, n, &vals)
+                    });
+                }
+            }
+        } else if (got == beats && later_max <= got) || got > beats.max(later_max) {
+            // A later read of this ID with more beats could still explain a missing RLAST as
+            // an out-of-order answer; only when none can is the missing RLAST reported.
+            ended = true;
+            let n = rules::rlast_on_last_beat(got, beats, false)
+                .unwrap_or_else(|| format!("no RLAST after {got} beats of a {beats}-beat burst"));
+            found.get_or_insert_with(|| {
+                violation(Rule::RlastOnLastBeat, &bus, Channel::R, cx, n, &vals)
+            });
+        }
+        if ended {
+            q.pop_front();
+            self.outstanding = self.outstanding.saturating_sub(1);
+        }
+        found
+    }
+
+    fn check_latency(&mut self, cx: &Cx) -> Option<Violation> {
+        let bound = self.cfg.latency_bound;
+        if bound == 0 || self.outstanding == 0 {
+            return None;
+        }
+        let starts = self
+            .writes
+            .iter_mut()
+            .filter_map(|(id, q)| q.front_mut().map(|w| (Channel::B, *id, &mut w.start)))
+            .chain(
+                self.reads
+                    .iter_mut()
+                    .filter_map(|(id, q)| q.front_mut().map(|r| (Channel::R, *id, &mut r.start))),
+            );
+        for (ch, id, start) in starts {
+            let waited = cx.cycle.saturating_sub(*start);
+            if let Some(n) = rules::response_latency_bound(waited, bound) {
+                *start = cx.cycle;
+                return Some(violation(
+                    Rule::ResponseLatencyBound,
+                    &self.bus,
+                    ch,
+                    cx,
+                    n,
+                    &[("id", id), ("waited", waited)],
+                ));
+            }
+        }
+        None
+    }
+}
+
+impl Agent for AxiCheck {
+    fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
+        let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
+        let mut found = None;
+        for ch in [
+            &mut self.aw,
+            &mut self.w,
+            &mut self.b,
+            &mut self.ar,
+            &mut self.r,
+        ] {
+            ch.sample(m);
+            if let Some(v) = ch.check(bus, cx, wir, sb) {
+                found.get_or_insert(v);
+            }
+        }
+        self.was_in_reset = cx.in_reset;
+        if cx.in_reset {
+            self.clear();
+        } else {
+            // Responses are matched before this edge's requests: a response must follow its
+            // request's handshake, never coincide with it.
+            if self.b.fire() {
+                if let Some(v) = self.on_b(m, cx) {
+                    found.get_or_insert(v);
+                }
+            }
+            if self.r.fire() {
+                if let Some(v) = self.on_r(m, cx) {
+                    found.get_or_insert(v);
+                }
+            }
+            if self.aw.fire() {
+                if let Some(v) = self.on_aw(m, cx) {
+                    found.get_or_insert(v);
+                }
+            }
+            if self.ar.fire() {
+                if let Some(v) = self.on_ar(m, cx) {
+                    found.get_or_insert(v);
+                }
+            }
+            if self.w.fire() {
+                if let Some(v) = self.on_w(m, cx) {
+                    found.get_or_insert(v);
+                }
+            }
+            if let Some(v) = self.check_latency(cx) {
+                found.get_or_insert(v);
+            }
+        }
+        match found {
+            Some(v) => Err(v.into()),
+            None => Ok(()),
+        }
+    }
+
+    fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {
+        Ok(())
+    }
+}

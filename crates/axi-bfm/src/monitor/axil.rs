@@ -1,0 +1,245 @@
+//! The AXI4-Lite protocol monitor.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use card_sim::{ClockId, Model, Port};
+
+use super::rules::{self, Rule};
+use super::{violation, AxiMonitorConfig, Chan, Channel, Violation};
+use crate::bind::Bind;
+use crate::env::{Agent, Cx, Env};
+use crate::error::{BfmError, Result};
+
+pub(crate) struct AxilCheck {
+    bus: String,
+    cfg: AxiMonitorConfig,
+    aw: Chan,
+    w: Chan,
+    b: Chan,
+    ar: Chan,
+    r: Chan,
+    bresp: Port,
+    rresp: Port,
+    was_in_reset: bool,
+    /// Start cycles of accepted writes not yet answered, in order.
+    aw_pending: VecDeque<u64>,
+    /// Accepted write data beats not yet answered.
+    w_pending: usize,
+    /// Start cycles of accepted reads not yet answered.
+    ar_pending: VecDeque<u64>,
+}
+
+/// A handle on an AXI4-Lite monitor attached to an environment.
+#[derive(Clone)]
+pub struct AxilMonitor {
+    inner: Rc<RefCell<AxilCheck>>,
+}
+
+impl std::fmt::Debug for AxilMonitor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self.inner.borrow();
+        f.debug_struct("AxilMonitor")
+            .field("bus", &c.bus)
+            .field("cfg", &c.cfg)
+            .finish()
+    }
+}
+
+impl AxilMonitor {
+    /// Watches the AXI4-Lite bus `<prefix>_*` on `clock` with the default bounds.
+    pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxilMonitor> {
+        Self::attach_with(env, prefix, clock, AxiMonitorConfig::default())
+    }
+
+    /// Watches the AXI4-Lite bus `<prefix>_*` on `clock`.
+    pub fn attach_with(
+        env: &mut Env,
+        prefix: &str,
+        clock: ClockId,
+        cfg: AxiMonitorConfig,
+    ) -> Result<AxilMonitor> {
+        let b = Bind {
+            model: env.model(),
+            prefix,
+        };
+        let chan = |c: Channel, v: &str, r: &str, sigs: &[&str]| -> Result<Chan> {
+            let payload = sigs
+                .iter()
+                .filter_map(|s| b.opt_watch(s).map(|p| (format!("{prefix}_{s}"), p)))
+                .collect();
+            Chan::new(c, b.watch(v)?, b.watch(r)?, payload).map_err(|problem| BfmError::Bind {
+                bus: prefix.to_string(),
+                problem,
+            })
+        };
+        let check = AxilCheck {
+            bus: prefix.to_string(),
+            cfg,
+            aw: chan(Channel::Aw, "awvalid", "awready", &["awaddr", "awprot"])?,
+            w: chan(Channel::W, "wvalid", "wready", &["wdata", "wstrb"])?,
+            b: chan(Channel::B, "bvalid", "bready", &["bresp"])?,
+            ar: chan(Channel::Ar, "arvalid", "arready", &["araddr", "arprot"])?,
+            r: chan(Channel::R, "rvalid", "rready", &["rdata", "rresp"])?,
+            bresp: b.watch("bresp")?,
+            rresp: b.watch("rresp")?,
+            was_in_reset: false,
+            aw_pending: VecDeque::new(),
+            w_pending: 0,
+            ar_pending: VecDeque::new(),
+        };
+        let inner = Rc::new(RefCell::new(check));
+        env.add_agent(clock, inner.clone());
+        Ok(AxilMonitor { inner })
+    }
+
+    /// The bounds in force.
+    pub fn config(&self) -> AxiMonitorConfig {
+        self.inner.borrow().cfg
+    }
+
+    /// Changes the bounds.
+    pub fn set_config(&self, cfg: AxiMonitorConfig) {
+        self.inner.borrow_mut().cfg = cfg;
+    }
+}
+
+impl AxilCheck {
+    fn on_b(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
+        let resp = m.get(self.bresp);
+        let vals = [("bresp", resp)];
+        let outstanding = !self.aw_pending.is_empty();
+        let data_done = self.w_pending > 0;
+        if let Some(n) = rules::no_b_without_request(outstanding, data_done) {
+            return Some(violation(
+                Rule::NoBWithoutRequest,
+                &self.bus,
+                Channel::B,
+                cx,
+                n,
+                &vals,
+            ));
+        }
+        self.aw_pending.pop_front();
+        self.w_pending -= 1;
+        // AXI4-Lite has no exclusive access, so EXOKAY is never a valid answer.
+        rules::exokay_only_for_exclusive(resp, false).map(|n| {
+            violation(
+                Rule::ExokayOnlyForExclusive,
+                &self.bus,
+                Channel::B,
+                cx,
+                n,
+                &vals,
+            )
+        })
+    }
+
+    fn on_r(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
+        let resp = m.get(self.rresp);
+        let vals = [("rresp", resp)];
+        if let Some(n) = rules::no_r_without_request(!self.ar_pending.is_empty()) {
+            return Some(violation(
+                Rule::NoRWithoutRequest,
+                &self.bus,
+                Channel::R,
+                cx,
+                n,
+                &vals,
+            ));
+        }
+        self.ar_pending.pop_front();
+        rules::exokay_only_for_exclusive(resp, false).map(|n| {
+            violation(
+                Rule::ExokayOnlyForExclusive,
+                &self.bus,
+                Channel::R,
+                cx,
+                n,
+                &vals,
+            )
+        })
+    }
+
+    fn check_latency(&mut self, cx: &Cx) -> Option<Violation> {
+        let bound = self.cfg.latency_bound;
+        for (ch, q) in [
+            (Channel::B, &mut self.aw_pending),
+            (Channel::R, &mut self.ar_pending),
+        ] {
+            if let Some(start) = q.front_mut() {
+                let waited = cx.cycle.saturating_sub(*start);
+                if let Some(n) = rules::response_latency_bound(waited, bound) {
+                    *start = cx.cycle;
+                    return Some(violation(
+                        Rule::ResponseLatencyBound,
+                        &self.bus,
+                        ch,
+                        cx,
+                        n,
+                        &[("waited", waited)],
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
+impl Agent for AxilCheck {
+    fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
+        let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
+        let mut found = None;
+        for ch in [
+            &mut self.aw,
+            &mut self.w,
+            &mut self.b,
+            &mut self.ar,
+            &mut self.r,
+        ] {
+            ch.sample(m);
+            if let Some(v) = ch.check(bus, cx, wir, sb) {
+                found.get_or_insert(v);
+            }
+        }
+        self.was_in_reset = cx.in_reset;
+        if cx.in_reset {
+            self.aw_pending.clear();
+            self.w_pending = 0;
+            self.ar_pending.clear();
+        } else {
+            // Responses first: one may not coincide with its own request.
+            if self.b.fire() {
+                if let Some(v) = self.on_b(m, cx) {
+                    found.get_or_insert(v);
+                }
+            }
+            if self.r.fire() {
+                if let Some(v) = self.on_r(m, cx) {
+                    found.get_or_insert(v);
+                }
+            }
+            if self.aw.fire() {
+                self.aw_pending.push_back(cx.cycle);
+            }
+            if self.w.fire() {
+                self.w_pending += 1;
+            }
+            if self.ar.fire() {
+                self.ar_pending.push_back(cx.cycle);
+            }
+            if let Some(v) = self.check_latency(cx) {
+                found.get_or_insert(v);
+            }
+        }
+        match found {
+            Some(v) => Err(v.into()),
+            None => Ok(()),
+        }
+    }
+
+    fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {
+        Ok(())
+    }
+}

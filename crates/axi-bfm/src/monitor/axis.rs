@@ -1,0 +1,294 @@
+//! The AXI-Stream protocol monitor, which also records frames when asked.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use card_sim::{ClockId, Model, Port};
+
+use super::rules::{self, Rule};
+use super::{violation, Chan, Channel, Violation};
+use crate::axis::{AxisFrame, RecordedFrame};
+use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
+use crate::env::{Agent, Cx, Env};
+use crate::error::{BfmError, Result};
+
+/// Rules of an AXI-Stream bus that depend on its sink, and the stall bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxisMonitorConfig {
+    /// Check the XDMA rule: TKEEP all ones except on the TLAST beat, where it is packed from
+    /// lane 0 (tkeep_full_except_last, tkeep_last_packed). Off by default: AXI-Stream itself
+    /// allows null bytes anywhere.
+    pub tkeep_packed: bool,
+    /// Smallest frame in bytes (0: no limit).
+    pub min_frame: u64,
+    /// Largest frame in bytes (0: no limit).
+    pub max_frame: u64,
+    /// Cycles TVALID may wait for TREADY (0: no bound).
+    pub stall_bound: u64,
+    /// Keep every frame with its start and end times (see [`AxisMonitor::frames`]).
+    pub record: bool,
+}
+
+impl Default for AxisMonitorConfig {
+    fn default() -> Self {
+        AxisMonitorConfig {
+            tkeep_packed: false,
+            min_frame: 0,
+            max_frame: 0,
+            stall_bound: 1_000,
+            record: false,
+        }
+    }
+}
+
+pub(crate) struct AxisCheck {
+    bus: String,
+    cfg: AxisMonitorConfig,
+    t: Chan,
+    tdata: Port,
+    tkeep: Option<Port>,
+    tlast: Option<Port>,
+    tid: Option<Port>,
+    tdest: Option<Port>,
+    tuser: Option<Port>,
+    bytes: usize,
+    full: u128,
+    data_words: usize,
+    words: Words,
+    was_in_reset: bool,
+    frame_bytes: u64,
+    cur: Option<RecordedFrame>,
+    frames: Vec<RecordedFrame>,
+}
+
+/// A handle on an AXI-Stream monitor attached to an environment.
+#[derive(Clone)]
+pub struct AxisMonitor {
+    inner: Rc<RefCell<AxisCheck>>,
+}
+
+impl std::fmt::Debug for AxisMonitor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self.inner.borrow();
+        f.debug_struct("AxisMonitor")
+            .field("bus", &c.bus)
+            .field("cfg", &c.cfg)
+            .field("frames", &c.frames.len())
+            .finish()
+    }
+}
+
+impl AxisMonitor {
+    /// Watches the AXI-Stream bus `<prefix>_*` on `clock` with the default rules.
+    pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxisMonitor> {
+        Self::attach_with(env, prefix, clock, AxisMonitorConfig::default())
+    }
+
+    /// Watches the AXI-Stream bus `<prefix>_*` on `clock`.
+    pub fn attach_with(
+        env: &mut Env,
+        prefix: &str,
+        clock: ClockId,
+        cfg: AxisMonitorConfig,
+    ) -> Result<AxisMonitor> {
+        let b = Bind {
+            model: env.model(),
+            prefix,
+        };
+        let tdata = b.watch("tdata")?;
+        let bytes = b.data_bytes(tdata, "tdata")?;
+        if bytes > 128 {
+            return Err(BfmError::Bind {
+                bus: prefix.to_string(),
+                problem: "AXI-Stream buses of up to 1024 bits are supported".into(),
+            });
+        }
+        let payload = ["tdata", "tkeep", "tstrb", "tlast", "tid", "tdest", "tuser"]
+            .iter()
+            .filter_map(|s| b.opt_watch(s).map(|p| (format!("{prefix}_{s}"), p)))
+            .collect();
+        let t = Chan::new(Channel::T, b.watch("tvalid")?, b.watch("tready")?, payload).map_err(
+            |problem| BfmError::Bind {
+                bus: prefix.to_string(),
+                problem,
+            },
+        )?;
+        let check = AxisCheck {
+            bus: prefix.to_string(),
+            cfg,
+            t,
+            tdata,
+            tkeep: b.opt_watch("tkeep"),
+            tlast: b.opt_watch("tlast"),
+            tid: b.opt_watch("tid"),
+            tdest: b.opt_watch("tdest"),
+            tuser: b.opt_watch("tuser"),
+            bytes,
+            full: if bytes >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << bytes) - 1
+            },
+            data_words: bytes.div_ceil(4).min(MAX_WORDS),
+            words: [0; MAX_WORDS],
+            was_in_reset: false,
+            frame_bytes: 0,
+            cur: None,
+            frames: Vec::new(),
+        };
+        let inner = Rc::new(RefCell::new(check));
+        env.add_agent(clock, inner.clone());
+        Ok(AxisMonitor { inner })
+    }
+
+    /// The rules in force.
+    pub fn config(&self) -> AxisMonitorConfig {
+        self.inner.borrow().cfg
+    }
+
+    /// Changes the rules.
+    pub fn set_config(&self, cfg: AxisMonitorConfig) {
+        self.inner.borrow_mut().cfg = cfg;
+    }
+
+    /// The frames recorded so far (with `record` on).
+    pub fn frames(&self) -> Vec<RecordedFrame> {
+        self.inner.borrow().frames.clone()
+    }
+
+    /// Takes the frames recorded so far.
+    pub fn take_frames(&self) -> Vec<RecordedFrame> {
+        std::mem::take(&mut self.inner.borrow_mut().frames)
+    }
+}
+
+impl AxisCheck {
+    fn on_beat(&mut self, m: &Model, cx: &Cx, keep: u128) -> Option<Violation> {
+        let tlast = self.tlast.is_none_or(|p| m.get_bool(p));
+        let vals = [("tkeep", keep as u64), ("tlast", u64::from(tlast))];
+        let mut found = None;
+        if self.cfg.tkeep_packed {
+            if let Some(n) = rules::tkeep_full_except_last(keep, self.full, tlast) {
+                found = Some(violation(
+                    Rule::TkeepFullExceptLast,
+                    &self.bus,
+                    Channel::T,
+                    cx,
+                    n,
+                    &vals,
+                ));
+            } else if let Some(n) = rules::tkeep_last_packed(keep, tlast) {
+                found = Some(violation(
+                    Rule::TkeepLastPacked,
+                    &self.bus,
+                    Channel::T,
+                    cx,
+                    n,
+                    &vals,
+                ));
+            }
+        }
+        let before = self.frame_bytes;
+        self.frame_bytes += u64::from(keep.count_ones());
+        let (min, max) = (self.cfg.min_frame, self.cfg.max_frame);
+        let len_vals = [("bytes", self.frame_bytes)];
+        // The maximum is reported once, on the beat that first exceeds it.
+        if max > 0 && before <= max {
+            if let Some(n) = rules::frame_length_limits(self.frame_bytes, false, 0, max) {
+                found.get_or_insert_with(|| {
+                    violation(
+                        Rule::FrameLengthLimits,
+                        &self.bus,
+                        Channel::T,
+                        cx,
+                        n,
+                        &len_vals,
+                    )
+                });
+            }
+        }
+        if tlast {
+            if let Some(n) = rules::frame_length_limits(self.frame_bytes, true, min, 0) {
+                found.get_or_insert_with(|| {
+                    violation(
+                        Rule::FrameLengthLimits,
+                        &self.bus,
+                        Channel::T,
+                        cx,
+                        n,
+                        &len_vals,
+                    )
+                });
+            }
+        }
+        if self.cfg.record {
+            m.get_words(self.tdata, &mut self.words[..self.data_words]);
+            let f = self.cur.get_or_insert_with(|| RecordedFrame {
+                frame: AxisFrame {
+                    data: Vec::new(),
+                    tid: self.tid.map_or(0, |p| m.get(p)),
+                    tdest: self.tdest.map_or(0, |p| m.get(p)),
+                    tuser: self.tuser.map_or(0, |p| m.get(p)),
+                },
+                start_ps: cx.time_ps,
+                end_ps: cx.time_ps,
+                start_cycle: cx.cycle,
+                end_cycle: cx.cycle,
+            });
+            for i in 0..self.bytes {
+                if keep >> i & 1 == 1 {
+                    f.frame.data.push(lane(&self.words, i));
+                }
+            }
+            f.end_ps = cx.time_ps;
+            f.end_cycle = cx.cycle;
+        }
+        if tlast {
+            self.frame_bytes = 0;
+            if let Some(f) = self.cur.take() {
+                self.frames.push(f);
+            }
+        }
+        found
+    }
+}
+
+impl Agent for AxisCheck {
+    fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
+        self.t.sample(m);
+        let keep = if self.t.v {
+            self.tkeep.map_or(self.full, |p| get_mask(m, p))
+        } else {
+            0
+        };
+        if self.t.v {
+            // Null bytes (TKEEP low) carry nothing, so they may change under a stall.
+            let words = self.t.payload_mut();
+            for i in 0..self.bytes {
+                if keep >> i & 1 == 0 {
+                    crate::bind::set_lane(words, i, 0);
+                }
+            }
+        }
+        let mut found = self
+            .t
+            .check(&self.bus, cx, self.was_in_reset, self.cfg.stall_bound);
+        self.was_in_reset = cx.in_reset;
+        if cx.in_reset {
+            self.frame_bytes = 0;
+            self.cur = None;
+        } else if self.t.fire() {
+            if let Some(v) = self.on_beat(m, cx, keep) {
+                found.get_or_insert(v);
+            }
+        }
+        match found {
+            Some(v) => Err(v.into()),
+            None => Ok(()),
+        }
+    }
+
+    fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {
+        Ok(())
+    }
+}

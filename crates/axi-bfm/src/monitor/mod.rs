@@ -1,0 +1,266 @@
+//! Protocol monitors for AXI4, AXI4-Lite and AXI-Stream, and the violations they report.
+//!
+//! The rules themselves are listed in [`rules`], one function each; the monitors here read the
+//! bus once per edge, keep the little state the rules need (outstanding requests per ID, beat
+//! counts, the stalled payload) in fixed buffers, and call the rules.
+
+mod axi;
+mod axil;
+mod axis;
+pub mod rules;
+
+use card_sim::{Model, Port};
+
+pub use axi::{AxiMonitor, AxiMonitorConfig};
+pub use axil::AxilMonitor;
+pub use axis::{AxisMonitor, AxisMonitorConfig};
+pub use rules::Rule;
+
+use crate::env::Cx;
+
+/// A channel of a bus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// Write address.
+    Aw,
+    /// Write data.
+    W,
+    /// Write response.
+    B,
+    /// Read address.
+    Ar,
+    /// Read data.
+    R,
+    /// AXI-Stream transfer.
+    T,
+}
+
+impl std::fmt::Display for Channel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Channel::Aw => "AW",
+            Channel::W => "W",
+            Channel::B => "B",
+            Channel::Ar => "AR",
+            Channel::R => "R",
+            Channel::T => "T",
+        })
+    }
+}
+
+/// A broken protocol rule, with where and when it broke and the values that broke it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The rule.
+    pub rule: Rule,
+    /// The bus (its port prefix).
+    pub bus: String,
+    /// The channel.
+    pub channel: Channel,
+    /// Simulated time of the edge at which the values were sampled, in picoseconds.
+    pub time_ps: u64,
+    /// The edge's number on the bus's clock.
+    pub cycle: u64,
+    /// The offending signal values, by signal name.
+    pub values: Vec<(String, u64)>,
+    /// What was wrong, in words.
+    pub note: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "protocol violation `{}` on bus `{}`, channel {}, at {} ps (cycle {}): {}",
+            self.rule, self.bus, self.channel, self.time_ps, self.cycle, self.note
+        )?;
+        if !self.values.is_empty() {
+            f.write_str(" [")?;
+            for (i, (n, v)) in self.values.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{n}={v:#x}")?;
+            }
+            f.write_str("]")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// Payload words a watched channel can hold: an R channel of a 1024-bit bus with its ID,
+/// response and last, with room to spare.
+const PAY_WORDS: usize = 48;
+
+/// The handshake rules common to every channel: reset, VALID held, payload stable, stall
+/// bound. Payload words are read into fixed buffers; nothing here allocates per cycle.
+pub(crate) struct Chan {
+    channel: Channel,
+    valid: Port,
+    ready: Port,
+    payload: Vec<(String, Port)>,
+    cur: [u32; PAY_WORDS],
+    prev: [u32; PAY_WORDS],
+    nwords: usize,
+    /// VALID sampled at this edge.
+    pub v: bool,
+    /// READY sampled at this edge.
+    pub r: bool,
+    stalled_before: bool,
+    stalled_for: u64,
+}
+
+impl Chan {
+    /// Watches one channel; `payload` names every signal that must hold still under a stall.
+    pub(crate) fn new(
+        channel: Channel,
+        valid: Port,
+        ready: Port,
+        payload: Vec<(String, Port)>,
+    ) -> Result<Chan, String> {
+        let nwords: usize = payload.iter().map(|(_, p)| p.words()).sum();
+        if nwords > PAY_WORDS {
+            return Err(format!(
+                "channel {channel} carries {} payload bits; monitors hold at most {}",
+                nwords * 32,
+                PAY_WORDS * 32
+            ));
+        }
+        Ok(Chan {
+            channel,
+            valid,
+            ready,
+            payload,
+            cur: [0; PAY_WORDS],
+            prev: [0; PAY_WORDS],
+            nwords,
+            v: false,
+            r: false,
+            stalled_before: false,
+            stalled_for: 0,
+        })
+    }
+
+    /// Reads VALID, READY and, when VALID, the payload.
+    #[inline]
+    pub(crate) fn sample(&mut self, m: &Model) {
+        self.v = m.get_bool(self.valid);
+        self.r = m.get_bool(self.ready);
+        if self.v {
+            let mut off = 0;
+            for (_, p) in &self.payload {
+                let n = p.words();
+                m.get_words(*p, &mut self.cur[off..off + n]);
+                off += n;
+            }
+        }
+    }
+
+    /// The payload words as sampled, to mask bytes that do not count (AXI-Stream null bytes).
+    pub(crate) fn payload_mut(&mut self) -> &mut [u32] {
+        &mut self.cur[..self.nwords]
+    }
+
+    /// True when the handshake completes at this edge.
+    #[inline]
+    pub(crate) fn fire(&self) -> bool {
+        self.v && self.r
+    }
+
+    /// Applies the common rules at this edge and moves the sample into history.
+    pub(crate) fn check(
+        &mut self,
+        bus: &str,
+        cx: &Cx,
+        was_in_reset: bool,
+        stall_bound: u64,
+    ) -> Option<Violation> {
+        let mut found = None;
+        let chan = self.channel;
+        let mk = |rule: Rule, note: String, values: Vec<(String, u64)>| Violation {
+            rule,
+            bus: bus.to_string(),
+            channel: chan,
+            time_ps: cx.time_ps,
+            cycle: cx.cycle,
+            values,
+            note,
+        };
+        let vr = |v: bool, r: bool| {
+            vec![
+                ("valid".to_string(), u64::from(v)),
+                ("ready".to_string(), u64::from(r)),
+            ]
+        };
+        if let Some(n) = rules::valid_low_in_reset(cx.in_reset, self.v) {
+            found = Some(mk(Rule::ValidLowInReset, n, vr(self.v, self.r)));
+        } else if let Some(n) = rules::valid_low_after_reset(was_in_reset, cx.in_reset, self.v) {
+            found = Some(mk(Rule::ValidLowAfterReset, n, vr(self.v, self.r)));
+        } else if !cx.in_reset && !was_in_reset {
+            if let Some(n) = rules::valid_held_until_handshake(self.stalled_before, self.v) {
+                found = Some(mk(Rule::ValidHeldUntilHandshake, n, vr(self.v, self.r)));
+            } else if let Some(n) = rules::payload_stable_while_stalled(
+                self.stalled_before,
+                self.v,
+                &self.prev[..self.nwords],
+                &self.cur[..self.nwords],
+            ) {
+                found = Some(mk(Rule::PayloadStableWhileStalled, n, self.changed()));
+            }
+        }
+        if self.v && !self.r && !cx.in_reset {
+            self.stalled_for += 1;
+            if let Some(n) = rules::stall_bound(self.stalled_for, stall_bound) {
+                found.get_or_insert_with(|| mk(Rule::StallBound, n, vr(self.v, self.r)));
+                self.stalled_for = 0;
+            }
+        } else {
+            self.stalled_for = 0;
+        }
+        self.stalled_before = self.v && !self.r && !cx.in_reset;
+        if self.v {
+            self.prev[..self.nwords].copy_from_slice(&self.cur[..self.nwords]);
+        }
+        found
+    }
+
+    /// The payload signals that differ between the stalled sample and this one: name, old
+    /// and new low 64 bits.
+    fn changed(&self) -> Vec<(String, u64)> {
+        let mut out = Vec::new();
+        let mut off = 0;
+        for (name, p) in &self.payload {
+            let n = p.words();
+            if self.prev[off..off + n] != self.cur[off..off + n] {
+                let lo =
+                    |w: &[u32]| u64::from(w[0]) | (w.get(1).map_or(0, |x| u64::from(*x)) << 32);
+                out.push((format!("{name}@stall"), lo(&self.prev[off..off + n])));
+                out.push((format!("{name}@now"), lo(&self.cur[off..off + n])));
+            }
+            off += n;
+        }
+        out
+    }
+}
+
+/// Builds a violation of a protocol-level rule (not a handshake rule).
+pub(crate) fn violation(
+    rule: Rule,
+    bus: &str,
+    channel: Channel,
+    cx: &Cx,
+    note: String,
+    values: &[(&str, u64)],
+) -> Violation {
+    Violation {
+        rule,
+        bus: bus.to_string(),
+        channel,
+        time_ps: cx.time_ps,
+        cycle: cx.cycle,
+        values: values.iter().map(|(n, v)| ((*n).to_string(), *v)).collect(),
+        note,
+    }
+}

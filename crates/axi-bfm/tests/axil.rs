@@ -1,0 +1,183 @@
+//! The AXI4-Lite master and slave memory through the registered AXI4-Lite pass-through, and
+//! one fault-injection test per rule that applies to AXI4-Lite.
+
+mod common;
+
+use axi_bfm::{AxiMonitorConfig, Channel, LiteFaults, PauseSpec, Resp, Rule};
+use common::{axil, expect_rule};
+
+#[test]
+fn words_and_strobes_with_random_backpressure() {
+    let (mut env, clk, m, s) = axil();
+    env.set_pauses(&PauseSpec::random(0xa11, 50));
+    env.reset(clk, 4).expect("reset");
+    for i in 0..16u64 {
+        m.write(&mut env, 0x100 + 4 * i, 0x1000_0000 * (i % 8) + i)
+            .expect("write");
+    }
+    for i in 0..16u64 {
+        assert_eq!(
+            m.read(&mut env, 0x100 + 4 * i).expect("read"),
+            0x1000_0000 * (i % 8) + i
+        );
+    }
+    m.write_strb(&mut env, 0x200, 0xaabb_ccdd, 0b1010)
+        .expect("write");
+    assert_eq!(s.mem().borrow().read_vec(0x200, 4), [0, 0xcc, 0, 0xaa]);
+    assert!(env.violations().is_empty());
+}
+
+#[test]
+fn several_accesses_in_flight_complete_in_order() {
+    let (mut env, clk, m, _s) = axil();
+    env.reset(clk, 4).expect("reset");
+    let writes: Vec<_> = (0..8u64)
+        .map(|i| m.start_write(8 * i, i * 3, 0xf).expect("queued"))
+        .collect();
+    let reads: Vec<_> = (0..8u64)
+        .map(|i| m.start_read(8 * i).expect("queued"))
+        .collect();
+    let last = *reads.last().expect("eight reads");
+    m.wait(&mut env, last).expect("done");
+    for t in writes {
+        assert_eq!(m.take(t).expect("done").1, Resp::Okay);
+    }
+    // Reads were issued after the writes were queued, but AXI orders nothing between the
+    // write and read channels; each read returns either the old or the new value.
+    for (i, t) in reads.into_iter().enumerate() {
+        let (d, r) = m.take(t).expect("done");
+        assert_eq!(r, Resp::Okay);
+        assert!(d == 0 || d == i as u64 * 3, "read {i} returned {d}");
+    }
+}
+
+fn with(
+    f: LiteFaults,
+) -> (
+    axi_bfm::Env,
+    card_sim::ClockId,
+    axi_bfm::AxilMaster,
+    axi_bfm::AxilSlave,
+) {
+    let (env, clk, m, s) = axil();
+    m.set_faults(f);
+    s.set_faults(f);
+    (env, clk, m, s)
+}
+
+#[test]
+fn valid_low_in_reset() {
+    let (mut env, clk, _m, _s) = with(LiteFaults {
+        valid_in_reset: true,
+        ..Default::default()
+    });
+    expect_rule(env.reset(clk, 4), Rule::ValidLowInReset, "s_axil");
+}
+
+#[test]
+fn valid_low_after_reset() {
+    let (mut env, clk, m, _s) = with(LiteFaults {
+        valid_right_after_reset: true,
+        ..Default::default()
+    });
+    m.start_write(0, 1, 0xf).expect("queued");
+    env.reset(clk, 4).expect("reset");
+    expect_rule(env.run(clk, 3), Rule::ValidLowAfterReset, "s_axil");
+}
+
+fn stalled(f: LiteFaults) -> (axi_bfm::Env, card_sim::ClockId) {
+    let (mut env, clk, m, s) = with(f);
+    s.set_pauses(&PauseSpec::Always);
+    env.reset(clk, 4).expect("reset");
+    for i in 0..4 {
+        m.start_write(4 * i, i, 0xf).expect("queued");
+    }
+    (env, clk)
+}
+
+#[test]
+fn valid_held_until_handshake() {
+    let (mut env, clk) = stalled(LiteFaults {
+        drop_valid_on_stall: true,
+        ..Default::default()
+    });
+    let r = env.run(clk, 50);
+    assert_eq!(
+        r.as_ref()
+            .err()
+            .and_then(|e| e.violation())
+            .map(|v| v.channel),
+        Some(Channel::Aw)
+    );
+    expect_rule(r, Rule::ValidHeldUntilHandshake, "s_axil");
+}
+
+#[test]
+fn payload_stable_while_stalled() {
+    let (mut env, clk) = stalled(LiteFaults {
+        change_payload_on_stall: true,
+        ..Default::default()
+    });
+    let text = expect_rule(env.run(clk, 50), Rule::PayloadStableWhileStalled, "s_axil");
+    assert!(text.contains("s_axil_wdata@stall"), "{text}");
+}
+
+#[test]
+fn no_b_without_request() {
+    let (mut env, clk, _m, _s) = with(LiteFaults {
+        spurious_b: true,
+        ..Default::default()
+    });
+    env.reset(clk, 4).expect("reset");
+    expect_rule(env.run(clk, 10), Rule::NoBWithoutRequest, "m_axil");
+}
+
+#[test]
+fn no_r_without_request() {
+    let (mut env, clk, _m, _s) = with(LiteFaults {
+        spurious_r: true,
+        ..Default::default()
+    });
+    env.reset(clk, 4).expect("reset");
+    expect_rule(env.run(clk, 10), Rule::NoRWithoutRequest, "m_axil");
+}
+
+#[test]
+fn exokay_only_for_exclusive() {
+    let (mut env, clk, m, _s) = with(LiteFaults {
+        exokay_always: true,
+        ..Default::default()
+    });
+    env.reset(clk, 4).expect("reset");
+    expect_rule(m.read(&mut env, 0), Rule::ExokayOnlyForExclusive, "m_axil");
+}
+
+#[test]
+fn stall_bound() {
+    let (mut env, clk, m, s) = axil();
+    for mon in [m.monitor(), s.monitor()].into_iter().flatten() {
+        mon.set_config(AxiMonitorConfig {
+            stall_bound: 25,
+            ..mon.config()
+        });
+    }
+    s.set_pauses(&PauseSpec::Always);
+    env.reset(clk, 4).expect("reset");
+    expect_rule(m.read(&mut env, 0), Rule::StallBound, "m_axil");
+}
+
+#[test]
+fn response_latency_bound() {
+    let (mut env, clk, m, s) = with(LiteFaults {
+        hang: true,
+        ..Default::default()
+    });
+    for mon in [m.monitor(), s.monitor()].into_iter().flatten() {
+        mon.set_config(AxiMonitorConfig {
+            latency_bound: 60,
+            ..mon.config()
+        });
+    }
+    env.reset(clk, 4).expect("reset");
+    expect_rule(m.read(&mut env, 0), Rule::ResponseLatencyBound, "s_axil");
+}
