@@ -1,0 +1,272 @@
+/*
+ * AXI4 write width up-converter (for example 128 -> 512 bits), one clock.
+ *
+ * Each slave burst becomes exactly one master burst of full-width beats covering the same
+ * bytes: the address is aligned down to the master's beat, the length counts the master beats
+ * that the burst's bytes touch. Slave beats are gathered into a master beat until the next
+ * slave beat falls in another master beat (or the burst ends); then the gathered beat, with a
+ * strobe bit for each byte the slave wrote, goes out. Bytes the slave did not strobe keep
+ * their strobe low, so partial and narrow writes change only their own bytes.
+ *
+ * Handles any start address, INCR bursts of 1 to 256 beats, narrow transfers (AWSIZE below the
+ * slave width, the bytes taken from the lanes AXI assigns them) and any write strobe pattern.
+ * FIXED and WRAP bursts are treated as INCR (the DMA engine and the capture writer issue
+ * INCR only). Bursts must not cross a 4 KiB boundary, as AXI requires. The master's address
+ * keeps the low M_ADDR_WIDTH bits of the slave's.
+ *
+ * One burst at a time: the address is registered and passed on, then the data beats are
+ * accepted at one per cycle while the output register drains. Write responses pass through
+ * unchanged (one per burst). Every output but the response pass-through is a register.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module axi_wr_upsizer #
+(
+    // Width of the slave data bus in bits
+    parameter S_DATA_WIDTH = 128,
+    // Width of the slave byte address in bits
+    parameter S_ADDR_WIDTH = 64,
+    // Width of the master data bus in bits (a power-of-two multiple of S_DATA_WIDTH)
+    parameter M_DATA_WIDTH = 512,
+    // Width of the master byte address in bits
+    parameter M_ADDR_WIDTH = 31,
+    // Width of the ID on both sides
+    parameter ID_WIDTH = 5,
+    // Width of the slave write strobe
+    parameter S_STRB_WIDTH = (S_DATA_WIDTH/8),
+    // Width of the master write strobe
+    parameter M_STRB_WIDTH = (M_DATA_WIDTH/8)
+)
+(
+    input  wire                     clk,
+    input  wire                     rst,
+
+    /*
+     * AXI4 write slave
+     */
+    input  wire [ID_WIDTH-1:0]      s_axi_awid,
+    input  wire [S_ADDR_WIDTH-1:0]  s_axi_awaddr,
+    input  wire [7:0]               s_axi_awlen,
+    input  wire [2:0]               s_axi_awsize,
+    input  wire [1:0]               s_axi_awburst,
+    input  wire                     s_axi_awlock,
+    input  wire [3:0]               s_axi_awcache,
+    input  wire [2:0]               s_axi_awprot,
+    input  wire                     s_axi_awvalid,
+    output wire                     s_axi_awready,
+    input  wire [S_DATA_WIDTH-1:0]  s_axi_wdata,
+    input  wire [S_STRB_WIDTH-1:0]  s_axi_wstrb,
+    input  wire                     s_axi_wlast,
+    input  wire                     s_axi_wvalid,
+    output wire                     s_axi_wready,
+    output wire [ID_WIDTH-1:0]      s_axi_bid,
+    output wire [1:0]               s_axi_bresp,
+    output wire                     s_axi_bvalid,
+    input  wire                     s_axi_bready,
+
+    /*
+     * AXI4 write master
+     */
+    output wire [ID_WIDTH-1:0]      m_axi_awid,
+    output wire [M_ADDR_WIDTH-1:0]  m_axi_awaddr,
+    output wire [7:0]               m_axi_awlen,
+    output wire [2:0]               m_axi_awsize,
+    output wire [1:0]               m_axi_awburst,
+    output wire                     m_axi_awlock,
+    output wire [3:0]               m_axi_awcache,
+    output wire [2:0]               m_axi_awprot,
+    output wire                     m_axi_awvalid,
+    input  wire                     m_axi_awready,
+    output wire [M_DATA_WIDTH-1:0]  m_axi_wdata,
+    output wire [M_STRB_WIDTH-1:0]  m_axi_wstrb,
+    output wire                     m_axi_wlast,
+    output wire                     m_axi_wvalid,
+    input  wire                     m_axi_wready,
+    input  wire [ID_WIDTH-1:0]      m_axi_bid,
+    input  wire [1:0]               m_axi_bresp,
+    input  wire                     m_axi_bvalid,
+    output wire                     m_axi_bready
+);
+
+localparam S_BYTES = S_STRB_WIDTH;
+localparam M_BYTES = M_STRB_WIDTH;
+localparam S_SHIFT = $clog2(S_BYTES);
+localparam M_SHIFT = $clog2(M_BYTES);
+localparam SLOT_WIDTH = M_SHIFT - S_SHIFT;
+// Byte offset within a 4 KiB page, with a carry bit for the end of a burst.
+localparam OFF_WIDTH = 13;
+
+localparam [1:0] BURST_INCR = 2'b01;
+
+localparam [0:0]
+    STATE_IDLE = 1'd0,
+    STATE_DATA = 1'd1;
+
+// check configuration
+initial begin
+    if (S_STRB_WIDTH * 8 != S_DATA_WIDTH || M_STRB_WIDTH * 8 != M_DATA_WIDTH) begin
+        $error("Error: strobe widths must be data widths / 8 (instance %m)");
+        $finish;
+    end
+
+    if (2**S_SHIFT != S_BYTES || 2**M_SHIFT != M_BYTES || M_BYTES <= S_BYTES) begin
+        $error("Error: data widths must be powers of two with M_DATA_WIDTH > S_DATA_WIDTH (instance %m)");
+        $finish;
+    end
+
+    if (M_BYTES > 4096 || S_ADDR_WIDTH <= M_ADDR_WIDTH || M_ADDR_WIDTH <= M_SHIFT) begin
+        $error("Error: address widths must satisfy M_SHIFT < M_ADDR_WIDTH < S_ADDR_WIDTH (instance %m)");
+        $finish;
+    end
+end
+
+reg [0:0] state_reg = STATE_IDLE;
+reg [OFF_WIDTH-1:0] addr_reg = {OFF_WIDTH{1'b0}};  // address of the next slave beat
+reg [2:0] size_reg = 3'd0;
+reg [7:0] beats_left_reg = 8'd0;                    // slave beats after the next one
+reg [M_DATA_WIDTH-1:0] acc_data_reg = {M_DATA_WIDTH{1'b0}};
+reg [M_STRB_WIDTH-1:0] acc_strb_reg = {M_STRB_WIDTH{1'b0}};
+
+reg [ID_WIDTH-1:0]     m_axi_awid_reg = {ID_WIDTH{1'b0}};
+reg [M_ADDR_WIDTH-1:0] m_axi_awaddr_reg = {M_ADDR_WIDTH{1'b0}};
+reg [7:0]              m_axi_awlen_reg = 8'd0;
+reg                    m_axi_awlock_reg = 1'b0;
+reg [3:0]              m_axi_awcache_reg = 4'd0;
+reg [2:0]              m_axi_awprot_reg = 3'd0;
+reg                    m_axi_awvalid_reg = 1'b0;
+reg [M_DATA_WIDTH-1:0] m_axi_wdata_reg = {M_DATA_WIDTH{1'b0}};
+reg [M_STRB_WIDTH-1:0] m_axi_wstrb_reg = {M_STRB_WIDTH{1'b0}};
+reg                    m_axi_wlast_reg = 1'b0;
+reg                    m_axi_wvalid_reg = 1'b0;
+
+assign s_axi_awready = state_reg == STATE_IDLE && !m_axi_awvalid_reg;
+assign s_axi_wready = state_reg == STATE_DATA && (!m_axi_wvalid_reg || m_axi_wready);
+
+assign m_axi_awid = m_axi_awid_reg;
+assign m_axi_awaddr = m_axi_awaddr_reg;
+assign m_axi_awlen = m_axi_awlen_reg;
+assign m_axi_awsize = M_SHIFT[2:0];
+assign m_axi_awburst = BURST_INCR;
+assign m_axi_awlock = m_axi_awlock_reg;
+assign m_axi_awcache = m_axi_awcache_reg;
+assign m_axi_awprot = m_axi_awprot_reg;
+assign m_axi_awvalid = m_axi_awvalid_reg;
+assign m_axi_wdata = m_axi_wdata_reg;
+assign m_axi_wstrb = m_axi_wstrb_reg;
+assign m_axi_wlast = m_axi_wlast_reg;
+assign m_axi_wvalid = m_axi_wvalid_reg;
+
+assign s_axi_bid = m_axi_bid;
+assign s_axi_bresp = m_axi_bresp;
+assign s_axi_bvalid = m_axi_bvalid;
+assign m_axi_bready = s_axi_bready;
+
+
+/*
+ * Address phase: the master burst that covers the slave burst's bytes.
+ */
+// A size above the slave's width is taken as the full width.
+wire [2:0] aw_size = s_axi_awsize > S_SHIFT[2:0] ? S_SHIFT[2:0] : s_axi_awsize;
+wire [OFF_WIDTH-1:0] aw_off = {1'b0, s_axi_awaddr[11:0]};
+wire [OFF_WIDTH-1:0] aw_size_mask = {OFF_WIDTH{1'b1}} << aw_size;
+wire [OFF_WIDTH-1:0] aw_beats = {{OFF_WIDTH-9{1'b0}}, {1'b0, s_axi_awlen} + 9'd1};
+wire [OFF_WIDTH-1:0] aw_last_byte = (aw_off & aw_size_mask) + (aw_beats << aw_size) - 1'b1;
+wire [OFF_WIDTH-1:0] aw_lines = (aw_last_byte >> M_SHIFT) - (aw_off >> M_SHIFT);
+
+/*
+ * Data phase: where the next slave beat goes.
+ */
+wire [OFF_WIDTH-1:0] beat_size_mask = {OFF_WIDTH{1'b1}} << size_reg;
+wire [OFF_WIDTH-1:0] beat_step = {{OFF_WIDTH-1{1'b0}}, 1'b1} << size_reg;
+wire [OFF_WIDTH-1:0] beat_next = (addr_reg & beat_size_mask) + beat_step;
+wire beat_last = beats_left_reg == 8'd0;
+// The beat after this one starts a new master beat: send the gathered one.
+wire beat_emit = beat_last || beat_next[OFF_WIDTH-1:M_SHIFT] != addr_reg[OFF_WIDTH-1:M_SHIFT];
+wire [31:0] beat_slot = {{32-SLOT_WIDTH{1'b0}}, addr_reg[M_SHIFT-1:S_SHIFT]};
+// Byte lanes of the slave bus that this beat may write: from its address up to the end of
+// its size-aligned transfer.
+wire [S_SHIFT:0] lane_lo = {1'b0, addr_reg[S_SHIFT-1:0]};
+wire [S_SHIFT:0] lane_hi = {1'b0, addr_reg[S_SHIFT-1:0] & beat_size_mask[S_SHIFT-1:0]} +
+    beat_step[S_SHIFT:0];
+
+reg [M_DATA_WIDTH-1:0] merged_data;
+reg [M_STRB_WIDTH-1:0] merged_strb;
+
+integer i;
+
+always @* begin
+    for (i = 0; i < M_BYTES; i = i + 1) begin
+        if (i / S_BYTES == beat_slot && (i % S_BYTES) >= lane_lo && (i % S_BYTES) < lane_hi &&
+                s_axi_wstrb[i % S_BYTES]) begin
+            merged_data[8*i +: 8] = s_axi_wdata[8*(i % S_BYTES) +: 8];
+            merged_strb[i] = 1'b1;
+        end else begin
+            merged_data[8*i +: 8] = acc_data_reg[8*i +: 8];
+            merged_strb[i] = acc_strb_reg[i];
+        end
+    end
+end
+
+wire aw_fire = s_axi_awvalid && s_axi_awready;
+wire w_fire = s_axi_wvalid && s_axi_wready;
+
+// Every burst is treated as INCR; WLAST is replaced by the beat count.
+wire unused = &{1'b0, s_axi_awburst, s_axi_wlast, s_axi_awaddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH],
+    aw_lines[OFF_WIDTH-1:8], 1'b0};
+
+always @(posedge clk) begin
+    if (m_axi_awvalid_reg && m_axi_awready) begin
+        m_axi_awvalid_reg <= 1'b0;
+    end
+    if (m_axi_wvalid_reg && m_axi_wready) begin
+        m_axi_wvalid_reg <= 1'b0;
+    end
+
+    if (aw_fire) begin
+        m_axi_awid_reg <= s_axi_awid;
+        m_axi_awaddr_reg <= {s_axi_awaddr[M_ADDR_WIDTH-1:M_SHIFT], {M_SHIFT{1'b0}}};
+        m_axi_awlen_reg <= aw_lines[7:0];
+        m_axi_awlock_reg <= s_axi_awlock;
+        m_axi_awcache_reg <= s_axi_awcache;
+        m_axi_awprot_reg <= s_axi_awprot;
+        m_axi_awvalid_reg <= 1'b1;
+        addr_reg <= aw_off;
+        size_reg <= aw_size;
+        beats_left_reg <= s_axi_awlen;
+        acc_data_reg <= {M_DATA_WIDTH{1'b0}};
+        acc_strb_reg <= {M_STRB_WIDTH{1'b0}};
+        state_reg <= STATE_DATA;
+    end
+
+    if (w_fire) begin
+        if (beat_emit) begin
+            m_axi_wdata_reg <= merged_data;
+            m_axi_wstrb_reg <= merged_strb;
+            m_axi_wlast_reg <= beat_last;
+            m_axi_wvalid_reg <= 1'b1;
+            acc_data_reg <= {M_DATA_WIDTH{1'b0}};
+            acc_strb_reg <= {M_STRB_WIDTH{1'b0}};
+        end else begin
+            acc_data_reg <= merged_data;
+            acc_strb_reg <= merged_strb;
+        end
+        addr_reg <= beat_next;
+        beats_left_reg <= beats_left_reg - 8'd1;
+        if (beat_last) begin
+            state_reg <= STATE_IDLE;
+        end
+    end
+
+    if (rst) begin
+        state_reg <= STATE_IDLE;
+        m_axi_awvalid_reg <= 1'b0;
+        m_axi_wvalid_reg <= 1'b0;
+    end
+end
+
+endmodule
+
+`resetall
