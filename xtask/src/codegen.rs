@@ -21,6 +21,15 @@ struct Table {
 struct MapInfo {
     name: String,
     window: u32,
+    #[serde(default)]
+    notes: Vec<Note>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Note {
+    title: String,
+    text: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -441,6 +450,12 @@ fn markdown(t: &Table) -> String {
     let _ = writeln!(s);
     let _ = writeln!(s, "**64-bit counters** are read as two words, the low word at the register's offset and the high word at offset + 4. Reading the low word latches the high word (one latch per register); the next read of the high word returns the latched value. Read low then high and the pair is one consistent sample even while the counter runs. A high-word read that no low-word read preceded returns the high word as latched by the last low-word read (zero after reset).");
     let _ = writeln!(s);
+    for n in &t.map.notes {
+        let _ = writeln!(s, "## {}", n.title);
+        let _ = writeln!(s);
+        let _ = writeln!(s, "{}", n.text.trim());
+        let _ = writeln!(s);
+    }
     let _ = writeln!(s, "## Summary");
     let _ = writeln!(s);
     let _ = writeln!(s, "| offset | name | access | width | reset | meaning |");
