@@ -126,7 +126,9 @@ pub enum FrameError {
         len: usize,
     },
     /// The magic number is wrong.
-    #[error("magic is {found:#010x}, expected {MAGIC:#010x}: this is not a frame or it is misaligned")]
+    #[error(
+        "magic is {found:#010x}, expected {MAGIC:#010x}: this is not a frame or it is misaligned"
+    )]
     BadMagic {
         /// Magic field as received.
         found: u32,
@@ -749,7 +751,10 @@ mod tests {
             last: true,
             ..full
         };
-        assert_eq!(a.push(&holey), Err(StreamError::BadLastKeep { keep: 0x0F0F }));
+        assert_eq!(
+            a.push(&holey),
+            Err(StreamError::BadLastKeep { keep: 0x0F0F })
+        );
         let partial = Beat {
             keep: 0x00FF,
             ..full
@@ -773,13 +778,19 @@ mod tests {
     fn doc_example(marker: &str) -> Vec<u8> {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/frame-format.md");
         let doc = std::fs::read_to_string(path).expect("docs/frame-format.md is readable");
-        let start = doc.find(marker).expect("the example marker is in the document");
+        let start = doc
+            .find(marker)
+            .expect("the example marker is in the document");
         doc[start..]
             .lines()
             .skip_while(|l| !l.starts_with("```"))
             .skip(1)
             .take_while(|l| !l.starts_with("```"))
-            .flat_map(|l| l.split_once(": ").map_or("", |(_, hex)| hex).split_whitespace())
+            .flat_map(|l| {
+                l.split_once(": ")
+                    .map_or("", |(_, hex)| hex)
+                    .split_whitespace()
+            })
             .map(|h| u8::from_str_radix(h, 16).expect("hex byte"))
             .collect()
     }

@@ -1,0 +1,103 @@
+/*
+ * Synchronous FIFO with a registered output stage, for the frame source.
+ *
+ * One write and one read per cycle at full rate. The storage is a simple dual-port memory
+ * read through a register (block RAM on Xilinx parts); the output register holds its word
+ * while m_ready is low, so the word on m_data never changes under a stall. `count` is the
+ * number of words in the memory, not counting the output register: the frame source uses it
+ * to reserve room for a whole frame.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module frame_source_fifo #
+(
+    // Width of a word in bits
+    parameter WIDTH = 145,
+    // Words of storage (a power of two)
+    parameter DEPTH = 4096,
+    // Width of the count output
+    parameter COUNT_WIDTH = $clog2(DEPTH)+1
+)
+(
+    input  wire                    clk,
+    input  wire                    rst,
+
+    /*
+     * Write side
+     */
+    input  wire [WIDTH-1:0]        s_data,
+    input  wire                    s_valid,
+    output wire                    s_ready,
+
+    /*
+     * Read side
+     */
+    output wire [WIDTH-1:0]        m_data,
+    output wire                    m_valid,
+    input  wire                    m_ready,
+
+    /*
+     * Status
+     */
+    output wire [COUNT_WIDTH-1:0]  count
+);
+
+localparam ADDR_WIDTH = $clog2(DEPTH);
+
+// check configuration
+initial begin
+    if (DEPTH < 2 || (1 << ADDR_WIDTH) != DEPTH) begin
+        $error("Error: DEPTH must be a power of two of at least 2 (instance %m)");
+        $finish;
+    end
+    if (COUNT_WIDTH != ADDR_WIDTH+1) begin
+        $error("Error: COUNT_WIDTH must be $clog2(DEPTH)+1 (instance %m)");
+        $finish;
+    end
+end
+
+reg [WIDTH-1:0] mem[(2**ADDR_WIDTH)-1:0];
+
+reg [ADDR_WIDTH:0] wr_ptr_reg = {ADDR_WIDTH+1{1'b0}};
+reg [ADDR_WIDTH:0] rd_ptr_reg = {ADDR_WIDTH+1{1'b0}};
+reg [WIDTH-1:0] m_data_reg = {WIDTH{1'b0}};
+reg m_valid_reg = 1'b0;
+
+wire [ADDR_WIDTH:0] fill = wr_ptr_reg - rd_ptr_reg;
+wire full = fill[ADDR_WIDTH];
+wire empty = wr_ptr_reg == rd_ptr_reg;
+wire write = s_valid && !full;
+wire read = !empty && (!m_valid_reg || m_ready);
+
+assign s_ready = !full;
+assign m_data = m_data_reg;
+assign m_valid = m_valid_reg;
+assign count = fill;
+
+always @(posedge clk) begin
+    if (write) begin
+        mem[wr_ptr_reg[ADDR_WIDTH-1:0]] <= s_data;
+        wr_ptr_reg <= wr_ptr_reg + 1'b1;
+    end
+
+    if (read) begin
+        m_data_reg <= mem[rd_ptr_reg[ADDR_WIDTH-1:0]];
+        m_valid_reg <= 1'b1;
+        rd_ptr_reg <= rd_ptr_reg + 1'b1;
+    end else if (m_ready) begin
+        m_valid_reg <= 1'b0;
+    end
+
+    if (rst) begin
+        wr_ptr_reg <= {ADDR_WIDTH+1{1'b0}};
+        rd_ptr_reg <= {ADDR_WIDTH+1{1'b0}};
+        m_valid_reg <= 1'b0;
+    end
+end
+
+endmodule
+
+`resetall

@@ -1,0 +1,479 @@
+//! The frame source (`hdl/rtl/frame_source.v`) on its own: every header field, the CRC
+//! against the `crc` crate (through the `frame` reference crate), both payload patterns,
+//! frame lengths at the limits and odd ones, the inter-frame gap, both backpressure policies
+//! under random TREADY, and the one-shot interface.
+
+use card_sim::{ClockId, Model, Port, Result, Top};
+use frame::{Assembler, Beat, Header, Pattern, SeqTracker, BEAT_BYTES};
+use rstest::rstest;
+
+/// A small deterministic generator for TREADY patterns (xorshift64).
+struct Rng(u64);
+
+impl Rng {
+    fn step(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// True with probability `percent`/100.
+    fn chance(&mut self, percent: u64) -> bool {
+        self.step() % 100 < percent
+    }
+}
+
+/// How the test drives TREADY.
+#[derive(Clone, Copy)]
+enum Ready {
+    Always,
+    Never,
+    Random(u64),
+}
+
+/// A frame as the bus delivered it.
+struct Received {
+    bytes: Vec<u8>,
+    /// Cycle of its first beat's handshake.
+    first_cycle: u64,
+    /// Cycle of its last beat's handshake.
+    last_cycle: u64,
+}
+
+struct Source {
+    m: Model,
+    clk: ClockId,
+    rst: Port,
+    enable: Port,
+    channel: Port,
+    frame_len: Port,
+    gap_cycles: Port,
+    pattern: Port,
+    seed: Port,
+    drop_policy: Port,
+    timestamp: Port,
+    oneshot: Port,
+    send: Port,
+    send_seq: Port,
+    tdata: Port,
+    tkeep: Port,
+    tlast: Port,
+    tvalid: Port,
+    tready: Port,
+    frames_sent: Port,
+    frames_dropped: Port,
+    send_ready: Port,
+    rng: Rng,
+    asm: Assembler,
+    frame_start: u64,
+    /// The beat held under a stall, which must not change until it is taken.
+    held: Option<Beat>,
+    /// Cycles on which TVALID was low, for gap checks.
+    idle_cycles: Vec<u64>,
+}
+
+impl Source {
+    fn new(seed: u64) -> Result<Source> {
+        let mut m = Model::new(Top::FrameSource)?;
+        let clk = m.add_clock("clk", 250_000_000)?;
+        let mut s = Source {
+            clk,
+            rst: m.input("rst")?,
+            enable: m.input("enable")?,
+            channel: m.input("channel")?,
+            frame_len: m.input("frame_len")?,
+            gap_cycles: m.input("gap_cycles")?,
+            pattern: m.input("pattern")?,
+            seed: m.input("seed")?,
+            drop_policy: m.input("drop_policy")?,
+            timestamp: m.input("timestamp")?,
+            oneshot: m.input("oneshot")?,
+            send: m.input("send")?,
+            send_seq: m.input("send_seq")?,
+            tdata: m.port("m_axis_tdata")?,
+            tkeep: m.port("m_axis_tkeep")?,
+            tlast: m.port("m_axis_tlast")?,
+            tvalid: m.port("m_axis_tvalid")?,
+            tready: m.input("m_axis_tready")?,
+            frames_sent: m.port("frames_sent")?,
+            frames_dropped: m.port("frames_dropped")?,
+            send_ready: m.port("send_ready")?,
+            m,
+            rng: Rng(seed | 1),
+            asm: Assembler::new(),
+            frame_start: 0,
+            held: None,
+            idle_cycles: Vec::new(),
+        };
+        s.m.set_bool(s.rst, true);
+        s.m.ticks(s.clk, 4)?;
+        s.m.set_bool(s.rst, false);
+        s.m.eval()?;
+        Ok(s)
+    }
+
+    fn configure(&mut self, channel: u8, len: u64, gap: u64, pattern: Pattern, seed: u32) {
+        self.m.set(self.channel, u64::from(channel));
+        self.m.set(self.frame_len, len);
+        self.m.set(self.gap_cycles, gap);
+        self.m.set(self.pattern, pattern as u64);
+        self.m.set(self.seed, u64::from(seed));
+    }
+
+    /// One clock cycle: drive TREADY and the timestamp (the cycle count), take a beat if the
+    /// handshake completes, check that a stalled beat holds still, then tick.
+    fn cycle(&mut self, ready: Ready, out: &mut Vec<Received>) -> Result<()> {
+        let r = match ready {
+            Ready::Always => true,
+            Ready::Never => false,
+            Ready::Random(p) => self.rng.chance(p),
+        };
+        let now = self.m.cycles(self.clk);
+        self.m.set_bool(self.tready, r);
+        self.m.set(self.timestamp, now);
+        self.m.eval()?;
+        let valid = self.m.get_bool(self.tvalid);
+        if valid {
+            let mut data = [0u8; BEAT_BYTES];
+            self.m.get_bytes(self.tdata, &mut data);
+            let beat = Beat {
+                data,
+                keep: self.m.get(self.tkeep) as u16,
+                last: self.m.get_bool(self.tlast),
+            };
+            if let Some(h) = self.held {
+                assert_eq!(
+                    h, beat,
+                    "a stalled beat changed before it was taken (cycle {now})"
+                );
+            }
+            if r {
+                self.held = None;
+                if !self.asm.in_frame() {
+                    self.frame_start = now;
+                }
+                if let Some(bytes) = self.asm.push(&beat).expect("TKEEP follows the XDMA rule") {
+                    out.push(Received {
+                        bytes,
+                        first_cycle: self.frame_start,
+                        last_cycle: now,
+                    });
+                }
+            } else {
+                self.held = Some(beat);
+            }
+        } else {
+            assert!(
+                self.held.is_none(),
+                "TVALID dropped under a stall (cycle {now})"
+            );
+            self.idle_cycles.push(now);
+        }
+        self.m.tick(self.clk)
+    }
+
+    /// Runs until `n` more frames arrived, at most `limit` cycles.
+    fn collect(&mut self, n: usize, ready: Ready, limit: u64) -> Result<Vec<Received>> {
+        let mut out = Vec::new();
+        for _ in 0..limit {
+            if out.len() >= n {
+                return Ok(out);
+            }
+            self.cycle(ready, &mut out)?;
+        }
+        panic!("only {} of {n} frames in {limit} cycles", out.len());
+    }
+
+    /// Runs with TREADY high until the bus has been idle for 64 cycles.
+    fn drain(&mut self, limit: u64) -> Result<Vec<Received>> {
+        let mut out = Vec::new();
+        let mut quiet = 0;
+        for _ in 0..limit {
+            if quiet >= 64 {
+                return Ok(out);
+            }
+            let before = out.len();
+            let busy = self.m.get_bool(self.tvalid);
+            self.cycle(Ready::Always, &mut out)?;
+            quiet = if busy || out.len() != before {
+                0
+            } else {
+                quiet + 1
+            };
+        }
+        panic!("source still sending after {limit} cycles");
+    }
+
+    /// Starts exactly one frame: enable for one cycle while the generator is idle.
+    fn one_frame(&mut self, len: u64) -> Result<Received> {
+        self.m.set(self.frame_len, len);
+        self.m.set_bool(self.enable, true);
+        let mut out = Vec::new();
+        self.cycle(Ready::Always, &mut out)?;
+        self.m.set_bool(self.enable, false);
+        let mut rest = self.drain(20_000)?;
+        out.append(&mut rest);
+        assert_eq!(out.len(), 1, "one enable cycle starts one frame");
+        Ok(out.remove(0))
+    }
+}
+
+fn header_of(r: &Received) -> Header {
+    frame::parse(&r.bytes)
+        .expect("the source sends valid frames")
+        .header
+}
+
+/// Every field of every frame equals what the reference crate builds for the same header, so
+/// every byte (magic, version, channel, pattern, sequence, payload length, timestamp, seed,
+/// payload, CRC) is checked; the CRC also against the `crc` crate directly.
+#[rstest]
+#[case::counter_64(Pattern::Counter, 64, 0xA5, 0x1234_5678)]
+#[case::counter_odd(Pattern::Counter, 333, 0x01, 0)]
+#[case::prbs_64(Pattern::Prbs, 64, 0xFF, 0xDEAD_BEEF)]
+#[case::prbs_odd(Pattern::Prbs, 1501, 0x7E, 0)]
+fn every_field_matches_the_reference(
+    #[case] pattern: Pattern,
+    #[case] len: u64,
+    #[case] channel: u8,
+    #[case] seed: u32,
+) -> Result<()> {
+    let gap = 3;
+    let mut s = Source::new(1)?;
+    s.configure(channel, len, gap, pattern, seed);
+    s.m.set_bool(s.enable, true);
+    let frames = s.collect(8, Ready::Always, 10_000)?;
+    let beats = frame::beat_count(len as usize) as u64;
+    // The `crc` crate's CRC-32/ISO-HDLC, as the frame crate exports it.
+    let crc = frame::CRC32;
+    for (i, r) in frames.iter().enumerate() {
+        let h = header_of(r);
+        let expected = Header {
+            channel,
+            pattern,
+            sequence: i as u32,
+            timestamp: h.timestamp,
+            seed,
+        };
+        assert_eq!(h, expected, "frame {i}");
+        assert_eq!(
+            r.bytes,
+            frame::build(&expected, len as usize).expect("legal length")
+        );
+        let n = r.bytes.len();
+        assert_eq!(
+            r.bytes[n - 4..],
+            crc.checksum(&r.bytes[..n - 4]).to_le_bytes(),
+            "frame {i}: CRC trailer"
+        );
+        // The timestamp is taken one cycle before the first beat enters the two-stage
+        // pipeline and the FIFO with its output register: four cycles before the bus.
+        assert_eq!(
+            r.first_cycle - h.timestamp,
+            4,
+            "frame {i}: timestamp against the bus"
+        );
+    }
+    for w in frames.windows(2) {
+        assert_eq!(
+            header_of(&w[1]).timestamp - header_of(&w[0]).timestamp,
+            beats + gap
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn lengths_at_the_limits_and_odd_ones() -> Result<()> {
+    let mut s = Source::new(2)?;
+    let lengths = [
+        64u64, 65, 66, 67, 75, 76, 77, 78, 79, 80, 81, 95, 96, 97, 1023, 4097, 65535, 65536,
+    ];
+    for (i, &len) in lengths.iter().enumerate() {
+        let pattern = if i % 2 == 0 {
+            Pattern::Prbs
+        } else {
+            Pattern::Counter
+        };
+        s.configure(9, len, 0, pattern, 0x5555_0000 + i as u32);
+        let r = s.one_frame(len)?;
+        // The assembler took the byte count of the last beat from its TKEEP (and checked
+        // that every other beat keeps all lanes), so the length checks TKEEP too.
+        assert_eq!(r.bytes.len() as u64, len, "frame length");
+        let h = header_of(&r);
+        assert_eq!(h.sequence, i as u32);
+        assert_eq!(h.pattern, pattern);
+    }
+    // Lengths out of range are clamped to the legal ones.
+    s.configure(9, 10, 0, Pattern::Counter, 0);
+    assert_eq!(s.one_frame(10)?.bytes.len(), 64);
+    assert_eq!(s.one_frame(0x1_FFFF)?.bytes.len(), 65536);
+    let sent = s.m.get(s.frames_sent);
+    assert_eq!(sent, lengths.len() as u64 + 2);
+    Ok(())
+}
+
+/// With TREADY high the bus shows exactly `gap` idle cycles between frames, and none with a
+/// gap of zero.
+#[rstest]
+#[case(0, 64)]
+#[case(0, 77)]
+#[case(1, 64)]
+#[case(7, 200)]
+fn the_gap_appears_on_the_bus(#[case] gap: u64, #[case] len: u64) -> Result<()> {
+    let mut s = Source::new(3)?;
+    s.configure(0, len, gap, Pattern::Counter, 0);
+    s.m.set_bool(s.enable, true);
+    let frames = s.collect(6, Ready::Always, 10_000)?;
+    let beats = frame::beat_count(len as usize) as u64;
+    for w in frames.windows(2) {
+        assert_eq!(
+            w[0].last_cycle - w[0].first_cycle + 1,
+            beats,
+            "one beat per cycle"
+        );
+        assert_eq!(
+            w[1].first_cycle - w[0].last_cycle - 1,
+            gap,
+            "idle cycles between frames"
+        );
+        let idle = s
+            .idle_cycles
+            .iter()
+            .filter(|&&c| c > w[0].last_cycle && c < w[1].first_cycle)
+            .count() as u64;
+        assert_eq!(idle, gap);
+    }
+    Ok(())
+}
+
+/// Stall policy: nothing is lost, sequence numbers are consecutive, beats hold still under a
+/// stall (checked on every cycle by `Source::cycle`).
+#[rstest]
+#[case::half(50, Pattern::Prbs, 100)]
+#[case::sparse(15, Pattern::Counter, 77)]
+#[case::dense(90, Pattern::Prbs, 64)]
+fn stall_policy_loses_nothing(
+    #[case] ready_percent: u64,
+    #[case] pattern: Pattern,
+    #[case] len: u64,
+) -> Result<()> {
+    let mut s = Source::new(ready_percent)?;
+    s.configure(4, len, 0, pattern, 0xABCD);
+    s.m.set_bool(s.drop_policy, false);
+    s.m.set_bool(s.enable, true);
+    let mut frames = s.collect(40, Ready::Random(ready_percent), 100_000)?;
+    s.m.set_bool(s.enable, false);
+    frames.append(&mut s.drain(100_000)?);
+    for (i, r) in frames.iter().enumerate() {
+        assert_eq!(
+            header_of(r).sequence,
+            i as u32,
+            "no frame lost or reordered"
+        );
+    }
+    assert_eq!(s.m.get(s.frames_dropped), 0);
+    assert_eq!(s.m.get(s.frames_sent), frames.len() as u64);
+    Ok(())
+}
+
+/// Drop policy: with the bus stalled long enough to fill the FIFO, whole frames are dropped,
+/// counted, and visible as sequence gaps; what is sent is intact, and the source keeps its
+/// line-rate schedule (timestamps advance by whole slots, sent or dropped).
+#[rstest]
+#[case::counter(Pattern::Counter, 1024, 0)]
+#[case::prbs_odd(Pattern::Prbs, 1000, 5)]
+fn drop_policy_drops_whole_frames(
+    #[case] pattern: Pattern,
+    #[case] len: u64,
+    #[case] gap: u64,
+) -> Result<()> {
+    let mut s = Source::new(77)?;
+    s.configure(2, len, gap, pattern, 99);
+    s.m.set_bool(s.drop_policy, true);
+    s.m.set_bool(s.enable, true);
+    let mut frames = Vec::new();
+    // 4096 beats of FIFO fill in about 4096 cycles; then the source must drop.
+    for _ in 0..6000 {
+        s.cycle(Ready::Never, &mut frames)?;
+    }
+    assert!(frames.is_empty());
+    assert!(s.m.get(s.frames_dropped) > 0, "a full FIFO drops frames");
+    for _ in 0..8000 {
+        s.cycle(Ready::Random(40), &mut frames)?;
+    }
+    s.m.set_bool(s.enable, false);
+    frames.append(&mut s.drain(20_000)?);
+
+    let sent = s.m.get(s.frames_sent);
+    let dropped = s.m.get(s.frames_dropped);
+    assert_eq!(sent, frames.len() as u64);
+    let mut tracker = SeqTracker::new();
+    for r in &frames {
+        tracker.observe(&r.bytes).expect("sent frames are intact");
+    }
+    let last = header_of(frames.last().expect("frames were sent")).sequence as u64;
+    let trailing = sent + dropped - 1 - last;
+    assert_eq!(tracker.bad_frames(), 0);
+    assert_eq!(header_of(&frames[0]).sequence, 0);
+    assert_eq!(
+        tracker.missing() + trailing,
+        dropped,
+        "every drop is a sequence gap"
+    );
+    assert!(tracker.missing() > 0, "gaps between sent frames");
+    let slot = frame::beat_count(len as usize) as u64 + gap;
+    let t0 = header_of(&frames[0]).timestamp;
+    for r in &frames {
+        let h = header_of(r);
+        assert_eq!(
+            h.timestamp - t0,
+            u64::from(h.sequence) * slot,
+            "slot of frame {}",
+            h.sequence
+        );
+    }
+    Ok(())
+}
+
+/// One-shot mode: frames only on request, each carrying the requested sequence number;
+/// enable and the periodic sequence counter are left alone.
+#[test]
+fn oneshot_sends_one_frame_per_request() -> Result<()> {
+    let mut s = Source::new(5)?;
+    s.configure(1, 80, 0, Pattern::Prbs, 3);
+    s.m.set_bool(s.oneshot, true);
+    s.m.set_bool(s.enable, true);
+    let mut frames = Vec::new();
+    for _ in 0..200 {
+        s.cycle(Ready::Always, &mut frames)?;
+    }
+    assert!(frames.is_empty(), "no frame without a request");
+    let seqs = [0xDEAD_0001u32, 7, 7, 0];
+    for &seq in &seqs {
+        let mut waited = 0;
+        while !s.m.get_bool(s.send_ready) {
+            s.cycle(Ready::Random(50), &mut frames)?;
+            waited += 1;
+            assert!(waited < 1000, "send_ready never came");
+        }
+        s.m.set_bool(s.send, true);
+        s.m.set(s.send_seq, u64::from(seq));
+        s.cycle(Ready::Random(50), &mut frames)?;
+        s.m.set_bool(s.send, false);
+        // A second pulse while the request is being served is ignored.
+        s.m.set_bool(s.send, !s.m.get_bool(s.send_ready));
+        s.cycle(Ready::Random(50), &mut frames)?;
+        s.m.set_bool(s.send, false);
+    }
+    frames.append(&mut s.drain(10_000)?);
+    let got: Vec<u32> = frames.iter().map(|r| header_of(r).sequence).collect();
+    assert_eq!(got, seqs);
+    // Back to periodic mode: its sequence numbers start where they were, at 0.
+    s.m.set_bool(s.oneshot, false);
+    let f = s.collect(2, Ready::Always, 1000)?;
+    assert_eq!(header_of(&f[0]).sequence, 0);
+    assert_eq!(header_of(&f[1]).sequence, 1);
+    Ok(())
+}
