@@ -369,11 +369,27 @@ fn compile(v: &Verilator, manifest: &Path, out: &Path, built: &[Verilated]) -> R
         .flag("-include")
         .flag(cpp_dir.join("hooks.h").to_string_lossy().as_ref())
         .file(cpp_dir.join("hooks.cpp"));
-    let mut inputs = vec![cpp_dir.join("hooks.cpp"), cpp_dir.join("hooks.h")];
-    if let Some(first) = built.first() {
-        runtime.files(&first.global);
-        inputs.extend(first.global.iter().cloned());
+    // The DDR3 model's storage sits here too: the tops call it through DPI and the bridge
+    // through the backdoor, and the runtime is the library linked after both.
+    runtime.file(cpp_dir.join("ddr3_mem.cpp"));
+    let mut inputs = vec![
+        cpp_dir.join("hooks.cpp"),
+        cpp_dir.join("hooks.h"),
+        cpp_dir.join("ddr3_mem.cpp"),
+        cpp_dir.join("ddr3_mem.h"),
+    ];
+    // Runtime files are the same for every top, but a top without DPI does not list
+    // verilated_dpi.cpp; the union of all lists has each file once.
+    let mut global: Vec<PathBuf> = Vec::new();
+    for m in built {
+        for f in &m.global {
+            if !global.iter().any(|g| g.file_name() == f.file_name()) {
+                global.push(f.clone());
+            }
+        }
     }
+    runtime.files(&global);
+    inputs.extend(global.iter().cloned());
     compile_cached(&runtime, "card_sim_vl_runtime", &inputs, &[&version], out)?;
 
     // Verilator asks for -lz (and its makefile for -llz4) for the FST writer; both come from

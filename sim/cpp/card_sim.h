@@ -29,6 +29,14 @@ class SimModel {
     virtual rust::Vec<PortDesc> ports() = 0;
     // The name of the verilated top module.
     virtual rust::Str top_name() const = 0;
+    // Hierarchical names of the DDR3 model instances (hdl/sim/ddr3_model.v) in this model.
+    virtual rust::Vec<rust::String> ddr_instances() const = 0;
+    // Size in bytes of DDR3 instance `index`, 0 if there is none.
+    virtual uint64_t ddr_size(size_t index) const = 0;
+    // Backdoor access to DDR3 instance `index`: 0 on success, -1 no such instance, -2 range
+    // outside the memory (see ddr3_mem.h).
+    virtual int32_t ddr_read(size_t index, uint64_t addr, rust::Slice<uint8_t> out) const = 0;
+    virtual int32_t ddr_write(size_t index, uint64_t addr, rust::Slice<const uint8_t> data) = 0;
 };
 
 // Builds a model of `top`, named `name` in messages; writes FST waves to `waves` unless empty.

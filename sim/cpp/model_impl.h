@@ -7,6 +7,7 @@
 
 #include "card-sim/src/ffi.rs.h"
 #include "card_sim.h"
+#include "ddr3_mem.h"
 #include "hooks.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -26,6 +27,10 @@ class ModelImpl final : public SimModel {
         // the trace bookkeeping out of every evaluation.
         ctx_->traceEverOn(!path.empty());
         ctx_->fatalOnError(false);
+        // Verilator files the model's scopes under the thread's current context, both when it
+        // builds them and when it destroys them; every step that does either makes this
+        // model's context current first, so that several models can share a thread.
+        Verilated::threadContextp(ctx_.get());
         top_.reset(new Top(ctx_.get(), inst.c_str()));
         if (!path.empty()) {
             fst_.reset(new VerilatedFstC);
@@ -37,6 +42,14 @@ class ModelImpl final : public SimModel {
 
     ~ModelImpl() override {
         if (fst_) fst_->close();
+        // A model that stopped on an RTL error never runs its final blocks; its DDR3 stores
+        // must still go, or a later context at the same address would find them.
+        ddr3_backdoor_release(ctx_.get());
+        Verilated::threadContextp(ctx_.get());
+        fst_.reset();
+        top_.reset();
+        // The context dies next; leave no dangling pointer to it as the thread's current one.
+        Verilated::threadContextp(nullptr);
     }
 
     void eval() override {
@@ -56,6 +69,7 @@ class ModelImpl final : public SimModel {
     void finish() override {
         if (!finished_) {
             finished_ = true;
+            Verilated::threadContextp(ctx_.get());
             top_->final();
             if (fst_) fst_->close();
         }
@@ -70,6 +84,28 @@ class ModelImpl final : public SimModel {
     }
 
     rust::Str top_name() const override { return rust::Str(top_name_); }
+
+    rust::Vec<rust::String> ddr_instances() const override {
+        rust::Vec<rust::String> v;
+        const size_t n = ddr3_backdoor_count(ctx_.get());
+        for (size_t i = 0; i < n; ++i) {
+            const char* name = ddr3_backdoor_name(ctx_.get(), i);
+            v.push_back(rust::String(name ? name : ""));
+        }
+        return v;
+    }
+
+    uint64_t ddr_size(size_t index) const override {
+        return ddr3_backdoor_size(ctx_.get(), index);
+    }
+
+    int32_t ddr_read(size_t index, uint64_t addr, rust::Slice<uint8_t> out) const override {
+        return ddr3_backdoor_read(ctx_.get(), index, addr, out.data(), out.size());
+    }
+
+    int32_t ddr_write(size_t index, uint64_t addr, rust::Slice<const uint8_t> data) override {
+        return ddr3_backdoor_write(ctx_.get(), index, addr, data.data(), data.size());
+    }
 
   private:
     const char* top_name_;

@@ -71,6 +71,42 @@ pub enum SimError {
         /// What was awaited.
         what: String,
     },
+    /// A DDR3 backdoor call on a model whose top instantiates no `ddr3_model`.
+    #[error("model `{model}` has no DDR3 model instance (hdl/sim/ddr3_model.v): use a top that instantiates one")]
+    NoDdr {
+        /// The model's name.
+        model: String,
+    },
+    /// A DDR3 backdoor call that does not say which of several instances it means.
+    #[error("model `{model}` has several DDR3 model instances ({instances}): name one with the `_in` variant of the call")]
+    DdrAmbiguous {
+        /// The model's name.
+        model: String,
+        /// The instances' hierarchical names, comma separated.
+        instances: String,
+    },
+    /// A DDR3 instance name that matches none (or more than one) of the model's instances.
+    #[error("model `{model}` has no single DDR3 instance named `{instance}`; its instances are: {known}")]
+    NoSuchDdr {
+        /// The model's name.
+        model: String,
+        /// The name asked for.
+        instance: String,
+        /// The instances' hierarchical names, comma separated.
+        known: String,
+    },
+    /// A DDR3 backdoor access that does not fit in the memory.
+    #[error("DDR3 backdoor access of {len} bytes at {addr:#x} in `{instance}` runs past its end ({size:#x} bytes)")]
+    DdrRange {
+        /// The instance's hierarchical name.
+        instance: String,
+        /// First byte address of the access.
+        addr: u64,
+        /// Length of the access in bytes.
+        len: usize,
+        /// Size of the memory in bytes.
+        size: u64,
+    },
     /// The waveform folder could not be created.
     #[error("cannot create waveform folder {path}: {source}")]
     Waves {

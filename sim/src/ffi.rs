@@ -26,6 +26,10 @@ pub(crate) mod bridge {
         fn got_finish(&self) -> bool;
         fn ports(self: Pin<&mut SimModel>) -> Vec<PortDesc>;
         fn top_name(&self) -> &str;
+        fn ddr_instances(&self) -> Vec<String>;
+        fn ddr_size(&self, index: usize) -> u64;
+        fn ddr_read(&self, index: usize, addr: u64, out: &mut [u8]) -> i32;
+        fn ddr_write(self: Pin<&mut SimModel>, index: usize, addr: u64, data: &[u8]) -> i32;
     }
 }
 

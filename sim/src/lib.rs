@@ -4,7 +4,9 @@
 //! instance of such a top with its own `VerilatedContext`, its ports resolved to direct
 //! accessors, a picosecond-exact clock scheduler for any number of clock domains, RTL errors
 //! (`$fatal`, `$stop`, `$error`, failed assertions) returned as [`SimError::Rtl`], and FST
-//! waveforms on demand (`CARD_WAVES=1`).
+//! waveforms on demand (`CARD_WAVES=1`). A top that instantiates the DDR3 model
+//! (`hdl/sim/ddr3_model.v`) also gets a backdoor into that model's memory
+//! ([`Model::ddr_write`], [`Model::ddr_read`]; see `docs/ddr3-model.md`).
 //!
 //! This is the only crate that talks to Verilator.
 //!

@@ -559,6 +559,124 @@ impl Model {
         })
     }
 
+    /// Hierarchical names of the DDR3 model instances (`hdl/sim/ddr3_model.v`) in this model,
+    /// in the order their storage was opened.
+    pub fn ddr_instances(&self) -> Vec<String> {
+        self.inner
+            .as_ref()
+            .map_or_else(Vec::new, |m| m.ddr_instances())
+    }
+
+    /// Index of the DDR3 instance `instance` names (its full name or its last path
+    /// components after a dot), or of the only instance when `instance` is `None`.
+    fn ddr_index(&self, instance: Option<&str>) -> Result<(usize, String)> {
+        let names = self.ddr_instances();
+        if names.is_empty() {
+            return Err(SimError::NoDdr {
+                model: self.name.clone(),
+            });
+        }
+        let hits: Vec<usize> = match instance {
+            None if names.len() == 1 => vec![0],
+            None => {
+                return Err(SimError::DdrAmbiguous {
+                    model: self.name.clone(),
+                    instances: names.join(", "),
+                })
+            }
+            Some(want) => names
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| *n == want || n.ends_with(&format!(".{want}")))
+                .map(|(i, _)| i)
+                .collect(),
+        };
+        match hits.as_slice() {
+            [i] => Ok((*i, names[*i].clone())),
+            _ => Err(SimError::NoSuchDdr {
+                model: self.name.clone(),
+                instance: instance.unwrap_or_default().to_string(),
+                known: names.join(", "),
+            }),
+        }
+    }
+
+    /// Size in bytes of the model's only DDR3 instance.
+    pub fn ddr_size(&self) -> Result<u64> {
+        self.ddr_size_in_opt(None)
+    }
+
+    /// Size in bytes of the DDR3 instance `instance`.
+    pub fn ddr_size_in(&self, instance: &str) -> Result<u64> {
+        self.ddr_size_in_opt(Some(instance))
+    }
+
+    fn ddr_size_in_opt(&self, instance: Option<&str>) -> Result<u64> {
+        let (idx, _) = self.ddr_index(instance)?;
+        Ok(self.inner.as_ref().map_or(0, |m| m.ddr_size(idx)))
+    }
+
+    /// Writes `data` at byte address `addr` of the model's only DDR3 instance, without bus
+    /// cycles: a preload that the RTL sees from its next access on.
+    pub fn ddr_write(&mut self, addr: u64, data: &[u8]) -> Result<()> {
+        self.ddr_write_opt(None, addr, data)
+    }
+
+    /// As [`Model::ddr_write`], into the DDR3 instance `instance` of a top that has several.
+    pub fn ddr_write_in(&mut self, instance: &str, addr: u64, data: &[u8]) -> Result<()> {
+        self.ddr_write_opt(Some(instance), addr, data)
+    }
+
+    fn ddr_write_opt(&mut self, instance: Option<&str>, addr: u64, data: &[u8]) -> Result<()> {
+        let (idx, name) = self.ddr_index(instance)?;
+        let top = self.top.name();
+        let rc = pin(&mut self.inner, top)?.ddr_write(idx, addr, data);
+        self.ddr_result(rc, name, addr, data.len(), idx)
+    }
+
+    /// Reads `out.len()` bytes at byte address `addr` of the model's only DDR3 instance,
+    /// without bus cycles. Bytes never written read as zero.
+    pub fn ddr_read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+        self.ddr_read_opt(None, addr, out)
+    }
+
+    /// As [`Model::ddr_read`], from the DDR3 instance `instance` of a top that has several.
+    pub fn ddr_read_in(&self, instance: &str, addr: u64, out: &mut [u8]) -> Result<()> {
+        self.ddr_read_opt(Some(instance), addr, out)
+    }
+
+    fn ddr_read_opt(&self, instance: Option<&str>, addr: u64, out: &mut [u8]) -> Result<()> {
+        let (idx, name) = self.ddr_index(instance)?;
+        let len = out.len();
+        let rc = self
+            .inner
+            .as_ref()
+            .map_or(-1, |m| m.ddr_read(idx, addr, out));
+        self.ddr_result(rc, name, addr, len, idx)
+    }
+
+    fn ddr_result(
+        &self,
+        rc: i32,
+        instance: String,
+        addr: u64,
+        len: usize,
+        idx: usize,
+    ) -> Result<()> {
+        match rc {
+            0 => Ok(()),
+            -2 => Err(SimError::DdrRange {
+                instance,
+                addr,
+                len,
+                size: self.inner.as_ref().map_or(0, |m| m.ddr_size(idx)),
+            }),
+            _ => Err(SimError::NoDdr {
+                model: self.name.clone(),
+            }),
+        }
+    }
+
     fn check_alive(&self) -> Result<()> {
         if self.poisoned {
             Err(SimError::Poisoned {

@@ -2,11 +2,11 @@
 //! and wraps with correct data (checked through the DDR backdoor), and the user interrupt rises
 //! at the fill level and is held until acknowledged.
 
-mod common;
+mod card_driver;
 
 use card_regs::{self as regs, control, irq_enable};
 use card_sim::{Result, Top};
-use common::Card;
+use card_driver::Card;
 
 fn mode(m: u64, ch0: bool) -> u32 {
     let mut v = m << control::MODE_LSB;

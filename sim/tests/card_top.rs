@@ -1,11 +1,11 @@
 //! The card's top through card-sim: the register map against the table and the stream modes
 //! LOOP, GEN, ECHO and CHECK. CAPTURE and the interrupt are in card_capture.rs.
 
-mod common;
+mod card_driver;
 
 use card_regs::{self as regs, control, Access, REGISTERS};
 use card_sim::{Result, Top};
-use common::{Card, BEAT};
+use card_driver::{Card, BEAT};
 
 fn mode(m: u64, ch0: bool, ch1: bool) -> u32 {
     let mut v = m << control::MODE_LSB;
@@ -193,7 +193,7 @@ fn setup_source(card: &mut Card, src: u32, len: u32, gap: u32, prbs: bool, seed:
 
 /// Validates frames of one channel with the `frame` crate: each is whole, of its channel and
 /// length, and the sequence numbers count up from `first_seq` without a gap.
-fn validate(frames: &[common::Frame], channel: u8, len: usize, first_seq: u32, seed: u32) {
+fn validate(frames: &[card_driver::Frame], channel: u8, len: usize, first_seq: u32, seed: u32) {
     let mut last_ts = 0;
     for (i, f) in frames.iter().enumerate() {
         let p = frame::parse(&f.bytes)
