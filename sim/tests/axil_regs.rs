@@ -97,7 +97,10 @@ impl Lite {
                 m.set_bool(self.wvalid, false);
             }
             if b_fire {
-                assert!(aw_done && w_done, "response before both address and data phases");
+                assert!(
+                    aw_done && w_done,
+                    "response before both address and data phases"
+                );
                 assert_eq!(bresp, 0, "write response must be OKAY");
                 m.set_bool(self.bready, false);
                 m.eval()?;
@@ -182,7 +185,10 @@ fn reset_clears_scratch() -> Result<()> {
 fn unknown_ports_and_driving_outputs_are_errors() -> Result<()> {
     let m = Model::new(Top::CardCore)?;
     let err = m.port("s_axil_nonsense").expect_err("no such port");
-    assert!(err.to_string().contains("s_axil_awvalid"), "lists the real ports: {err}");
+    assert!(
+        err.to_string().contains("s_axil_awvalid"),
+        "lists the real ports: {err}"
+    );
     let err = m.input("s_axil_rdata").expect_err("an output");
     assert!(err.to_string().contains("output"), "{err}");
     Ok(())

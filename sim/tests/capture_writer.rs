@@ -173,11 +173,16 @@ impl Bench {
                 }
             }
             self.burst_beat += 1;
-            assert_eq!(m.get_bool(p.wlast), self.burst_beat == len, "WLAST on the burst's last beat");
+            assert_eq!(
+                m.get_bool(p.wlast),
+                self.burst_beat == len,
+                "WLAST on the burst's last beat"
+            );
             if self.burst_beat == len {
                 self.bursts.pop_front();
                 self.burst_beat = 0;
-                self.b_due.push_back(self.cycle + 3 + u64::from(self.rng.next() % 8));
+                self.b_due
+                    .push_back(self.cycle + 3 + u64::from(self.rng.next() % 8));
             }
         }
         let b_fire = self.m.get_bool(self.p.bvalid);
@@ -263,7 +268,11 @@ fn fills_drops_new_and_wraps() -> Result<()> {
             let i = i as u64;
             let inside = i >= base && i < base + kept * padded;
             let pad = inside && (i - base) % padded >= len as u64;
-            assert_eq!(*w, inside && !pad, "byte {i:#x} written only if it belongs to a frame");
+            assert_eq!(
+                *w,
+                inside && !pad,
+                "byte {i:#x} written only if it belongs to a frame"
+            );
         }
         // The reader frees the ring; the next frames wrap.
         let mut rptr = kept * padded;
@@ -272,15 +281,25 @@ fn fills_drops_new_and_wraps() -> Result<()> {
             let n = 100 + round;
             b.queue_frame(&frame_bytes(n, len));
             let before = b.get(|p| p.frame_count);
-            b.run_until(20_000, "a wrapped frame", |b| b.get(|p| p.frame_count) == before + 1)?;
+            b.run_until(20_000, "a wrapped frame", |b| {
+                b.get(|p| p.frame_count) == before + 1
+            })?;
             let got = b.ring_read(base, size, rptr, len);
-            assert_eq!(got, frame_bytes(n, len), "frame {n} across the wrap, seed {seed}");
+            assert_eq!(
+                got,
+                frame_bytes(n, len),
+                "frame {n} across the wrap, seed {seed}"
+            );
             rptr = (rptr + padded) % size;
             assert_eq!(b.get(|p| p.wptr), rptr);
             b.m.set(b.p.rptr, rptr);
             b.m.eval()?;
         }
-        assert_eq!(b.get(|p| p.overflow_count), 2, "no overflow while the reader keeps up");
+        assert_eq!(
+            b.get(|p| p.overflow_count),
+            2,
+            "no overflow while the reader keeps up"
+        );
     }
     Ok(())
 }

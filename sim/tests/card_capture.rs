@@ -4,9 +4,9 @@
 
 mod card_driver;
 
+use card_driver::Card;
 use card_regs::{self as regs, control, irq_enable};
 use card_sim::{Result, Top};
-use card_driver::Card;
 
 fn mode(m: u64, ch0: bool) -> u32 {
     let mut v = m << control::MODE_LSB;
@@ -35,17 +35,21 @@ fn setup_capture(card: &mut Card, gap: u32) -> Result<()> {
     Ok(())
 }
 
-/// Reads the frames between the read pointer and the write pointer through the DDR backdoor,
+/// Reads the whole frames between the read pointer and the write pointer through the DDR backdoor,
 /// validates them, and moves the read pointer past them. Returns their sequence numbers.
 fn consume(card: &mut Card) -> Result<Vec<u32>> {
     let wptr = card.read(regs::CAP_WPTR)?;
     let mut rptr = card.read(regs::CAP_RPTR)?;
     let mut seqs = Vec::new();
-    while rptr != wptr {
+    // The write pointer moves burst by burst: only whole frames before it are read.
+    let mut available = (wptr + RING_SIZE - rptr) % RING_SIZE;
+    while available >= PADDED {
+        available -= PADDED;
         // A frame may straddle the ring's end: read it in two parts.
         let mut bytes = vec![0u8; CAP_LEN as usize];
         let first = (RING_SIZE - rptr).min(CAP_LEN) as usize;
-        card.m.ddr_read(u64::from(RING_BASE + rptr), &mut bytes[..first])?;
+        card.m
+            .ddr_read(u64::from(RING_BASE + rptr), &mut bytes[..first])?;
         card.m.ddr_read(u64::from(RING_BASE), &mut bytes[first..])?;
         let p = frame::parse(&bytes)
             .unwrap_or_else(|e| panic!("frame at ring offset {rptr:#x} is not valid: {e}"));
@@ -72,15 +76,27 @@ fn capture_fills_overflows_and_wraps() -> Result<()> {
     // Stop the source to inspect a stable ring.
     card.write(regs::CONTROL, mode(control::MODE_CAPTURE, false))?;
     card.ticks(2_000)?;
-    assert_eq!(card.read(regs::CAP_WPTR)?, KEPT * PADDED, "the ring is as full as it gets");
+    assert_eq!(
+        card.read(regs::CAP_WPTR)?,
+        KEPT * PADDED,
+        "the ring is as full as it gets"
+    );
     assert_eq!(card.read(regs::CAP_FILL)?, KEPT * PADDED);
     assert_eq!(card.read64(regs::CAP_FRAMES_LO)?, u64::from(KEPT));
     let overflow = card.read64(regs::CAP_OVERFLOW_LO)?;
     let sent = card.read64(regs::SRC0_SENT_LO)?;
     assert!(overflow >= 2);
-    assert_eq!(sent, u64::from(KEPT) + overflow, "every sent frame was written or counted as overflow");
+    assert_eq!(
+        sent,
+        u64::from(KEPT) + overflow,
+        "every sent frame was written or counted as overflow"
+    );
     let seqs = consume(&mut card)?;
-    assert_eq!(seqs, (0..KEPT).collect::<Vec<_>>(), "the oldest frames were kept (drop-new)");
+    assert_eq!(
+        seqs,
+        (0..KEPT).collect::<Vec<_>>(),
+        "the oldest frames were kept (drop-new)"
+    );
     assert_eq!(card.read(regs::CAP_FILL)?, 0);
 
     // With a gap between frames the host keeps up: the ring wraps several times.
@@ -94,13 +110,28 @@ fn capture_fills_overflows_and_wraps() -> Result<()> {
             break;
         }
     }
-    assert!(all.len() >= 12, "12 frames captured through the wrap, got {}", all.len());
+    assert!(
+        all.len() >= 12,
+        "12 frames captured through the wrap, got {}",
+        all.len()
+    );
     let first = u64::from(all[0]);
-    assert_eq!(first, sent, "the first frame after the overflow phase follows it");
+    assert_eq!(
+        first, sent,
+        "the first frame after the overflow phase follows it"
+    );
     for (i, s) in all.iter().enumerate() {
-        assert_eq!(u64::from(*s), first + i as u64, "no frame lost while the host keeps up");
+        assert_eq!(
+            u64::from(*s),
+            first + i as u64,
+            "no frame lost while the host keeps up"
+        );
     }
-    assert_eq!(card.read64(regs::CAP_OVERFLOW_LO)?, overflow, "no new overflow");
+    assert_eq!(
+        card.read64(regs::CAP_OVERFLOW_LO)?,
+        overflow,
+        "no new overflow"
+    );
     Ok(())
 }
 
@@ -117,7 +148,11 @@ fn interrupt_at_fill_level_held_until_ack() -> Result<()> {
     card.run_until(20_000, "the fill interrupt", |c| c.irq_req())?;
     let fill = card.read(regs::CAP_FILL)?;
     assert!(fill >= 2 * PADDED, "raised at the level, fill {fill}");
-    assert_eq!(card.read64(regs::CAP_FRAMES_LO)?, 2, "raised by the second frame");
+    assert_eq!(
+        card.read64(regs::CAP_FRAMES_LO)?,
+        2,
+        "raised by the second frame"
+    );
     // Held while not acknowledged, however long.
     for _ in 0..500 {
         card.cycle()?;
@@ -126,9 +161,15 @@ fn interrupt_at_fill_level_held_until_ack() -> Result<()> {
     card.ack_irq()?;
     assert!(!card.irq_req(), "the acknowledge drops the request");
     let status = card.read(regs::IRQ_STATUS)?;
-    assert_eq!(u64::from(status) & regs::irq_status::CAP_FILL_MASK, regs::irq_status::CAP_FILL_MASK);
+    assert_eq!(
+        u64::from(status) & regs::irq_status::CAP_FILL_MASK,
+        regs::irq_status::CAP_FILL_MASK
+    );
     card.write(regs::IRQ_STATUS, regs::irq_status::CAP_FILL_MASK as u32)?;
-    assert_eq!(u64::from(card.read(regs::IRQ_STATUS)?) & regs::irq_status::CAP_FILL_MASK, 0);
+    assert_eq!(
+        u64::from(card.read(regs::IRQ_STATUS)?) & regs::irq_status::CAP_FILL_MASK,
+        0
+    );
     // Staying above the level raises nothing new.
     card.ticks(200)?;
     assert!(!card.irq_req());

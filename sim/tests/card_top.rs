@@ -3,9 +3,9 @@
 
 mod card_driver;
 
+use card_driver::{Card, BEAT};
 use card_regs::{self as regs, control, Access, REGISTERS};
 use card_sim::{Result, Top};
-use card_driver::{Card, BEAT};
 
 fn mode(m: u64, ch0: bool, ch1: bool) -> u32 {
     let mut v = m << control::MODE_LSB;
@@ -41,7 +41,12 @@ fn register_map_matches_the_table() -> Result<()> {
             Access::ReadWrite => {
                 let w = words[0];
                 card.write(w, u32::MAX)?;
-                assert_eq!(u64::from(card.read(w)?), r.mask, "{} keeps its field bits", r.name);
+                assert_eq!(
+                    u64::from(card.read(w)?),
+                    r.mask,
+                    "{} keeps its field bits",
+                    r.name
+                );
                 card.write(w, 0)?;
                 assert_eq!(card.read(w)?, 0, "{} clears", r.name);
                 // Byte strobes: only the selected lanes change.
@@ -74,7 +79,12 @@ fn register_map_matches_the_table() -> Result<()> {
             }
             Access::WriteOneToClear => {
                 card.write(words[0], u32::MAX)?;
-                assert_eq!(u64::from(card.read(words[0])?), r.reset, "{} is not set by a write", r.name);
+                assert_eq!(
+                    u64::from(card.read(words[0])?),
+                    r.reset,
+                    "{} is not set by a write",
+                    r.name
+                );
             }
         }
     }
@@ -93,14 +103,22 @@ fn timestamp_counts_cycles() -> Result<()> {
     card.ticks(1000)?;
     let t1 = card.read64(regs::TIMESTAMP_LO)?;
     let c1 = card.cycle_count();
-    assert_eq!(t1 - t0, c1 - c0, "one count per cycle between equal read sequences");
+    assert_eq!(
+        t1 - t0,
+        c1 - c0,
+        "one count per cycle between equal read sequences"
+    );
     Ok(())
 }
 
 /// A frame of `len` bytes whose bytes depend on `n` and the position.
 fn test_bytes(n: u32, len: usize) -> Vec<u8> {
     (0..len)
-        .map(|i| (i as u32).wrapping_mul(31).wrapping_add(n.wrapping_mul(0x9e37)) as u8)
+        .map(|i| {
+            (i as u32)
+                .wrapping_mul(31)
+                .wrapping_add(n.wrapping_mul(0x9e37)) as u8
+        })
         .collect()
 }
 
@@ -129,8 +147,16 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
         }
         card.cycle()?;
         for f in card.take_c2h(0) {
-            assert_eq!(f.bytes, test_bytes(checked, LEN), "frame {checked} comes back unchanged");
-            assert_eq!(f.last_cycle - f.first_cycle + 1, beats_per_frame, "frame {checked} has no bubble");
+            assert_eq!(
+                f.bytes,
+                test_bytes(checked, LEN),
+                "frame {checked} comes back unchanged"
+            );
+            assert_eq!(
+                f.last_cycle - f.first_cycle + 1,
+                beats_per_frame,
+                "frame {checked} has no bubble"
+            );
             first_cycle.get_or_insert(f.first_cycle);
             last_cycle = f.last_cycle;
             checked += 1;
@@ -146,7 +172,11 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
         total_beats,
         "{total_beats} beats in as many cycles: one beat per cycle, no bubble between frames"
     );
-    assert_eq!(card.h2c_stalls - stalls_before, 0, "H2C0 was ready on every cycle");
+    assert_eq!(
+        card.h2c_stalls - stalls_before,
+        0,
+        "H2C0 was ready on every cycle"
+    );
     assert_eq!(card.c2h_beats(0), total_beats);
     Ok(())
 }
@@ -181,8 +211,19 @@ fn loop_survives_backpressure() -> Result<()> {
 }
 
 /// Configures frame source `src` (0 or 1).
-fn setup_source(card: &mut Card, src: u32, len: u32, gap: u32, prbs: bool, seed: u32) -> Result<()> {
-    let base = if src == 0 { regs::SRC0_FRAME_LEN } else { regs::SRC1_FRAME_LEN };
+fn setup_source(
+    card: &mut Card,
+    src: u32,
+    len: u32,
+    gap: u32,
+    prbs: bool,
+    seed: u32,
+) -> Result<()> {
+    let base = if src == 0 {
+        regs::SRC0_FRAME_LEN
+    } else {
+        regs::SRC1_FRAME_LEN
+    };
     let off = base - regs::SRC0_FRAME_LEN;
     card.write(regs::SRC0_FRAME_LEN + off, len)?;
     card.write(regs::SRC0_GAP + off, gap)?;
@@ -200,7 +241,11 @@ fn validate(frames: &[card_driver::Frame], channel: u8, len: usize, first_seq: u
             .unwrap_or_else(|e| panic!("channel {channel} frame {i} is not valid: {e}"));
         assert_eq!(p.header.channel, channel, "frame {i} channel");
         assert_eq!(p.frame_len, len, "frame {i} length");
-        assert_eq!(p.header.sequence, first_seq + i as u32, "frame {i} sequence");
+        assert_eq!(
+            p.header.sequence,
+            first_seq + i as u32,
+            "frame {i} sequence"
+        );
         assert_eq!(p.header.seed, seed, "frame {i} seed");
         assert!(p.header.timestamp >= last_ts, "timestamps never go back");
         last_ts = p.header.timestamp;
@@ -275,7 +320,10 @@ fn echo_answers_each_request_with_its_sequence() -> Result<()> {
         let f = card.take_c2h(0);
         assert_eq!(f.len(), 1, "one answer per request");
         let p = frame::parse(&f[0].bytes).expect("the answer is a valid frame");
-        assert_eq!(p.header.sequence, seq, "the answer carries the request's sequence");
+        assert_eq!(
+            p.header.sequence, seq,
+            "the answer carries the request's sequence"
+        );
         assert_eq!(p.frame_len, 128);
         card.ticks(50)?;
         assert_eq!(card.c2h_frames(0), 0, "no second answer");
