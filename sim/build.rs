@@ -85,8 +85,8 @@ fn env(key: &str) -> String {
 }
 
 fn read_tops(path: &Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok(text
         .lines()
         .map(str::trim)
@@ -100,9 +100,7 @@ fn top_file(root: &Path, top: &str) -> Result<PathBuf, String> {
         .iter()
         .flat_map(|dir| ["v", "sv"].map(|ext| root.join(dir).join(format!("{top}.{ext}"))))
         .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!("top `{top}` of sim/tops.txt has no file hdl/rtl/{top}.v or hdl/sim/{top}.v")
-        })
+        .ok_or_else(|| format!("top `{top}` of sim/tops.txt has no file hdl/rtl/{top}.v or hdl/sim/{top}.v"))
 }
 
 fn verilate(v: &Verilator, root: &Path, out: &Path, top: &str) -> Result<Verilated, String> {
@@ -113,33 +111,11 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, top: &str) -> Result<Verilat
     let output = v
         .command()
         .current_dir(root)
-        .args([
-            "--cc",
-            "--make",
-            "json",
-            "--trace-fst",
-            "--no-timing",
-            "--assert",
-        ])
+        .args(["--cc", "--make", "json", "--trace-fst", "--no-timing", "--assert"])
         // Warnings are the lint task's job (`cargo xtask lint`, -Wall); here they must not stop
         // a build that the user asked for while iterating.
-        .args([
-            "-Wno-fatal",
-            "-O3",
-            "--x-assign",
-            "fast",
-            "--x-initial",
-            "fast",
-        ])
-        .args([
-            "-Ihdl/rtl",
-            "-Ihdl/sim",
-            "-Ihdl/include",
-            "-y",
-            "hdl/rtl",
-            "-y",
-            "hdl/sim",
-        ])
+        .args(["-Wno-fatal", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
+        .args(["-Ihdl/rtl", "-Ihdl/sim", "-Ihdl/include", "-y", "hdl/rtl", "-y", "hdl/sim"])
         .args(["--quiet", "hdl/lint.vlt"])
         .args(["--top-module", top, "--prefix", &prefix, "-Mdir"])
         .arg(&mdir)
@@ -162,12 +138,7 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, top: &str) -> Result<Verilat
     let list = |key: &str| -> Vec<PathBuf> {
         json["sources"][key]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str())
-                    .map(PathBuf::from)
-                    .collect()
-            })
+            .map(|a| a.iter().filter_map(|s| s.as_str()).map(PathBuf::from).collect())
             .unwrap_or_default()
     };
     let mut fast = list("classes_fast");
@@ -176,12 +147,7 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, top: &str) -> Result<Verilat
     slow.extend(list("support_slow"));
     let ldflags = json["options"]["ldflags"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str())
-                .map(str::to_string)
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(|s| s.as_str()).map(str::to_string).collect())
         .unwrap_or_default();
     let header = mdir.join(format!("{prefix}.h"));
     let ports = parse_ports(
@@ -289,16 +255,9 @@ fn generate(out: &Path, built: &[Verilated]) -> Result<PathBuf, String> {
          #[non_exhaustive]\npub enum Top {\n",
     );
     for b in built {
-        let _ = writeln!(
-            rs,
-            "    /// The RTL module `{}`.\n    {},",
-            b.top,
-            camel(&b.top)
-        );
+        let _ = writeln!(rs, "    /// The RTL module `{}`.\n    {},", b.top, camel(&b.top));
     }
-    rs.push_str(
-        "}\n\nimpl Top {\n    /// Every top of this build.\n    pub const ALL: &'static [Top] = &[",
-    );
+    rs.push_str("}\n\nimpl Top {\n    /// Every top of this build.\n    pub const ALL: &'static [Top] = &[");
     for b in built {
         let _ = write!(rs, "Top::{}, ", camel(&b.top));
     }
@@ -377,13 +336,7 @@ fn compile(v: &Verilator, manifest: &Path, out: &Path, built: &[Verilated]) -> R
     for m in built {
         bridge.include(&m.mdir);
     }
-    for (k, val) in [
-        ("VM_TRACE", "1"),
-        ("VM_TRACE_FST", "1"),
-        ("VM_SC", "0"),
-        ("VM_COVERAGE", "0"),
-        ("VM_TIMING", "0"),
-    ] {
+    for (k, val) in [("VM_TRACE", "1"), ("VM_TRACE_FST", "1"), ("VM_SC", "0"), ("VM_COVERAGE", "0"), ("VM_TIMING", "0")] {
         bridge.define(k, val);
     }
     bridge.warnings(false).opt_level(2);
@@ -397,22 +350,10 @@ fn compile(v: &Verilator, manifest: &Path, out: &Path, built: &[Verilated]) -> R
     for m in built {
         let mut fast = base_build(v, built);
         fast.opt_level(2).files(&m.fast);
-        compile_cached(
-            &fast,
-            &format!("card_sim_vl_{}_fast", m.top),
-            &m.fast,
-            &[&version],
-            out,
-        )?;
+        compile_cached(&fast, &format!("card_sim_vl_{}_fast", m.top), &m.fast, &[&version], out)?;
         let mut slow = base_build(v, built);
         slow.opt_level(0).files(&m.slow);
-        compile_cached(
-            &slow,
-            &format!("card_sim_vl_{}_slow", m.top),
-            &m.slow,
-            &[&version],
-            out,
-        )?;
+        compile_cached(&slow, &format!("card_sim_vl_{}_slow", m.top), &m.slow, &[&version], out)?;
     }
 
     // The runtime is compiled once for all tops, with the hooks that turn $stop/$fatal into

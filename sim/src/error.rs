@@ -16,9 +16,7 @@ pub enum SimError {
         message: String,
     },
     /// An earlier RTL error left this model mid-evaluation.
-    #[error(
-        "model `{model}` stopped on an earlier RTL error; its state is unusable: build a new model"
-    )]
+    #[error("model `{model}` stopped on an earlier RTL error; its state is unusable: build a new model")]
     Poisoned {
         /// The model's name.
         model: String,

@@ -99,9 +99,7 @@ impl ModelBuilder {
         let name = self.name.unwrap_or_else(default_name);
         let waves = match self.waves {
             Some(p) => Some(p),
-            None if waves_requested() => {
-                Some(waves_dir().join(format!("{}.fst", file_safe(&name))))
-            }
+            None if waves_requested() => Some(waves_dir().join(format!("{}.fst", file_safe(&name)))),
             None => None,
         };
         if let Some(dir) = waves.as_deref().and_then(Path::parent) {
@@ -115,10 +113,11 @@ impl ModelBuilder {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
         let top = self.top.name();
-        let mut inner = ffi::new_model(top, &name, &waves_str).map_err(|e| SimError::Create {
-            top: top.to_string(),
-            message: e.what().to_string(),
-        })?;
+        let mut inner =
+            ffi::new_model(top, &name, &waves_str).map_err(|e| SimError::Create {
+                top: top.to_string(),
+                message: e.what().to_string(),
+            })?;
         let descs = pin(&mut inner, top)?.ports();
         let slots = descs
             .iter()
@@ -129,11 +128,7 @@ impl ModelBuilder {
                     width: d.width(),
                     output: d.is_output(),
                     storage,
-                    mask: if d.width() >= 64 {
-                        u64::MAX
-                    } else {
-                        (1u64 << d.width()) - 1
-                    },
+                    mask: if d.width() >= 64 { u64::MAX } else { (1u64 << d.width()) - 1 },
                     addr: d.addr() as *mut u8,
                 }
             })
@@ -460,18 +455,12 @@ impl Model {
 
     /// Completed cycles (rising edges) of `clock`.
     pub fn cycles(&self, clock: ClockId) -> u64 {
-        self.sched
-            .clocks
-            .get(clock.index())
-            .map_or(0, Clock::cycles)
+        self.sched.clocks.get(clock.index()).map_or(0, Clock::cycles)
     }
 
     /// The frequency of `clock` in hertz.
     pub fn clock_freq_hz(&self, clock: ClockId) -> u64 {
-        self.sched
-            .clocks
-            .get(clock.index())
-            .map_or(0, |c| c.freq_hz)
+        self.sched.clocks.get(clock.index()).map_or(0, |c| c.freq_hz)
     }
 
     /// The next instant at which any clock has an edge, and which edges those are, without
@@ -742,13 +731,7 @@ fn default_name() -> String {
 fn file_safe(name: &str) -> String {
     name.replace("::", "__")
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
         .collect()
 }
 
