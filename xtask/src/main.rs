@@ -1,8 +1,9 @@
-//! Project tasks run as `cargo xtask <task>`: setup, lint, test, demo.
+//! Project tasks run as `cargo xtask <task>`: setup, lint, test, demo, codegen.
 //!
-//! Kept to the standard library and `verilator-find` so that it builds in seconds on a fresh
-//! clone, before anything else is compiled.
+//! Kept to the standard library, `verilator-find`, and `toml`/`serde` for the register table, so
+//! that it builds in seconds on a fresh clone, before anything else is compiled.
 
+mod codegen;
 mod setup;
 #[cfg(test)]
 mod tidy;
@@ -18,6 +19,7 @@ tasks:
   lint    verilator --lint-only -Wall over every RTL file in hdl/
   test    setup, lint, then every test of the workspace
   demo    setup, then the main job on the simulated card
+  codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
 ";
 
 fn main() -> ExitCode {
@@ -27,6 +29,11 @@ fn main() -> ExitCode {
         Some("lint") => lint(&root()),
         Some("test") => test(&root(), &args[1..]),
         Some("demo") => demo(&root(), &args[1..]),
+        Some("codegen") => match args.get(1).map(String::as_str) {
+            None => codegen::codegen(&root(), false),
+            Some("--check") => codegen::codegen(&root(), true),
+            Some(other) => Err(format!("unknown codegen option `{other}`\n{USAGE}")),
+        },
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())
@@ -118,6 +125,7 @@ fn cargo() -> Command {
 fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     setup::setup(root)?;
     lint(root)?;
+    codegen::codegen(root, true)?;
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--all-targets"])
         .args(extra);

@@ -5,11 +5,12 @@ use axi_bfm::{AxilMaster, BfmError, Channel, Env, PauseSpec, ResetPolarity};
 use card_sim::{ClockId, Model, Top};
 use rstest::rstest;
 
-const CARD_ID: u64 = 0x4441_5131;
-const CARD_VERSION: u64 = 0x0000_0001;
-const REG_ID: u64 = 0x000;
-const REG_VERSION: u64 = 0x004;
-const REG_SCRATCH: u64 = 0x008;
+// The map's table (hdl/regs.toml) is the source of truth: these come from it through card-regs.
+const CARD_ID: u64 = card_regs::id::RESET;
+const CARD_VERSION: u64 = card_regs::version::RESET;
+const REG_ID: u64 = card_regs::ID as u64;
+const REG_VERSION: u64 = card_regs::VERSION as u64;
+const REG_SCRATCH: u64 = card_regs::SCRATCH as u64;
 
 fn card(pauses: &PauseSpec) -> (Env, ClockId, AxilMaster) {
     let mut env = Env::new(Model::new(Top::CardCore).expect("model"));
