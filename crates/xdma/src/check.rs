@@ -175,7 +175,7 @@ mod tests {
         // Same offset within the alignment on both sides is what the engine needs.
         assert!(mm(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1010, 16).is_ok());
         // Exactly up to the end is fine.
-        assert!(mm(&i, "w", Direction::H2C, 0, CardAddr((1 << 20) - 16), 0, 16).is_ok());
+        assert!(mm(&i, "w", Direction::H2C, 0, CardAddr((1 << 20) - 16), 0x30, 16).is_ok());
     }
 
     #[test]

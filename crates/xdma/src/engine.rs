@@ -413,7 +413,7 @@ mod tests {
             beats: 3,
         };
         assert_eq!(b.strobes(0, 16), 0xfff8);
-        assert_eq!(b.strobes(1, 16), 0x00ff);
+        assert_eq!(b.strobes(1, 16), 0x007f);
         assert_eq!(b.strobes(2, 16), 0);
         let full = Burst {
             addr: 0,

@@ -571,7 +571,9 @@ mod tests {
         wide.c2h.max_outstanding_reads = 16;
         wide.h2c.max_outstanding_reads = 16;
         let wide = TimingModel::new(TimingConfig::default(), wide).expect("wide");
-        assert!(c2h(&wide, CARD) > 1.5 * c2h(&base, CARD));
+        // Twice the window would double the rate, but the link's memory writes (3.6 GB/s at
+        // 256-byte payloads) now cap it: still well above the window-bound 2.5 GB/s.
+        assert!(c2h(&wide, CARD) > 1.35 * c2h(&base, CARD));
         let fast = CardLatency {
             read_ns: 0.0,
             ..CARD

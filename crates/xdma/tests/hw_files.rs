@@ -74,7 +74,7 @@ fn registers_are_one_le_word_per_call() {
     let emu = Emu::new();
     let card = HwCard::open(&hw_config(&emu)).expect("open");
     card.write_reg(REG_SCRATCH, 0x1122_3344).expect("write");
-    let user = File::open(emu.node("_user")).expect("user");
+    let user = std::fs::OpenOptions::new().read(true).write(true).open(emu.node("_user")).expect("user");
     let mut w = [0u8; 4];
     user.read_exact_at(&mut w, REG_SCRATCH).expect("raw");
     assert_eq!(w, [0x44, 0x33, 0x22, 0x11], "little-endian word at the offset");
@@ -92,7 +92,7 @@ fn the_user_bar_can_be_mapped() {
     let card = HwCard::open(&cfg).expect("open with mmap");
     assert_eq!(card.info().card_id, CARD_ID);
     card.write_reg(0xfffc, 0xa5a5_5a5a).expect("last word");
-    let user = File::open(emu.node("_user")).expect("user");
+    let user = std::fs::OpenOptions::new().read(true).write(true).open(emu.node("_user")).expect("user");
     let mut w = [0u8; 4];
     user.read_exact_at(&mut w, 0xfffc).expect("raw");
     assert_eq!(u32::from_le_bytes(w), 0xa5a5_5a5a, "the mapping writes through to the node");
