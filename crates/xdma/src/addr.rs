@@ -6,8 +6,19 @@ use std::fmt;
 /// on the card's `s_axi` port; on the Linux driver, the file offset of an `_h2c_<k>` or
 /// `_c2h_<k>` node). A newtype so that a card address is never confused with a host pointer, a
 /// length or a register offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(transparent)]
 pub struct CardAddr(pub u64);
 

@@ -88,16 +88,31 @@ impl Card for Xdma {
 }
 
 impl AsyncCard for Xdma {
-    async fn write_mm_async(&self, channel: usize, addr: CardAddr, data: DmaBuffer) -> BufResult<Transfer> {
+    async fn write_mm_async(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        data: DmaBuffer,
+    ) -> BufResult<Transfer> {
         each!(self, c => c.write_mm_async(channel, addr, data).await)
     }
-    async fn read_mm_async(&self, channel: usize, addr: CardAddr, buf: DmaBuffer) -> BufResult<Transfer> {
+    async fn read_mm_async(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        buf: DmaBuffer,
+    ) -> BufResult<Transfer> {
         each!(self, c => c.read_mm_async(channel, addr, buf).await)
     }
     async fn send_stream_async(&self, channel: usize, frame: DmaBuffer) -> BufResult<Transfer> {
         each!(self, c => c.send_stream_async(channel, frame).await)
     }
-    async fn recv_stream_async(&self, channel: usize, buf: DmaBuffer, timeout: Duration) -> BufResult<Transfer> {
+    async fn recv_stream_async(
+        &self,
+        channel: usize,
+        buf: DmaBuffer,
+        timeout: Duration,
+    ) -> BufResult<Transfer> {
         each!(self, c => c.recv_stream_async(channel, buf, timeout).await)
     }
     async fn read_reg_async(&self, offset: u64) -> Result<u32> {

@@ -37,7 +37,12 @@ pub(crate) fn mm(
 /// The driver's rule for incrementing-address (memory-mapped) transfers: the buffer's and the
 /// card address's offsets within the alignment must match, because the engine moves data in
 /// aligned beats on both sides.
-pub(crate) fn mm_align(op: &'static str, align: u64, buf_addr: usize, addr: CardAddr) -> Result<()> {
+pub(crate) fn mm_align(
+    op: &'static str,
+    align: u64,
+    buf_addr: usize,
+    addr: CardAddr,
+) -> Result<()> {
     if align <= 1 {
         return Ok(());
     }
@@ -166,16 +171,51 @@ mod tests {
         let i = info();
         let k = |r: Result<()>| r.expect_err("must fail").kind();
         assert!(mm(&i, "w", Direction::H2C, 0, CardAddr(0), 0x1000, 16).is_ok());
-        assert_eq!(k(mm(&i, "w", Direction::H2C, 1, CardAddr(0), 0, 16)), ErrorKind::NoSuchChannel);
-        assert_eq!(k(mm(&i, "r", Direction::C2H, 1, CardAddr(0), 0, 16)), ErrorKind::WrongChannelKind);
-        assert_eq!(k(mm(&i, "w", Direction::H2C, 0, CardAddr(0), 0, 0)), ErrorKind::InvalidInput);
-        assert_eq!(k(mm(&i, "w", Direction::H2C, 0, CardAddr((1 << 20) - 8), 0, 16)), ErrorKind::OutOfRange);
-        assert_eq!(k(mm(&i, "w", Direction::H2C, 0, CardAddr(u64::MAX), 0, 16)), ErrorKind::OutOfRange);
-        assert_eq!(k(mm(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1000, 16)), ErrorKind::Misaligned);
+        assert_eq!(
+            k(mm(&i, "w", Direction::H2C, 1, CardAddr(0), 0, 16)),
+            ErrorKind::NoSuchChannel
+        );
+        assert_eq!(
+            k(mm(&i, "r", Direction::C2H, 1, CardAddr(0), 0, 16)),
+            ErrorKind::WrongChannelKind
+        );
+        assert_eq!(
+            k(mm(&i, "w", Direction::H2C, 0, CardAddr(0), 0, 0)),
+            ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            k(mm(
+                &i,
+                "w",
+                Direction::H2C,
+                0,
+                CardAddr((1 << 20) - 8),
+                0,
+                16
+            )),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            k(mm(&i, "w", Direction::H2C, 0, CardAddr(u64::MAX), 0, 16)),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            k(mm(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1000, 16)),
+            ErrorKind::Misaligned
+        );
         // Same offset within the alignment on both sides is what the engine needs.
         assert!(mm(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1010, 16).is_ok());
         // Exactly up to the end is fine.
-        assert!(mm(&i, "w", Direction::H2C, 0, CardAddr((1 << 20) - 16), 0x30, 16).is_ok());
+        assert!(mm(
+            &i,
+            "w",
+            Direction::H2C,
+            0,
+            CardAddr((1 << 20) - 16),
+            0x30,
+            16
+        )
+        .is_ok());
     }
 
     #[test]
@@ -183,10 +223,22 @@ mod tests {
         let i = info();
         let k = |r: Result<()>| r.expect_err("must fail").kind();
         assert!(stream(&i, "recv", Direction::C2H, 1, 0x2000, 64).is_ok());
-        assert_eq!(k(stream(&i, "recv", Direction::C2H, 0, 0x2000, 64)), ErrorKind::WrongChannelKind);
-        assert_eq!(k(stream(&i, "send", Direction::H2C, 3, 0x2000, 64)), ErrorKind::NoSuchChannel);
-        assert_eq!(k(stream(&i, "recv", Direction::C2H, 1, 0x2001, 64)), ErrorKind::Misaligned);
-        assert_eq!(k(stream(&i, "recv", Direction::C2H, 1, 0x2000, 0)), ErrorKind::InvalidInput);
+        assert_eq!(
+            k(stream(&i, "recv", Direction::C2H, 0, 0x2000, 64)),
+            ErrorKind::WrongChannelKind
+        );
+        assert_eq!(
+            k(stream(&i, "send", Direction::H2C, 3, 0x2000, 64)),
+            ErrorKind::NoSuchChannel
+        );
+        assert_eq!(
+            k(stream(&i, "recv", Direction::C2H, 1, 0x2001, 64)),
+            ErrorKind::Misaligned
+        );
+        assert_eq!(
+            k(stream(&i, "recv", Direction::C2H, 1, 0x2000, 0)),
+            ErrorKind::InvalidInput
+        );
         assert!(reg(&i, 0xffc).is_ok());
         assert_eq!(k(reg(&i, 2)), ErrorKind::RegisterAccess);
         assert_eq!(k(reg(&i, 0x1000)), ErrorKind::OutOfRange);

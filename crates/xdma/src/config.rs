@@ -181,7 +181,9 @@ impl Config {
     /// Checks the values that no type rules out.
     pub fn validate(&self) -> Result<()> {
         if self.memory_size == 0 {
-            return Err(Error::Config("memory_size = 0: the card needs memory".into()));
+            return Err(Error::Config(
+                "memory_size = 0: the card needs memory".into(),
+            ));
         }
         if self.user_bar_size < 4 || self.user_bar_size % 4 != 0 {
             return Err(Error::Config(format!(
@@ -239,11 +241,18 @@ mod tests {
             _ => None,
         })
         .expect("config");
-        assert_eq!(cfg.backend, BackendKind::Sim, "the environment wins over the file");
+        assert_eq!(
+            cfg.backend,
+            BackendKind::Sim,
+            "the environment wins over the file"
+        );
         assert_eq!(cfg.memory_size, 1 << 20);
         assert_eq!(cfg.sim.engine.c2h.max_outstanding_reads, 32);
         assert_eq!(cfg.sim.timing.link.lanes, 4);
-        assert_eq!(cfg.sim.timing.link.generation, 2, "unset fields keep defaults");
+        assert_eq!(
+            cfg.sim.timing.link.generation, 2,
+            "unset fields keep defaults"
+        );
         // A round trip through serde keeps every field.
         let json = serde_json::to_string(&cfg).expect("json");
         let back: Config = serde_json::from_str(&json).expect("json back");
@@ -257,6 +266,9 @@ mod tests {
         let mut c = Config::default();
         assert!(c.validate().is_ok());
         c.user_bar_size = 6;
-        assert_eq!(c.validate().expect_err("bad bar").kind(), crate::ErrorKind::Config);
+        assert_eq!(
+            c.validate().expect_err("bad bar").kind(),
+            crate::ErrorKind::Config
+        );
     }
 }

@@ -193,7 +193,11 @@ impl Burst {
     /// `data_bytes` lanes.
     pub fn strobes(&self, beat: u32, data_bytes: u32) -> u128 {
         let db = u64::from(data_bytes);
-        let lanes_all: u128 = if data_bytes >= 128 { u128::MAX } else { (1u128 << data_bytes) - 1 };
+        let lanes_all: u128 = if data_bytes >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << data_bytes) - 1
+        };
         let first_lane = self.addr % db;
         let beat_start = self.addr - first_lane + u64::from(beat) * db;
         let lo = self.addr.max(beat_start);
@@ -203,7 +207,11 @@ impl Burst {
         }
         let from = lo - beat_start;
         let to = hi - beat_start;
-        let upto = if to >= 128 { u128::MAX } else { (1u128 << to) - 1 };
+        let upto = if to >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << to) - 1
+        };
         (upto & !((1u128 << from) - 1)) & lanes_all
     }
 }
@@ -242,7 +250,9 @@ pub fn pcie_pieces(addr: u64, len: u64, max: u64) -> Vec<u64> {
     let mut a = addr;
     let end = addr + len;
     while a < end {
-        let n = (end - a).min(max.max(1)).min(AXI_BOUNDARY - a % AXI_BOUNDARY);
+        let n = (end - a)
+            .min(max.max(1))
+            .min(AXI_BOUNDARY - a % AXI_BOUNDARY);
         out.push(n);
         a += n;
     }

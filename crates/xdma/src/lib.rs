@@ -39,7 +39,9 @@ pub mod sim;
 
 pub use addr::CardAddr;
 pub use any::Xdma;
-pub use api::{AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer};
+pub use api::{
+    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer,
+};
 pub use buffer::{DmaBuffer, DMA_ALIGN};
 pub use config::{BackendKind, Config, HwConfig, SimConfig, BACKEND_ENV, CONFIG_ENV, DEVICE_ENV};
 pub use error::{Error, ErrorKind, Result};

@@ -190,7 +190,11 @@ pub struct TransferTime {
 impl TransferTime {
     /// The whole duration in picoseconds.
     pub fn total_ps(&self) -> u64 {
-        self.submit_ps + self.descriptor_ps + self.data_ps + self.completion_ps + self.host_complete_ps
+        self.submit_ps
+            + self.descriptor_ps
+            + self.data_ps
+            + self.completion_ps
+            + self.host_complete_ps
     }
 }
 
@@ -241,12 +245,17 @@ impl TimingModel {
         ];
         for (name, v) in positive {
             if !(v.is_finite() && v > 0.0) {
-                return Err(Error::Config(format!("link {name} = {v}: must be a positive number")));
+                return Err(Error::Config(format!(
+                    "link {name} = {v}: must be a positive number"
+                )));
             }
         }
         let non_negative = [
             ("link round_trip_ns", l.round_trip_ns),
-            ("engine c2h_engine_latency_ns", cfg.engine.c2h_engine_latency_ns),
+            (
+                "engine c2h_engine_latency_ns",
+                cfg.engine.c2h_engine_latency_ns,
+            ),
             ("host submit_ns", cfg.host.submit_ns),
             ("host complete_ns", cfg.host.complete_ns),
         ];
@@ -530,7 +539,8 @@ mod tests {
     fn back_to_back_transfers_match_the_reference_within_25_percent() {
         let m = model();
         let table = reference();
-        for &(block, write_ref, read_ref) in table.iter().filter(|r| r.0 == 4096 || r.0 == 8 << 20) {
+        for &(block, write_ref, read_ref) in table.iter().filter(|r| r.0 == 4096 || r.0 == 8 << 20)
+        {
             for (dir, reference) in [(Direction::H2C, write_ref), (Direction::C2H, read_ref)] {
                 let t = m.transfer(dir, 0, 0, block, CARD);
                 let mb_s = block as f64 / t.total_ps() as f64 * 1e6;
@@ -539,7 +549,10 @@ mod tests {
                     "{dir} {block:>8} B: model {mb_s:7.1} MB/s, reference {reference:7.1} MB/s ({:+.1} %), {t:?}",
                     err * 100.0
                 );
-                assert!(err.abs() < 0.25, "{dir} {block} B: {mb_s:.1} MB/s vs {reference} MB/s");
+                assert!(
+                    err.abs() < 0.25,
+                    "{dir} {block} B: {mb_s:.1} MB/s vs {reference} MB/s"
+                );
             }
         }
     }
@@ -548,14 +561,18 @@ mod tests {
     fn fixed_and_per_byte_costs_read_off_the_model() {
         let m = model();
         // The README's fit over the table's ends: (t0 us, ns per byte).
-        for (dir, t0_ref, pb_ref) in [(Direction::H2C, 18.8, 0.293), (Direction::C2H, 18.5, 0.398)] {
+        for (dir, t0_ref, pb_ref) in [(Direction::H2C, 18.8, 0.293), (Direction::C2H, 18.5, 0.398)]
+        {
             let (t0, pb) = m.fit(dir, 4096, 8 << 20, CARD);
             println!(
                 "{dir}: t0 = {:.2} us (reference {t0_ref}), per byte = {pb:.4} ns/B = {:.0} MB/s (reference {pb_ref} ns/B)",
                 t0 / 1000.0,
                 1000.0 / pb
             );
-            assert!(((t0 / 1000.0) - t0_ref).abs() / t0_ref < 0.25, "{dir} t0 {t0} ns");
+            assert!(
+                ((t0 / 1000.0) - t0_ref).abs() / t0_ref < 0.25,
+                "{dir} t0 {t0} ns"
+            );
             assert!((pb - pb_ref).abs() / pb_ref < 0.25, "{dir} per byte {pb}");
         }
     }
@@ -566,7 +583,9 @@ mod tests {
         // while H2C (link-bound) hardly moves: the mechanism, not a fitted curve.
         let base = model();
         let n = 8 << 20;
-        let c2h = |m: &TimingModel, card| n as f64 / m.transfer(Direction::C2H, 0, 0, n, card).data_ps as f64;
+        let c2h = |m: &TimingModel, card| {
+            n as f64 / m.transfer(Direction::C2H, 0, 0, n, card).data_ps as f64
+        };
         let mut wide = EngineConfig::default();
         wide.c2h.max_outstanding_reads = 16;
         wide.h2c.max_outstanding_reads = 16;
@@ -579,7 +598,8 @@ mod tests {
             ..CARD
         };
         assert!(c2h(&base, fast) > c2h(&base, CARD));
-        let h2c = |m: &TimingModel| n as f64 / m.transfer(Direction::H2C, 0, 0, n, CARD).data_ps as f64;
+        let h2c =
+            |m: &TimingModel| n as f64 / m.transfer(Direction::H2C, 0, 0, n, CARD).data_ps as f64;
         assert!((h2c(&wide) - h2c(&base)).abs() / h2c(&base) < 0.02);
         // A narrower link slows the link-bound direction in proportion.
         let x4 = TimingModel::new(
@@ -602,12 +622,20 @@ mod tests {
         let bad = |f: fn(&mut TimingConfig)| {
             let mut c = TimingConfig::default();
             f(&mut c);
-            TimingModel::new(c, EngineConfig::default()).expect_err("bad").kind()
+            TimingModel::new(c, EngineConfig::default())
+                .expect_err("bad")
+                .kind()
         };
         assert_eq!(bad(|c| c.link.generation = 0), crate::ErrorKind::Config);
         assert_eq!(bad(|c| c.link.lanes = 3), crate::ErrorKind::Config);
         assert_eq!(bad(|c| c.link.max_payload = 100), crate::ErrorKind::Config);
-        assert_eq!(bad(|c| c.link.tlps_per_dllp = 0.0), crate::ErrorKind::Config);
-        assert_eq!(bad(|c| c.host.submit_ns = f64::NAN), crate::ErrorKind::Config);
+        assert_eq!(
+            bad(|c| c.link.tlps_per_dllp = 0.0),
+            crate::ErrorKind::Config
+        );
+        assert_eq!(
+            bad(|c| c.host.submit_ns = f64::NAN),
+            crate::ErrorKind::Config
+        );
     }
 }

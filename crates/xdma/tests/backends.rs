@@ -67,9 +67,13 @@ fn discovery_finds_the_channels_and_identifiers(#[case] kind: BackendKind) {
 fn registers_read_and_write(#[case] kind: BackendKind) {
     let b = open(kind);
     assert_eq!(b.card.read_reg(0x000).expect("id"), CARD_ID);
-    b.card.write_reg(REG_SCRATCH, 0xdead_beef).expect("write scratch");
+    b.card
+        .write_reg(REG_SCRATCH, 0xdead_beef)
+        .expect("write scratch");
     assert_eq!(b.card.read_reg(REG_SCRATCH).expect("scratch"), 0xdead_beef);
-    b.card.write_reg(REG_SCRATCH, 0x0123_4567).expect("write scratch");
+    b.card
+        .write_reg(REG_SCRATCH, 0x0123_4567)
+        .expect("write scratch");
     assert_eq!(b.card.read_reg(REG_SCRATCH).expect("scratch"), 0x0123_4567);
     // The backend's clock moves with each access.
     let t0 = b.card.now_ps().expect("time");
@@ -87,33 +91,80 @@ fn every_bad_input_gets_its_typed_error(#[case] kind: BackendKind) {
     let data = DmaBuffer::new(4096).expect("buffer");
 
     // Zero length.
-    assert_eq!(kind_of(c.write_mm(0, CardAddr(0), &data[..0])), ErrorKind::InvalidInput);
-    assert_eq!(kind_of(c.read_mm(0, CardAddr(0), &mut buf[..0])), ErrorKind::InvalidInput);
-    assert_eq!(kind_of(c.send_stream(1, &data[..0])), ErrorKind::InvalidInput);
-    assert_eq!(kind_of(c.recv_stream(1, &mut buf[..0], SHORT)), ErrorKind::InvalidInput);
+    assert_eq!(
+        kind_of(c.write_mm(0, CardAddr(0), &data[..0])),
+        ErrorKind::InvalidInput
+    );
+    assert_eq!(
+        kind_of(c.read_mm(0, CardAddr(0), &mut buf[..0])),
+        ErrorKind::InvalidInput
+    );
+    assert_eq!(
+        kind_of(c.send_stream(1, &data[..0])),
+        ErrorKind::InvalidInput
+    );
+    assert_eq!(
+        kind_of(c.recv_stream(1, &mut buf[..0], SHORT)),
+        ErrorKind::InvalidInput
+    );
     // Past the end of card memory, and an address whose end overflows.
-    assert_eq!(kind_of(c.write_mm(0, CardAddr(EMU_MEMORY - 100), &data)), ErrorKind::OutOfRange);
-    assert_eq!(kind_of(c.read_mm(0, CardAddr(EMU_MEMORY), &mut buf)), ErrorKind::OutOfRange);
-    assert_eq!(kind_of(c.read_mm(0, CardAddr(u64::MAX - 10), &mut buf)), ErrorKind::OutOfRange);
+    assert_eq!(
+        kind_of(c.write_mm(0, CardAddr(EMU_MEMORY - 100), &data)),
+        ErrorKind::OutOfRange
+    );
+    assert_eq!(
+        kind_of(c.read_mm(0, CardAddr(EMU_MEMORY), &mut buf)),
+        ErrorKind::OutOfRange
+    );
+    assert_eq!(
+        kind_of(c.read_mm(0, CardAddr(u64::MAX - 10), &mut buf)),
+        ErrorKind::OutOfRange
+    );
     // Misaligned buffer against the card address (engine alignment 64 in these tests).
-    assert_eq!(kind_of(c.write_mm(0, CardAddr(0x10), &data)), ErrorKind::Misaligned);
-    assert_eq!(kind_of(c.read_mm(0, CardAddr(0), &mut buf[8..])), ErrorKind::Misaligned);
+    assert_eq!(
+        kind_of(c.write_mm(0, CardAddr(0x10), &data)),
+        ErrorKind::Misaligned
+    );
+    assert_eq!(
+        kind_of(c.read_mm(0, CardAddr(0), &mut buf[8..])),
+        ErrorKind::Misaligned
+    );
     assert_eq!(kind_of(c.send_stream(1, &data[4..])), ErrorKind::Misaligned);
     // Stream calls on memory-mapped channels and the reverse.
-    assert_eq!(kind_of(c.send_stream(0, &data)), ErrorKind::WrongChannelKind);
-    assert_eq!(kind_of(c.recv_stream(0, &mut buf, SHORT)), ErrorKind::WrongChannelKind);
-    assert_eq!(kind_of(c.write_mm(1, CardAddr(0), &data)), ErrorKind::WrongChannelKind);
-    assert_eq!(kind_of(c.read_mm(2, CardAddr(0), &mut buf)), ErrorKind::WrongChannelKind);
+    assert_eq!(
+        kind_of(c.send_stream(0, &data)),
+        ErrorKind::WrongChannelKind
+    );
+    assert_eq!(
+        kind_of(c.recv_stream(0, &mut buf, SHORT)),
+        ErrorKind::WrongChannelKind
+    );
+    assert_eq!(
+        kind_of(c.write_mm(1, CardAddr(0), &data)),
+        ErrorKind::WrongChannelKind
+    );
+    assert_eq!(
+        kind_of(c.read_mm(2, CardAddr(0), &mut buf)),
+        ErrorKind::WrongChannelKind
+    );
     // Channels and events that do not exist.
-    assert_eq!(kind_of(c.write_mm(2, CardAddr(0), &data)), ErrorKind::NoSuchChannel);
-    assert_eq!(kind_of(c.recv_stream(9, &mut buf, SHORT)), ErrorKind::NoSuchChannel);
+    assert_eq!(
+        kind_of(c.write_mm(2, CardAddr(0), &data)),
+        ErrorKind::NoSuchChannel
+    );
+    assert_eq!(
+        kind_of(c.recv_stream(9, &mut buf, SHORT)),
+        ErrorKind::NoSuchChannel
+    );
     assert_eq!(kind_of(c.wait_event(1, SHORT)), ErrorKind::NoSuchChannel);
     // Register offsets that are not 4-aligned or lie outside the BAR.
     assert_eq!(kind_of(c.read_reg(0x002)), ErrorKind::RegisterAccess);
     assert_eq!(kind_of(c.write_reg(0x00a, 1)), ErrorKind::RegisterAccess);
     assert_eq!(kind_of(c.read_reg(64 << 10)), ErrorKind::OutOfRange);
     // An event wait with no interrupt times out.
-    let e = c.wait_event(0, SHORT).expect_err("no interrupt source fires");
+    let e = c
+        .wait_event(0, SHORT)
+        .expect_err("no interrupt source fires");
     assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
     // A C2H stream read with no data times out where the stream path exists.
     let r = c.recv_stream(1, &mut buf, SHORT);
@@ -122,10 +173,15 @@ fn every_bad_input_gets_its_typed_error(#[case] kind: BackendKind) {
     } else {
         let e = r.expect_err("no stream path in this build");
         assert_eq!(e.kind(), ErrorKind::Unsupported);
-        assert!(e.to_string().contains("sim_top"), "names what is missing: {e}");
+        assert!(
+            e.to_string().contains("sim_top"),
+            "names what is missing: {e}"
+        );
     }
     // Every error message says what was wrong.
-    let e = c.write_mm(0, CardAddr(0x10), &data).expect_err("misaligned");
+    let e = c
+        .write_mm(0, CardAddr(0x10), &data)
+        .expect_err("misaligned");
     assert!(e.to_string().contains("alignment is 64"), "{e}");
     // After all that the card still works.
     assert_eq!(c.read_reg(0).expect("id"), CARD_ID);
@@ -154,7 +210,10 @@ fn one_mib_written_and_read_back(#[case] kind: BackendKind) {
     let mut back = DmaBuffer::new(1 << 20).expect("buffer");
     let r = b.card.read_mm(0, addr, &mut back).expect("read");
     assert_eq!(r.bytes, 1 << 20);
-    assert!(r.start_ps >= w.end_ps, "transfers are ordered in the backend's clock");
+    assert!(
+        r.start_ps >= w.end_ps,
+        "transfers are ordered in the backend's clock"
+    );
     assert!(back[..] == data[..], "read back differs");
 }
 
@@ -171,15 +230,23 @@ fn async_calls_mean_the_same(#[case] kind: BackendKind) {
     rt.block_on(async {
         let c = &b.card;
         assert_eq!(c.read_reg_async(0).await.expect("id"), CARD_ID);
-        c.write_reg_async(REG_SCRATCH, 0x5a5a_a5a5).await.expect("write");
-        assert_eq!(c.read_reg_async(REG_SCRATCH).await.expect("read"), 0x5a5a_a5a5);
+        c.write_reg_async(REG_SCRATCH, 0x5a5a_a5a5)
+            .await
+            .expect("write");
+        assert_eq!(
+            c.read_reg_async(REG_SCRATCH).await.expect("read"),
+            0x5a5a_a5a5
+        );
         assert_eq!(c.read_reg(REG_SCRATCH).expect("blocking read"), 0x5a5a_a5a5);
         assert_eq!(
             c.read_reg_async(3).await.expect_err("misaligned").kind(),
             ErrorKind::RegisterAccess
         );
         assert_eq!(
-            c.wait_event_async(0, SHORT).await.expect_err("timeout").kind(),
+            c.wait_event_async(0, SHORT)
+                .await
+                .expect_err("timeout")
+                .kind(),
             ErrorKind::Timeout
         );
         // Data calls hand the buffer back whatever the outcome.
@@ -199,7 +266,10 @@ fn async_calls_mean_the_same(#[case] kind: BackendKind) {
             assert_eq!(r.expect_err("no path").kind(), ErrorKind::Unsupported);
         }
         let (r, _) = c.recv_stream_async(0, buf, SHORT).await;
-        assert_eq!(r.expect_err("memory-mapped").kind(), ErrorKind::WrongChannelKind);
+        assert_eq!(
+            r.expect_err("memory-mapped").kind(),
+            ErrorKind::WrongChannelKind
+        );
     });
 }
 
@@ -220,7 +290,9 @@ fn threads_share_a_card(#[case] kind: BackendKind) {
             }
         });
         let events = s.spawn(|| {
-            let e = c.wait_event(0, Duration::from_micros(50)).expect_err("no interrupt");
+            let e = c
+                .wait_event(0, Duration::from_micros(50))
+                .expect_err("no interrupt");
             assert_eq!(e.kind(), ErrorKind::Timeout);
         });
         let data = s.spawn(|| {

@@ -37,14 +37,18 @@ fn memory_mapped_transfers_are_pread_pwrite_at_the_card_address() {
     // A read through the C2H node at another offset sees the same memory, and the file
     // position plays no part (pread leaves it where it is).
     let mut back = vec![0u8; 100];
-    card.read_mm(0, CardAddr(0x1235 + 500), &mut back).expect("read");
+    card.read_mm(0, CardAddr(0x1235 + 500), &mut back)
+        .expect("read");
     assert_eq!(&back[..], &data[500..600]);
-    card.read_mm(0, CardAddr(0x1235 + 500), &mut back).expect("read again");
+    card.read_mm(0, CardAddr(0x1235 + 500), &mut back)
+        .expect("read again");
     assert_eq!(&back[..], &data[500..600]);
     // The last byte of card memory is reachable.
-    card.write_mm(0, CardAddr(EMU_MEMORY - 1), &[0xee]).expect("last byte");
+    card.write_mm(0, CardAddr(EMU_MEMORY - 1), &[0xee])
+        .expect("last byte");
     let mut one = [0u8];
-    card.read_mm(0, CardAddr(EMU_MEMORY - 1), &mut one).expect("last byte back");
+    card.read_mm(0, CardAddr(EMU_MEMORY - 1), &mut one)
+        .expect("last byte back");
     assert_eq!(one, [0xee]);
 }
 
@@ -64,7 +68,9 @@ fn a_short_backing_file_is_a_failed_transfer() {
     cfg.memory_size = EMU_MEMORY * 2;
     let card = HwCard::open(&cfg).expect("open");
     let mut buf = vec![0u8; 4096];
-    let e = card.read_mm(0, CardAddr(EMU_MEMORY + 4096), &mut buf).expect_err("past the file");
+    let e = card
+        .read_mm(0, CardAddr(EMU_MEMORY + 4096), &mut buf)
+        .expect_err("past the file");
     assert_eq!(e.kind(), ErrorKind::TransferFailed);
     assert!(e.to_string().contains("xdma0_c2h_0"), "{e}");
 }
@@ -74,14 +80,26 @@ fn registers_are_one_le_word_per_call() {
     let emu = Emu::new();
     let card = HwCard::open(&hw_config(&emu)).expect("open");
     card.write_reg(REG_SCRATCH, 0x1122_3344).expect("write");
-    let user = std::fs::OpenOptions::new().read(true).write(true).open(emu.node("_user")).expect("user");
+    let user = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(emu.node("_user"))
+        .expect("user");
     let mut w = [0u8; 4];
     user.read_exact_at(&mut w, REG_SCRATCH).expect("raw");
-    assert_eq!(w, [0x44, 0x33, 0x22, 0x11], "little-endian word at the offset");
+    assert_eq!(
+        w,
+        [0x44, 0x33, 0x22, 0x11],
+        "little-endian word at the offset"
+    );
     // A word put there from outside reads back through the backend.
-    user.write_all_at(&0xcafe_f00du32.to_le_bytes(), 0x100).expect("raw write");
+    user.write_all_at(&0xcafe_f00du32.to_le_bytes(), 0x100)
+        .expect("raw write");
     assert_eq!(card.read_reg(0x100).expect("read"), 0xcafe_f00d);
-    assert_eq!(card.read_reg(0x102).expect_err("unaligned").kind(), ErrorKind::RegisterAccess);
+    assert_eq!(
+        card.read_reg(0x102).expect_err("unaligned").kind(),
+        ErrorKind::RegisterAccess
+    );
 }
 
 #[test]
@@ -92,13 +110,25 @@ fn the_user_bar_can_be_mapped() {
     let card = HwCard::open(&cfg).expect("open with mmap");
     assert_eq!(card.info().card_id, CARD_ID);
     card.write_reg(0xfffc, 0xa5a5_5a5a).expect("last word");
-    let user = std::fs::OpenOptions::new().read(true).write(true).open(emu.node("_user")).expect("user");
+    let user = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(emu.node("_user"))
+        .expect("user");
     let mut w = [0u8; 4];
     user.read_exact_at(&mut w, 0xfffc).expect("raw");
-    assert_eq!(u32::from_le_bytes(w), 0xa5a5_5a5a, "the mapping writes through to the node");
-    user.write_all_at(&7u32.to_le_bytes(), 0x20).expect("raw write");
+    assert_eq!(
+        u32::from_le_bytes(w),
+        0xa5a5_5a5a,
+        "the mapping writes through to the node"
+    );
+    user.write_all_at(&7u32.to_le_bytes(), 0x20)
+        .expect("raw write");
     assert_eq!(card.read_reg(0x20).expect("read"), 7);
-    assert_eq!(card.read_reg(0x1_0000).expect_err("past the BAR").kind(), ErrorKind::OutOfRange);
+    assert_eq!(
+        card.read_reg(0x1_0000).expect_err("past the BAR").kind(),
+        ErrorKind::OutOfRange
+    );
 }
 
 #[test]
@@ -138,10 +168,15 @@ fn events_return_once_per_interrupt_and_time_out() {
     let emu = Emu::new();
     let card = HwCard::open(&hw_config(&emu)).expect("open");
     let started = Instant::now();
-    let e = card.wait_event(0, Duration::from_millis(30)).expect_err("no interrupt");
+    let e = card
+        .wait_event(0, Duration::from_millis(30))
+        .expect_err("no interrupt");
     assert_eq!(e.kind(), ErrorKind::Timeout);
     assert!(e.to_string().contains("xdma0_events_0"), "{e}");
-    assert!(started.elapsed() >= Duration::from_millis(30), "the wait lasted its timeout");
+    assert!(
+        started.elapsed() >= Duration::from_millis(30),
+        "the wait lasted its timeout"
+    );
     // An interrupt that arrives during the wait ends it with the driver's 4-byte word.
     let mut irq = emu.events[0].try_clone().expect("event writer");
     std::thread::scope(|s| {
@@ -149,10 +184,16 @@ fn events_return_once_per_interrupt_and_time_out() {
             std::thread::sleep(Duration::from_millis(20));
             irq.write_all(&1u32.to_le_bytes()).expect("raise");
         });
-        assert_eq!(card.wait_event(0, Duration::from_secs(5)).expect("interrupt"), 1);
+        assert_eq!(
+            card.wait_event(0, Duration::from_secs(5))
+                .expect("interrupt"),
+            1
+        );
     });
     // One word, one return: the next wait times out again.
-    let e = card.wait_event(0, Duration::from_millis(10)).expect_err("consumed");
+    let e = card
+        .wait_event(0, Duration::from_millis(10))
+        .expect_err("consumed");
     assert_eq!(e.kind(), ErrorKind::Timeout);
 }
 
@@ -164,23 +205,32 @@ fn streams_send_frames_and_receive_up_to_end_of_packet() {
     let t = card.send_stream(1, &frame).expect("send");
     assert!(t.end_of_packet && t.bytes == 300);
     card.send_stream(1, &frame[..64]).expect("second frame");
-    assert_eq!(std::fs::read(emu.node("_h2c_1")).expect("frames").len(), 364);
+    assert_eq!(
+        std::fs::read(emu.node("_h2c_1")).expect("frames").len(),
+        364
+    );
 
     // A packet shorter than the buffer ends the read at its end-of-packet.
     let mut src = emu.c2h_stream[0].try_clone().expect("stream writer");
     src.write_all(&[0x11; 100]).expect("packet");
     let mut buf = DmaBuffer::new(4096).expect("buffer");
-    let t = card.recv_stream(1, &mut buf, Duration::from_secs(5)).expect("receive");
+    let t = card
+        .recv_stream(1, &mut buf, Duration::from_secs(5))
+        .expect("receive");
     assert_eq!(t.bytes, 100);
     assert!(t.end_of_packet);
     assert!(buf[..100].iter().all(|&x| x == 0x11));
     // A full buffer does not claim an end-of-packet.
     src.write_all(&[0x22; 4096]).expect("long packet");
-    let t = card.recv_stream(1, &mut buf, Duration::from_secs(5)).expect("receive");
+    let t = card
+        .recv_stream(1, &mut buf, Duration::from_secs(5))
+        .expect("receive");
     assert_eq!(t.bytes, 4096);
     assert!(!t.end_of_packet);
     // Nothing more: the read times out rather than hang.
-    let e = card.recv_stream(1, &mut buf, Duration::from_millis(10)).expect_err("no data");
+    let e = card
+        .recv_stream(1, &mut buf, Duration::from_millis(10))
+        .expect_err("no data");
     assert_eq!(e.kind(), ErrorKind::Timeout);
     assert!(e.to_string().contains("xdma0_c2h_1"), "{e}");
 }
@@ -196,14 +246,19 @@ fn a_missing_device_says_what_to_check() {
     let e = HwCard::open(&cfg).expect_err("no nodes");
     assert_eq!(e.kind(), ErrorKind::NoDevice);
     let msg = e.to_string();
-    assert!(msg.contains("xdma7_control") && msg.contains("driver"), "{msg}");
+    assert!(
+        msg.contains("xdma7_control") && msg.contains("driver"),
+        "{msg}"
+    );
 
     // A channel that discovery reports but whose node is gone fails on first use, not at open.
     let emu = Emu::new();
     std::fs::remove_file(emu.node("_c2h_0")).expect("remove");
     let card = HwCard::open(&hw_config(&emu)).expect("open");
     let mut buf = DmaBuffer::new(64).expect("buffer");
-    let e = card.read_mm(0, CardAddr(0), &mut buf).expect_err("node missing");
+    let e = card
+        .read_mm(0, CardAddr(0), &mut buf)
+        .expect_err("node missing");
     assert_eq!(e.kind(), ErrorKind::NoDevice);
     assert!(e.to_string().contains("xdma0_c2h_0"), "{e}");
 }

@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::api::{AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer};
+use crate::api::{
+    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer,
+};
 use crate::check;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -64,14 +66,19 @@ impl Node {
 
     /// Locks the node and opens it if it is not open yet.
     fn lock(&self) -> Result<NodeGuard<'_>> {
-        let mut g = self
-            .file
-            .lock()
-            .map_err(|_| Error::Backend(format!("{}: a thread panicked while using it", self.path.display())))?;
+        let mut g = self.file.lock().map_err(|_| {
+            Error::Backend(format!(
+                "{}: a thread panicked while using it",
+                self.path.display()
+            ))
+        })?;
         if g.is_none() {
             *g = Some(sys::open(&self.path, self.flags)?);
         }
-        Ok(NodeGuard { guard: g, path: &self.path })
+        Ok(NodeGuard {
+            guard: g,
+            path: &self.path,
+        })
     }
 }
 
@@ -150,11 +157,19 @@ impl HwCard {
                 }
             }
         }
-        let xdma_version = h2c.first().or(c2h.first()).map(|c| (c.id_register & 0xff) as u8);
+        let xdma_version = h2c
+            .first()
+            .or(c2h.first())
+            .map(|c| (c.id_register & 0xff) as u8);
 
         let h2c_nodes: Vec<Node> = h2c
             .iter()
-            .map(|c| Node::new(node_path(prefix, &format!("_h2c_{}", c.index)), libc::O_WRONLY))
+            .map(|c| {
+                Node::new(
+                    node_path(prefix, &format!("_h2c_{}", c.index)),
+                    libc::O_WRONLY,
+                )
+            })
             .collect();
         let c2h_nodes: Vec<Node> = c2h
             .iter()
@@ -178,15 +193,17 @@ impl HwCard {
 
         // Alignment: ask an engine node that any number of openers may hold (never a streaming
         // C2H node, which would lock out the real reader).
-        let probe = h2c_nodes
-            .first()
-            .or_else(|| {
-                c2h.iter()
-                    .position(|c| c.kind == ChannelKind::MemoryMapped)
-                    .map(|i| &c2h_nodes[i])
-            });
+        let probe = h2c_nodes.first().or_else(|| {
+            c2h.iter()
+                .position(|c| c.kind == ChannelKind::MemoryMapped)
+                .map(|i| &c2h_nodes[i])
+        });
         let alignment = probe
-            .and_then(|n| n.lock().ok().and_then(|g| g.file().ok().and_then(sys::align_get)))
+            .and_then(|n| {
+                n.lock()
+                    .ok()
+                    .and_then(|g| g.file().ok().and_then(sys::align_get))
+            })
             .unwrap_or(cfg.hw.fallback_alignment);
 
         let user_map = if cfg.hw.mmap_user {
@@ -292,26 +309,53 @@ impl Card for HwCard {
     fn write_mm(&self, channel: usize, addr: CardAddr, data: &[u8]) -> Result<Transfer> {
         let i = &self.inner;
         let op = "memory-mapped H2C write";
-        check::mm(&i.info, op, Direction::H2C, channel, addr, data.as_ptr() as usize, data.len())?;
+        check::mm(
+            &i.info,
+            op,
+            Direction::H2C,
+            channel,
+            addr,
+            data.as_ptr() as usize,
+            data.len(),
+        )?;
         let node = &i.h2c[channel];
         let g = node.lock()?;
-        i.timed(data.len(), false, || sys::pwrite_all(g.file()?, &node.path, data, addr.raw()))
+        i.timed(data.len(), false, || {
+            sys::pwrite_all(g.file()?, &node.path, data, addr.raw())
+        })
     }
 
     fn read_mm(&self, channel: usize, addr: CardAddr, buf: &mut [u8]) -> Result<Transfer> {
         let i = &self.inner;
         let op = "memory-mapped C2H read";
-        check::mm(&i.info, op, Direction::C2H, channel, addr, buf.as_ptr() as usize, buf.len())?;
+        check::mm(
+            &i.info,
+            op,
+            Direction::C2H,
+            channel,
+            addr,
+            buf.as_ptr() as usize,
+            buf.len(),
+        )?;
         let node = &i.c2h[channel];
         let g = node.lock()?;
         let len = buf.len();
-        i.timed(len, false, || sys::pread_all(g.file()?, &node.path, buf, addr.raw()))
+        i.timed(len, false, || {
+            sys::pread_all(g.file()?, &node.path, buf, addr.raw())
+        })
     }
 
     fn send_stream(&self, channel: usize, frame: &[u8]) -> Result<Transfer> {
         let i = &self.inner;
         let op = "stream H2C send";
-        check::stream(&i.info, op, Direction::H2C, channel, frame.as_ptr() as usize, frame.len())?;
+        check::stream(
+            &i.info,
+            op,
+            Direction::H2C,
+            channel,
+            frame.as_ptr() as usize,
+            frame.len(),
+        )?;
         if frame.len() > RW_MAX {
             // Splitting would put an end-of-packet inside the frame.
             return Err(Error::Invalid {
@@ -341,7 +385,14 @@ impl Card for HwCard {
     fn recv_stream(&self, channel: usize, buf: &mut [u8], timeout: Duration) -> Result<Transfer> {
         let i = &self.inner;
         let op = "stream C2H receive";
-        check::stream(&i.info, op, Direction::C2H, channel, buf.as_ptr() as usize, buf.len())?;
+        check::stream(
+            &i.info,
+            op,
+            Direction::C2H,
+            channel,
+            buf.as_ptr() as usize,
+            buf.len(),
+        )?;
         let node = &i.c2h[channel];
         let g = node.lock()?;
         let f = g.file()?;
@@ -436,7 +487,9 @@ where
     {
         Ok(done) => done,
         Err(e) => (
-            Err(Error::Backend(format!("the blocking transfer task failed: {e}"))),
+            Err(Error::Backend(format!(
+                "the blocking transfer task failed: {e}"
+            ))),
             DmaBuffer::empty(),
         ),
     }
@@ -454,11 +507,21 @@ where
 }
 
 impl AsyncCard for HwCard {
-    async fn write_mm_async(&self, channel: usize, addr: CardAddr, data: DmaBuffer) -> BufResult<Transfer> {
+    async fn write_mm_async(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        data: DmaBuffer,
+    ) -> BufResult<Transfer> {
         blocking_buf(self, data, move |c, b| c.write_mm(channel, addr, b)).await
     }
 
-    async fn read_mm_async(&self, channel: usize, addr: CardAddr, buf: DmaBuffer) -> BufResult<Transfer> {
+    async fn read_mm_async(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        buf: DmaBuffer,
+    ) -> BufResult<Transfer> {
         blocking_buf(self, buf, move |c, b| c.read_mm(channel, addr, b)).await
     }
 
@@ -466,7 +529,12 @@ impl AsyncCard for HwCard {
         blocking_buf(self, frame, move |c, b| c.send_stream(channel, b)).await
     }
 
-    async fn recv_stream_async(&self, channel: usize, buf: DmaBuffer, timeout: Duration) -> BufResult<Transfer> {
+    async fn recv_stream_async(
+        &self,
+        channel: usize,
+        buf: DmaBuffer,
+        timeout: Duration,
+    ) -> BufResult<Transfer> {
         blocking_buf(self, buf, move |c, b| c.recv_stream(channel, b, timeout)).await
     }
 

@@ -18,7 +18,8 @@ pub const RW_MAX: usize = 0x7fff_f000;
 
 /// `_IOR('q', 6, int)`: the sgdma nodes' ALIGN_GET ioctl, which returns the engine's address
 /// alignment in bytes.
-pub const IOCTL_XDMA_ALIGN_GET: libc::c_ulong = ioc_read(b'q', 6, std::mem::size_of::<libc::c_int>());
+pub const IOCTL_XDMA_ALIGN_GET: libc::c_ulong =
+    ioc_read(b'q', 6, std::mem::size_of::<libc::c_int>());
 
 /// Linux's `_IOR(type, nr, size)` on the architectures with the generic ioctl layout
 /// (direction bits 31..30 = 2 for read, size in 29..16, type in 15..8, number in 7..0).
@@ -83,10 +84,12 @@ pub fn os_error(op: &'static str, node: &Path, source: io::Error) -> Error {
 
 /// Opens `path` with `flags` (never creating it).
 pub fn open(path: &Path, flags: libc::c_int) -> Result<File> {
-    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| Error::Config(format!(
-        "device path {} contains a NUL byte",
-        path.display()
-    )))?;
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        Error::Config(format!(
+            "device path {} contains a NUL byte",
+            path.display()
+        ))
+    })?;
     loop {
         // SAFETY: `c` is a valid NUL-terminated string that lives across the call; open does
         // not keep the pointer.
@@ -110,14 +113,7 @@ pub fn pread_all(file: &File, node: &Path, buf: &mut [u8], offset: u64) -> Resul
         let off = offset_at(node, offset, done)?;
         // SAFETY: the pointer and length describe `n` writable bytes inside `buf`
         // (done + n <= buf.len()), which stays borrowed for the whole call.
-        let r = unsafe {
-            libc::pread(
-                file.as_raw_fd(),
-                buf.as_mut_ptr().add(done).cast(),
-                n,
-                off,
-            )
-        };
+        let r = unsafe { libc::pread(file.as_raw_fd(), buf.as_mut_ptr().add(done).cast(), n, off) };
         if advance(&mut done, r, "pread", node, buf.len())? {
             continue;
         }
@@ -133,14 +129,7 @@ pub fn pwrite_all(file: &File, node: &Path, data: &[u8], offset: u64) -> Result<
         let off = offset_at(node, offset, done)?;
         // SAFETY: the pointer and length describe `n` readable bytes inside `data`
         // (done + n <= data.len()), which stays borrowed for the whole call.
-        let r = unsafe {
-            libc::pwrite(
-                file.as_raw_fd(),
-                data.as_ptr().add(done).cast(),
-                n,
-                off,
-            )
-        };
+        let r = unsafe { libc::pwrite(file.as_raw_fd(), data.as_ptr().add(done).cast(), n, off) };
         if advance(&mut done, r, "pwrite", node, data.len())? {
             continue;
         }
@@ -354,7 +343,10 @@ mod tests {
             let e = os_error("pwrite", node, io::Error::from_raw_os_error(errno));
             assert_eq!(e.kind(), kind, "errno {errno}");
             let msg = e.to_string();
-            assert!(msg.contains("/dev/xdma0_h2c_0") && msg.contains("pwrite"), "{msg}");
+            assert!(
+                msg.contains("/dev/xdma0_h2c_0") && msg.contains("pwrite"),
+                "{msg}"
+            );
         }
     }
 }

@@ -66,7 +66,9 @@ impl AxiLite {
             rresp: m.port("s_axil_rresp")?,
             bar_size,
         };
-        for p in [a.awvalid, a.wvalid, a.bready, a.arvalid, a.rready, a.awprot, a.arprot] {
+        for p in [
+            a.awvalid, a.wvalid, a.bready, a.arvalid, a.rready, a.awprot, a.arprot,
+        ] {
             m.set(p, 0);
         }
         m.eval()?;
@@ -155,7 +157,13 @@ impl AxiLite {
 
     /// Drops every VALID and READY after a failed access, so the next one starts clean.
     fn idle(&self, m: &mut Model) -> Result<()> {
-        for p in [self.awvalid, self.wvalid, self.bready, self.arvalid, self.rready] {
+        for p in [
+            self.awvalid,
+            self.wvalid,
+            self.bready,
+            self.arvalid,
+            self.rready,
+        ] {
             m.set(p, 0);
         }
         m.eval()?;

@@ -22,7 +22,9 @@ use std::time::Duration;
 
 use card_sim::{ClockId, Model, Top};
 
-use crate::api::{AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer};
+use crate::api::{
+    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer,
+};
 use crate::check;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -143,7 +145,9 @@ impl SimCard {
             .map_err(|e| Error::Backend(format!("cannot start the simulation thread: {e}")))?;
         let (card_id, card_version, bar_size) = ready_rx
             .recv_timeout(cfg.sim.reply_timeout())
-            .map_err(|_| Error::Backend("the simulation thread stopped while building the model".into()))??;
+            .map_err(|_| {
+            Error::Backend("the simulation thread stopped while building the model".into())
+        })??;
         let chan = |dir: Direction, target: u32, kinds: &[ChannelKind]| -> Vec<ChannelInfo> {
             kinds
                 .iter()
@@ -156,7 +160,11 @@ impl SimCard {
                     // version 0, since this is a model rather than an IP release.
                     id_register: (0x1fc << 20)
                         | (target << 16)
-                        | if kind == ChannelKind::Stream { 1 << 15 } else { 0 }
+                        | if kind == ChannelKind::Stream {
+                            1 << 15
+                        } else {
+                            0
+                        }
                         | ((index as u32 & 0xf) << 8),
                 })
                 .collect()
@@ -235,19 +243,25 @@ fn gone() -> Error {
 fn word(a: Answer) -> Result<u32> {
     match a {
         Answer::Word(w) => Ok(w),
-        other => Err(Error::Backend(format!("simulation thread answered {other:?} to a register read"))),
+        other => Err(Error::Backend(format!(
+            "simulation thread answered {other:?} to a register read"
+        ))),
     }
 }
 
 fn done(a: Answer) -> Result<()> {
     match a {
         Answer::Done => Ok(()),
-        other => Err(Error::Backend(format!("simulation thread answered {other:?} where nothing was expected"))),
+        other => Err(Error::Backend(format!(
+            "simulation thread answered {other:?} where nothing was expected"
+        ))),
     }
 }
 
 fn transfer(a: Answer) -> Result<Transfer> {
-    Err(Error::Backend(format!("simulation thread answered {a:?} to a transfer")))
+    Err(Error::Backend(format!(
+        "simulation thread answered {a:?} to a transfer"
+    )))
 }
 
 /// The state the simulation thread owns.
@@ -298,10 +312,12 @@ impl CardThread {
             Op::ReadMm(ch, addr, len) => self.unsupported(format!(
                 "memory-mapped C2H read of {len} bytes at {addr} on channel {ch}"
             )),
-            Op::Send(ch, len) => self.unsupported(format!("stream H2C send of {len} bytes on channel {ch}")),
-            Op::Recv(ch, len, _) => {
-                self.unsupported(format!("stream C2H receive of up to {len} bytes on channel {ch}"))
+            Op::Send(ch, len) => {
+                self.unsupported(format!("stream H2C send of {len} bytes on channel {ch}"))
             }
+            Op::Recv(ch, len, _) => self.unsupported(format!(
+                "stream C2H receive of up to {len} bytes on channel {ch}"
+            )),
         }
     }
 
@@ -314,7 +330,10 @@ impl CardThread {
         Err(Error::Unsupported {
             backend: "sim",
             what,
-            why: format!("{MISSING_DATA_PATH} (top `{}` has no `{missing}`)", self.m.top().name()),
+            why: format!(
+                "{MISSING_DATA_PATH} (top `{}` has no `{missing}`)",
+                self.m.top().name()
+            ),
         })
     }
 
@@ -337,7 +356,8 @@ impl CardThread {
     /// one-cycle `usr_irq_ack` pulse on the request's bit once the interrupt is sent. A top
     /// without `usr_irq_req` has no interrupt source, so the wait runs out its time.
     fn wait_event(&mut self, event: usize, timeout: Duration) -> Result<u32> {
-        let cycles = u64::try_from(timeout.as_nanos() * 1000 / u128::from(AXI_ACLK_PS)).unwrap_or(u64::MAX);
+        let cycles =
+            u64::try_from(timeout.as_nanos() * 1000 / u128::from(AXI_ACLK_PS)).unwrap_or(u64::MAX);
         let irq = match (self.m.port("usr_irq_req"), self.m.input("usr_irq_ack")) {
             (Ok(req), Ok(ack)) if (event as u32) < req.width() => Some((req, ack)),
             _ => None,
@@ -371,25 +391,55 @@ impl Card for SimCard {
 
     fn write_mm(&self, channel: usize, addr: CardAddr, data: &[u8]) -> Result<Transfer> {
         let op = "memory-mapped H2C write";
-        check::mm(&self.inner.info, op, Direction::H2C, channel, addr, data.as_ptr() as usize, data.len())?;
+        check::mm(
+            &self.inner.info,
+            op,
+            Direction::H2C,
+            channel,
+            addr,
+            data.as_ptr() as usize,
+            data.len(),
+        )?;
         transfer(self.call(Op::WriteMm(channel, addr, data.len()))?)
     }
 
     fn read_mm(&self, channel: usize, addr: CardAddr, buf: &mut [u8]) -> Result<Transfer> {
         let op = "memory-mapped C2H read";
-        check::mm(&self.inner.info, op, Direction::C2H, channel, addr, buf.as_ptr() as usize, buf.len())?;
+        check::mm(
+            &self.inner.info,
+            op,
+            Direction::C2H,
+            channel,
+            addr,
+            buf.as_ptr() as usize,
+            buf.len(),
+        )?;
         transfer(self.call(Op::ReadMm(channel, addr, buf.len()))?)
     }
 
     fn send_stream(&self, channel: usize, frame: &[u8]) -> Result<Transfer> {
         let op = "stream H2C send";
-        check::stream(&self.inner.info, op, Direction::H2C, channel, frame.as_ptr() as usize, frame.len())?;
+        check::stream(
+            &self.inner.info,
+            op,
+            Direction::H2C,
+            channel,
+            frame.as_ptr() as usize,
+            frame.len(),
+        )?;
         transfer(self.call(Op::Send(channel, frame.len()))?)
     }
 
     fn recv_stream(&self, channel: usize, buf: &mut [u8], timeout: Duration) -> Result<Transfer> {
         let op = "stream C2H receive";
-        check::stream(&self.inner.info, op, Direction::C2H, channel, buf.as_ptr() as usize, buf.len())?;
+        check::stream(
+            &self.inner.info,
+            op,
+            Direction::C2H,
+            channel,
+            buf.as_ptr() as usize,
+            buf.len(),
+        )?;
         transfer(self.call(Op::Recv(channel, buf.len(), timeout))?)
     }
 
@@ -411,25 +461,59 @@ impl Card for SimCard {
     fn now_ps(&self) -> Result<u64> {
         match self.call(Op::Now)? {
             Answer::Time(t) => Ok(t),
-            other => Err(Error::Backend(format!("simulation thread answered {other:?} to a time query"))),
+            other => Err(Error::Backend(format!(
+                "simulation thread answered {other:?} to a time query"
+            ))),
         }
     }
 }
 
 impl AsyncCard for SimCard {
-    async fn write_mm_async(&self, channel: usize, addr: CardAddr, data: DmaBuffer) -> BufResult<Transfer> {
+    async fn write_mm_async(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        data: DmaBuffer,
+    ) -> BufResult<Transfer> {
         let op = "memory-mapped H2C write";
-        let r = match check::mm(&self.inner.info, op, Direction::H2C, channel, addr, data.as_ptr() as usize, data.len()) {
-            Ok(()) => self.call_async(Op::WriteMm(channel, addr, data.len())).await.and_then(transfer),
+        let r = match check::mm(
+            &self.inner.info,
+            op,
+            Direction::H2C,
+            channel,
+            addr,
+            data.as_ptr() as usize,
+            data.len(),
+        ) {
+            Ok(()) => self
+                .call_async(Op::WriteMm(channel, addr, data.len()))
+                .await
+                .and_then(transfer),
             Err(e) => Err(e),
         };
         (r, data)
     }
 
-    async fn read_mm_async(&self, channel: usize, addr: CardAddr, buf: DmaBuffer) -> BufResult<Transfer> {
+    async fn read_mm_async(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        buf: DmaBuffer,
+    ) -> BufResult<Transfer> {
         let op = "memory-mapped C2H read";
-        let r = match check::mm(&self.inner.info, op, Direction::C2H, channel, addr, buf.as_ptr() as usize, buf.len()) {
-            Ok(()) => self.call_async(Op::ReadMm(channel, addr, buf.len())).await.and_then(transfer),
+        let r = match check::mm(
+            &self.inner.info,
+            op,
+            Direction::C2H,
+            channel,
+            addr,
+            buf.as_ptr() as usize,
+            buf.len(),
+        ) {
+            Ok(()) => self
+                .call_async(Op::ReadMm(channel, addr, buf.len()))
+                .await
+                .and_then(transfer),
             Err(e) => Err(e),
         };
         (r, buf)
@@ -437,17 +521,42 @@ impl AsyncCard for SimCard {
 
     async fn send_stream_async(&self, channel: usize, frame: DmaBuffer) -> BufResult<Transfer> {
         let op = "stream H2C send";
-        let r = match check::stream(&self.inner.info, op, Direction::H2C, channel, frame.as_ptr() as usize, frame.len()) {
-            Ok(()) => self.call_async(Op::Send(channel, frame.len())).await.and_then(transfer),
+        let r = match check::stream(
+            &self.inner.info,
+            op,
+            Direction::H2C,
+            channel,
+            frame.as_ptr() as usize,
+            frame.len(),
+        ) {
+            Ok(()) => self
+                .call_async(Op::Send(channel, frame.len()))
+                .await
+                .and_then(transfer),
             Err(e) => Err(e),
         };
         (r, frame)
     }
 
-    async fn recv_stream_async(&self, channel: usize, buf: DmaBuffer, timeout: Duration) -> BufResult<Transfer> {
+    async fn recv_stream_async(
+        &self,
+        channel: usize,
+        buf: DmaBuffer,
+        timeout: Duration,
+    ) -> BufResult<Transfer> {
         let op = "stream C2H receive";
-        let r = match check::stream(&self.inner.info, op, Direction::C2H, channel, buf.as_ptr() as usize, buf.len()) {
-            Ok(()) => self.call_async(Op::Recv(channel, buf.len(), timeout)).await.and_then(transfer),
+        let r = match check::stream(
+            &self.inner.info,
+            op,
+            Direction::C2H,
+            channel,
+            buf.as_ptr() as usize,
+            buf.len(),
+        ) {
+            Ok(()) => self
+                .call_async(Op::Recv(channel, buf.len(), timeout))
+                .await
+                .and_then(transfer),
             Err(e) => Err(e),
         };
         (r, buf)

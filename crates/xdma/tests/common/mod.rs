@@ -59,12 +59,15 @@ impl Emu {
         let control = File::create(p("_control")).expect("control");
         control.set_len(0x2000).expect("control size");
         for &(off, v) in words {
-            control.write_all_at(&v.to_le_bytes(), off).expect("control word");
+            control
+                .write_all_at(&v.to_le_bytes(), off)
+                .expect("control word");
         }
         let user = File::create(p("_user")).expect("user");
         user.set_len(64 << 10).expect("user size");
         user.write_all_at(&CARD_ID.to_le_bytes(), 0).expect("id");
-        user.write_all_at(&CARD_VERSION.to_le_bytes(), 4).expect("version");
+        user.write_all_at(&CARD_VERSION.to_le_bytes(), 4)
+            .expect("version");
         let mem = File::create(p("_h2c_0")).expect("memory");
         mem.set_len(EMU_MEMORY).expect("memory size");
         std::fs::hard_link(p("_h2c_0"), p("_c2h_0")).expect("c2h_0 link");
@@ -94,7 +97,13 @@ pub fn fifo(path: &Path) -> File {
     let c = CString::new(path.as_os_str().as_bytes()).expect("path");
     // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
     let r = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
-    assert_eq!(r, 0, "mkfifo {}: {}", path.display(), std::io::Error::last_os_error());
+    assert_eq!(
+        r,
+        0,
+        "mkfifo {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
     OpenOptions::new()
         .read(true)
         .write(true)
