@@ -315,8 +315,8 @@ impl CardThread {
             Op::Send(ch, len) => {
                 self.unsupported(format!("stream H2C send of {len} bytes on channel {ch}"))
             }
-            Op::Recv(ch, len, _) => self.unsupported(format!(
-                "stream C2H receive of up to {len} bytes on channel {ch}"
+            Op::Recv(ch, len, timeout) => self.unsupported(format!(
+                "stream C2H receive of up to {len} bytes on channel {ch} (timeout {timeout:?})"
             )),
         }
     }
