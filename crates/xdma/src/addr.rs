@@ -35,7 +35,7 @@ impl CardAddr {
 
     /// True when the address is a multiple of `align` (a power of two; 0 and 1 mean no rule).
     pub fn is_aligned(self, align: u64) -> bool {
-        align <= 1 || self.0 % align == 0
+        align <= 1 || self.0 & (align - 1) == 0
     }
 }
 

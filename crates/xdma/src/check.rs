@@ -76,7 +76,7 @@ pub(crate) fn stream(
         return Err(Error::ZeroLength { op });
     }
     let align = info.alignment;
-    if align > 1 && buf_addr as u64 % align != 0 {
+    if align > 1 && buf_addr as u64 & (align - 1) != 0 {
         return Err(Error::Misaligned {
             op,
             problem: format!("stream buffer at host address {buf_addr:#x} is not aligned"),
@@ -113,7 +113,7 @@ fn channel_kind(
 
 /// Checks a register offset: 4-aligned and inside the user BAR.
 pub(crate) fn reg(info: &CardInfo, offset: u64) -> Result<()> {
-    if offset % 4 != 0 {
+    if offset & 3 != 0 {
         return Err(Error::RegisterAlignment { offset });
     }
     if offset.checked_add(4).is_none_or(|e| e > info.user_bar_size) {

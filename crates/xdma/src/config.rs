@@ -185,7 +185,7 @@ impl Config {
                 "memory_size = 0: the card needs memory".into(),
             ));
         }
-        if self.user_bar_size < 4 || self.user_bar_size % 4 != 0 {
+        if self.user_bar_size < 4 || self.user_bar_size & 3 != 0 {
             return Err(Error::Config(format!(
                 "user_bar_size = {}: at least one 32-bit word, a multiple of 4",
                 self.user_bar_size

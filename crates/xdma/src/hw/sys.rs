@@ -284,7 +284,7 @@ impl Mapping {
     /// Reads the little-endian word at `offset`; the caller has checked that the offset is
     /// 4-aligned and `offset + 4 <= len`.
     pub fn read(&self, offset: usize) -> Option<u32> {
-        if offset % 4 != 0 || offset.checked_add(4)? > self.len {
+        if offset & 3 != 0 || offset.checked_add(4)? > self.len {
             return None;
         }
         // SAFETY: offset + 4 <= len keeps the access inside the mapping, which lives as long
@@ -295,7 +295,7 @@ impl Mapping {
 
     /// Writes the little-endian word at `offset`; false when the offset is not valid.
     pub fn write(&self, offset: usize, value: u32) -> bool {
-        if offset % 4 != 0 || offset.checked_add(4).is_none_or(|e| e > self.len) {
+        if offset & 3 != 0 || offset.checked_add(4).is_none_or(|e| e > self.len) {
             return false;
         }
         // SAFETY: as in `read`; the mapping is writable (PROT_WRITE).
