@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use xdma::{BackendKind, Config};
 
 /// The card identifier that card_core's ID register holds: ASCII "DAQ1".
-pub const CARD_ID: u32 = 0x4441_5131;
+pub const CARD_ID: u32 = card_regs::id::RESET as u32;
 /// card_core's version register.
-pub const CARD_VERSION: u32 = 1;
+pub const CARD_VERSION: u32 = card_regs::version::RESET as u32;
 /// card_core's scratch register.
 pub const REG_SCRATCH: u64 = 0x008;
 /// Card memory of the emulated board, kept small so the backing file stays small.
