@@ -94,7 +94,11 @@ fn lint_waivers_say_why() {
         let lines: Vec<&str> = text.lines().collect();
         for (i, line) in lines.iter().enumerate() {
             if line.contains("lint_off") {
-                let commented_before = i > 0 && lines[i - 1].trim_start().starts_with("//");
+                // A line comment, or the end of a block comment, right above the waiver.
+                let commented_before = i > 0 && {
+                    let above = lines[i - 1].trim();
+                    above.starts_with("//") || above.ends_with("*/")
+                };
                 let commented_here = line.split("*/").nth(1).is_some_and(|r| r.contains("//"));
                 if !commented_before && !commented_here {
                     bad.push(format!("{}:{}", rel(&file), i + 1));
