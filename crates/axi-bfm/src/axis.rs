@@ -218,7 +218,7 @@ impl AxisSource {
                 problem: "an empty frame; a frame needs at least one byte".into(),
             });
         }
-        if c.tlast.is_none() && frame.data.len() % c.bytes != 0 {
+        if c.tlast.is_none() && !frame.data.len().is_multiple_of(c.bytes) {
             return Err(BfmError::BadRequest {
                 bus: self.bus.clone(),
                 problem: "without tlast, frames must fill whole beats".into(),

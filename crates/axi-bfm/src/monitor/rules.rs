@@ -194,7 +194,7 @@ pub(crate) fn len_legal_for_burst(addr: u64, len: u64, size: u64, burst: u64) ->
             "WRAP burst of {} beats; must be 2, 4, 8 or 16",
             len + 1
         )),
-        BURST_WRAP if size < 8 && addr % (1u64 << size) != 0 => Some(format!(
+        BURST_WRAP if size < 8 && !addr.is_multiple_of(1u64 << size) => Some(format!(
             "WRAP burst from {addr:#x}, not aligned to its {}-byte beats",
             1u64 << size
         )),
