@@ -95,6 +95,8 @@ struct SourceCore {
     sent: u64,
     p_valid: Pause,
     gaps: Pause,
+    /// Bytes of the head frame that may be put on the bus; `None` is no limit.
+    credit: Option<usize>,
 }
 
 /// An AXI-Stream source bus model.
@@ -157,6 +159,7 @@ impl AxisSource {
             sent: 0,
             p_valid: Pause::default(),
             gaps: Pause::default(),
+            credit: None,
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -201,6 +204,14 @@ impl AxisSource {
     /// Makes the source break the protocol on purpose.
     pub fn set_faults(&self, faults: StreamFaults) {
         self.inner.borrow_mut().faults = faults;
+    }
+
+    /// Limits the head frame to its first `bytes` bytes: a beat goes on the bus only once
+    /// every byte it carries is within the limit, so a model of an upstream link can release
+    /// data as it arrives. `None` lifts the limit. The limit counts from the head frame's
+    /// start and applies to every frame that becomes the head while it is set.
+    pub fn set_credit(&self, bytes: Option<usize>) {
+        self.inner.borrow_mut().credit = bytes;
     }
 
     /// Changes the cycle limit of the blocking calls.
@@ -254,6 +265,17 @@ impl AxisSource {
 }
 
 impl SourceCore {
+    /// Whether the credit covers the whole next beat of the head frame.
+    fn has_credit(&self) -> bool {
+        let Some(limit) = self.credit else {
+            return true;
+        };
+        self.queue.front().is_some_and(|f| {
+            let beat_end = (self.pos + self.bytes).min(f.data.len());
+            beat_end <= limit
+        })
+    }
+
     /// Builds the next beat of the head frame into the word buffer.
     fn build(&mut self) -> Option<Beat> {
         let frame = self.queue.front()?;
@@ -358,7 +380,7 @@ impl Agent for SourceCore {
             }
             return Ok(());
         }
-        if go {
+        if go && self.has_credit() {
             if let Some(b) = self.build() {
                 self.show(m, &b);
                 self.shown = Some(b);
@@ -390,6 +412,8 @@ struct SinkCore {
     frames: VecDeque<AxisFrame>,
     shown: bool,
     p_ready: Pause,
+    /// False holds TREADY low whatever the pause generator says.
+    enabled: bool,
 }
 
 /// An AXI-Stream sink bus model: collects frames, with backpressure on TREADY.
@@ -436,6 +460,7 @@ impl AxisSink {
             frames: VecDeque::new(),
             shown: false,
             p_ready: Pause::default(),
+            enabled: true,
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -466,6 +491,12 @@ impl AxisSink {
     /// Changes the cycle limit of the blocking calls.
     pub fn set_timeout(&mut self, cycles: u64) {
         self.timeout = cycles;
+    }
+
+    /// Turns the sink on or off: while off, TREADY stays low from the next edge on, as with a
+    /// DMA engine that has no buffer posted. A sink starts on.
+    pub fn set_enabled(&self, on: bool) {
+        self.inner.borrow_mut().enabled = on;
     }
 
     /// Complete frames received and not yet taken.
@@ -520,7 +551,7 @@ impl Agent for SinkCore {
     }
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
-        self.shown = !cx.in_reset && !self.p_ready.next();
+        self.shown = !cx.in_reset && self.enabled && !self.p_ready.next();
         if cx.in_reset {
             self.cur = None;
         }

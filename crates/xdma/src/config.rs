@@ -69,6 +69,9 @@ impl Default for HwConfig {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimConfig {
+    /// The RTL top that is the card, by module name. Default `sim_top` (card_core with the
+    /// DDR3 model). A name this build does not have is a missing device.
+    pub top: String,
     /// The H2C channels of the simulated card, by index. Default: 0 memory-mapped (the card's
     /// `s_axi` write side), 1 stream (`s_axis_h2c0`).
     pub h2c: Vec<ChannelKind>,
@@ -89,6 +92,7 @@ pub struct SimConfig {
 impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
+            top: "sim_top".into(),
             h2c: vec![ChannelKind::MemoryMapped, ChannelKind::Stream],
             c2h: vec![
                 ChannelKind::MemoryMapped,

@@ -179,12 +179,26 @@ pub enum Error {
         why: String,
     },
     /// An invalid configuration.
+    /// The device is not there: no such simulated card in this build, or a top that is not a
+    /// card. (The driver backend reports a missing node as [`Error::Os`] with this kind.)
+    #[error("{what} not found: {hint}")]
+    NoDevice {
+        /// What was looked for.
+        what: String,
+        /// Why it is missing and what to do.
+        hint: String,
+    },
     #[error("invalid xdma configuration: {0}")]
     Config(String),
     /// The simulator failed.
     #[cfg(feature = "sim")]
     #[error("simulated card: {0}")]
     Sim(#[from] card_sim::SimError),
+    /// A bus model or protocol monitor of the simulated card failed: a protocol violation on
+    /// one of the card's buses (a card or engine-model bug), or a bus that could not be bound.
+    #[cfg(feature = "sim")]
+    #[error("simulated card: {0}")]
+    Bfm(#[from] axi_bfm::BfmError),
     /// The backend failed in a way that none of the variants above describes.
     #[error("{0}")]
     Backend(String),
@@ -205,6 +219,11 @@ impl Error {
             Error::ShortTransfer { .. } | Error::Bus(_) => ErrorKind::TransferFailed,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::Config(_) => ErrorKind::Config,
+            Error::NoDevice { .. } => ErrorKind::NoDevice,
+            #[cfg(feature = "sim")]
+            Error::Bfm(axi_bfm::BfmError::Timeout { .. }) => ErrorKind::Timeout,
+            #[cfg(feature = "sim")]
+            Error::Bfm(_) => ErrorKind::Backend,
             #[cfg(feature = "sim")]
             Error::Sim(card_sim::SimError::Timeout { .. }) => ErrorKind::Timeout,
             #[cfg(feature = "sim")]

@@ -198,6 +198,15 @@ impl TransferTime {
     }
 }
 
+/// One step of an H2C transfer's data reaching the engine (see [`TimingModel::h2c_arrivals`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrival {
+    /// Bytes of the transfer, from its start, that have arrived.
+    pub bytes: u64,
+    /// When, in ps from the start of the data phase.
+    pub at_ps: u64,
+}
+
 /// The timing model: link, engine and host parameters together.
 #[derive(Debug, Clone)]
 pub struct TimingModel {
@@ -372,40 +381,16 @@ impl TimingModel {
         let first_block = ndesc.min(wire::DESC_BLOCK);
         // The first descriptor block is one read: a round trip and its completions.
         let descriptor = rtt + self.completions_ps(0, first_block * wire::DESCRIPTOR);
-        // Later blocks are prefetched while data moves; their completions use the downstream
-        // link, which H2C data also uses.
-        let later_desc_bytes = (ndesc - first_block) * wire::DESCRIPTOR;
         let data = match dir {
             Direction::H2C => {
-                let reqs: Vec<(u64, u64)> = descs
-                    .iter()
-                    .flat_map(|d| {
-                        let mut a = d.host_addr;
-                        engine::pcie_pieces(
-                            d.host_addr,
-                            d.len,
-                            u64::from(self.cfg.link.max_read_request),
-                        )
-                        .into_iter()
-                        .map(move |n| {
-                            let r = (a, n);
-                            a += n;
-                            r
-                        })
-                    })
-                    .collect();
-                let window = self.engine.h2c.max_outstanding_reads as usize;
-                let link_end = self.h2c_pipeline(&reqs, window, rtt);
-                let prefetch = if later_desc_bytes > 0 {
-                    self.completions_ps(0, later_desc_bytes)
-                } else {
-                    0.0
-                };
                 // The last piece still crosses the AXI bus, then the card answers the write.
-                let last = reqs.last().map_or(0, |r| r.1);
-                link_end
-                    + prefetch
-                    + self.axi_ps(last.min(self.engine.max_burst_bytes()))
+                let arrivals = self.h2c_arrivals(host_addr, card_addr, len);
+                let last_piece = arrivals
+                    .windows(2)
+                    .last()
+                    .map_or(len, |w| w[1].bytes - w[0].bytes);
+                arrivals.last().map_or(0.0, |a| a.at_ps as f64)
+                    + self.axi_ps(last_piece.min(self.engine.max_burst_bytes()))
                     + card.write_ns * PS_PER_NS
             }
             Direction::C2H => {
@@ -434,20 +419,74 @@ impl TimingModel {
         }
     }
 
-    /// H2C data: memory reads `(host address, bytes)`, at most `window` in flight; each one's
-    /// completions arrive a round trip after it is issued and queue on the downstream link; a
-    /// read's slot frees when its last completion has arrived. Returns when the last one did.
-    fn h2c_pipeline(&self, reqs: &[(u64, u64)], window: usize, rtt: f64) -> f64 {
-        let mut done: Vec<f64> = Vec::with_capacity(reqs.len());
+    /// When the data of an H2C transfer reaches the engine, counted from the start of its data
+    /// phase (after the first descriptor block is in): one entry per memory read of host
+    /// memory, in order, with the bytes of the transfer received once that read's last
+    /// completion has arrived.
+    ///
+    /// The engine keeps at most the channel's read window in flight; each read's completions
+    /// arrive a round trip after it is issued and queue on the downstream link; a read's slot
+    /// frees when its last completion is in. When the data reaches a new block of 32
+    /// descriptors, the engine fetches the next block, whose completions take the same link.
+    pub fn h2c_arrivals(&self, host_addr: u64, card_addr: u64, len: u64) -> Vec<Arrival> {
+        let rtt = self.cfg.link.round_trip_ns * PS_PER_NS;
+        let mrrs = u64::from(self.cfg.link.max_read_request);
+        let descs = engine::descriptors(host_addr, card_addr, len);
+        let window = self.engine.h2c.max_outstanding_reads as usize;
+        let mut out: Vec<Arrival> = Vec::with_capacity(descs.len() * 8);
+        let mut done_ps: Vec<f64> = Vec::with_capacity(descs.len() * 8);
         let mut link_free = 0.0f64;
-        for (i, &(addr, len)) in reqs.iter().enumerate() {
-            let issue = if i >= window { done[i - window] } else { 0.0 };
-            let start = (issue + rtt).max(link_free);
-            let end = start + self.completions_ps(addr, len);
-            link_free = end;
-            done.push(end);
+        let mut bytes = 0;
+        for (d, desc) in descs.iter().enumerate() {
+            let block = d as u64 / wire::DESC_BLOCK;
+            if block > 0 && d as u64 % wire::DESC_BLOCK == 0 {
+                // The prefetch of this block was issued a block earlier; its completions take
+                // their turn on the link now.
+                let n = (descs.len() as u64 - d as u64).min(wire::DESC_BLOCK);
+                link_free += self.completions_ps(0, n * wire::DESCRIPTOR);
+            }
+            let mut a = desc.host_addr;
+            for n in engine::pcie_pieces(desc.host_addr, desc.len, mrrs) {
+                let i = done_ps.len();
+                let issue = if i >= window {
+                    done_ps[i - window]
+                } else {
+                    0.0
+                };
+                let start = (issue + rtt).max(link_free);
+                let end = start + self.completions_ps(a, n);
+                link_free = end;
+                done_ps.push(end);
+                a += n;
+                bytes += n;
+                out.push(Arrival {
+                    bytes,
+                    at_ps: end.round() as u64,
+                });
+            }
         }
-        link_free
+        out
+    }
+
+    /// Link time in ps of the memory writes that carry `len` bytes to host address `addr`
+    /// (C2H data on the upstream link).
+    pub fn c2h_writes_ps(&self, addr: u64, len: u64) -> u64 {
+        self.writes_ps(addr, len).round() as u64
+    }
+
+    /// The part of a C2H read round trip outside the card's AXI slave, in ps.
+    pub fn c2h_engine_latency_ps(&self) -> u64 {
+        (self.cfg.engine.c2h_engine_latency_ns * PS_PER_NS).round() as u64
+    }
+
+    /// One link crossing (half the round trip), in ps.
+    pub fn one_way_ps(&self) -> u64 {
+        (self.cfg.link.round_trip_ns * PS_PER_NS / 2.0).round() as u64
+    }
+
+    /// Time in ps of `len` bytes on the card's AXI data bus at one beat per cycle.
+    pub fn axi_bus_ps(&self, len: u64) -> u64 {
+        self.axi_ps(len).round() as u64
     }
 
     /// C2H data: AXI read bursts `(host address, bytes)`, at most `window` in flight; each one's

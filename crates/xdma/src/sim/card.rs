@@ -1,0 +1,1081 @@
+//! The simulation thread: `sim_top` in an axi-bfm environment, driven the way the XDMA IP
+//! drives it, with every transfer timed by the link and driver model.
+//!
+//! Requests are queued per lane (the register path, each interrupt line, each channel) and
+//! the head of every lane runs at once, so channels move data concurrently in simulated time
+//! while calls on one channel keep their order. Every transfer goes through the same phases:
+//!
+//! 1. set-up: the host's submission and the first descriptor fetch (timing model);
+//! 2. data, on the RTL: H2C bursts are released as the link delivers their bytes; C2H bursts
+//!    are issued within the channel's read window and their data queues on the upstream link;
+//!    stream data goes through the AXI-Stream bus models;
+//! 3. completion: the engine's write-back and interrupt, and the host's completion (timing
+//!    model).
+//!
+//! The card's own latencies (DDR, clock crossings, width conversion, backpressure) are whatever
+//! the RTL does in phase 2. Protocol monitors watch every bus; a violation fails the transfers
+//! that were running.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::time::Duration;
+
+use axi_bfm::{
+    AxiMaster, AxiMasterConfig, AxilMaster, AxisFrame, AxisSink, AxisSource, BfmError, Env,
+    ResetPolarity, Resp, TxnId,
+};
+use card_sim::{Model, Top};
+
+use crate::api::{ChannelKind, Direction, Transfer};
+use crate::engine::{self, EngineConfig};
+use crate::error::{Error, Result};
+use crate::timing::{Arrival, CardLatency, TimingModel};
+
+use super::irq::IrqAgent;
+
+/// The card's DMA-side clock: 250 MHz on the reference board (README).
+pub(super) const AXI_ACLK_HZ: u64 = 250_000_000;
+/// The DDR controller's user clock: 200 MHz on the reference board (MIG ui_clk, README).
+const DDR_CLK_HZ: u64 = 200_000_000;
+/// Cycles each reset is held at start, enough for every synchronous reset in the card.
+const RESET_CYCLES: u64 = 8;
+/// The user BAR's stream ports, in channel order.
+const H2C_STREAMS: &[&str] = &["s_axis_h2c0"];
+const C2H_STREAMS: &[&str] = &["m_axis_c2h0", "m_axis_c2h1"];
+
+/// What a request asks of the card.
+#[derive(Debug)]
+pub(super) enum Op {
+    ReadReg(u64),
+    WriteReg(u64, u32),
+    WaitEvent(usize, Duration),
+    WriteMm {
+        ch: usize,
+        addr: u64,
+        host: u64,
+        data: Vec<u8>,
+    },
+    ReadMm {
+        ch: usize,
+        addr: u64,
+        host: u64,
+        len: usize,
+    },
+    Send {
+        ch: usize,
+        host: u64,
+        data: Vec<u8>,
+    },
+    Recv {
+        ch: usize,
+        host: u64,
+        len: usize,
+        timeout: Duration,
+    },
+    Now,
+}
+
+/// What the card answers.
+#[derive(Debug)]
+pub(super) enum Answer {
+    Word(u32),
+    Done,
+    Time(u64),
+    Moved(Transfer, Vec<u8>),
+}
+
+/// Where an answer goes.
+#[derive(Debug)]
+pub(super) enum Reply {
+    Blocking(std::sync::mpsc::SyncSender<Result<Answer>>),
+    Async(tokio::sync::oneshot::Sender<Result<Answer>>),
+}
+
+impl Reply {
+    fn send(self, a: Result<Answer>) {
+        // A caller that gave up (its own timeout) no longer listens; nothing to do then.
+        match self {
+            Reply::Blocking(s) => {
+                let _ = s.send(a);
+            }
+            Reply::Async(s) => {
+                let _ = s.send(a);
+            }
+        }
+    }
+}
+
+/// One request.
+#[derive(Debug)]
+pub(super) struct Request {
+    pub(super) op: Op,
+    pub(super) reply: Reply,
+}
+
+/// The card's shape, found when it is built.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Found {
+    pub(super) card_id: u32,
+    pub(super) card_version: u32,
+    pub(super) bar_size: u64,
+    pub(super) irq_lines: usize,
+}
+
+/// The buses and agents the jobs drive.
+struct Hw {
+    env: Env,
+    axi: AxiMaster,
+    lite: AxilMaster,
+    h2c_streams: Vec<AxisSource>,
+    c2h_streams: Vec<AxisSink>,
+    /// Bytes of a frame left over from a receive whose buffer was too small, per C2H stream.
+    leftovers: Vec<VecDeque<Vec<u8>>>,
+    irq: Rc<RefCell<IrqAgent>>,
+    timing: TimingModel,
+    engine: EngineConfig,
+    /// Per H2C / C2H channel: its stream port index when it is a stream channel.
+    h2c_port: Vec<Option<usize>>,
+    c2h_port: Vec<Option<usize>>,
+}
+
+/// Queues: the register path, each interrupt line, each channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lane {
+    Reg,
+    Event(usize),
+    H2c(usize),
+    C2h(usize),
+}
+
+fn lane_of(op: &Op) -> Option<Lane> {
+    Some(match op {
+        Op::ReadReg(_) | Op::WriteReg(..) => Lane::Reg,
+        Op::WaitEvent(e, _) => Lane::Event(*e),
+        Op::WriteMm { ch, .. } | Op::Send { ch, .. } => Lane::H2c(*ch),
+        Op::ReadMm { ch, .. } | Op::Recv { ch, .. } => Lane::C2h(*ch),
+        Op::Now => return None,
+    })
+}
+
+struct Queued {
+    lane: Lane,
+    op: Op,
+    reply: Reply,
+}
+
+struct Running {
+    lane: Lane,
+    job: Job,
+    reply: Reply,
+}
+
+/// The state the simulation thread owns.
+pub(super) struct CardThread {
+    hw: Hw,
+    queued: VecDeque<Queued>,
+    running: Vec<Running>,
+}
+
+/// The card's top as configured: a top of this build by name, or a missing device.
+fn find_top(name: &str) -> Result<Top> {
+    Top::ALL
+        .iter()
+        .copied()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| Error::NoDevice {
+            what: format!("simulated card `{name}`"),
+            hint: format!(
+                "this build has no RTL top of that name; set sim.top to a card top listed in sim/tops.txt (the card is `sim_top`; this build has {})",
+                Top::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+            ),
+        })
+}
+
+impl CardThread {
+    /// Builds the model, attaches the XDMA side to its ports, resets it and reads the
+    /// identifiers.
+    pub(super) fn start(
+        top: &str,
+        name: &str,
+        timing: TimingModel,
+        h2c: &[ChannelKind],
+        c2h: &[ChannelKind],
+    ) -> Result<(CardThread, Found)> {
+        let top = find_top(top)?;
+        let model = Model::builder(top).name(name).build()?;
+        let not_a_card = |e: BfmError| Error::NoDevice {
+            what: format!("simulated card `{}`", top.name()),
+            hint: format!(
+                "this RTL top is not a card with the XDMA-side ports ({e}); use `sim_top`"
+            ),
+        };
+        let mut env = Env::new(model);
+        let clk = env.add_clock("axi_aclk", AXI_ACLK_HZ).map_err(not_a_card)?;
+        let ddr = env.add_clock("ddr_clk", DDR_CLK_HZ).map_err(not_a_card)?;
+        env.add_reset(clk, "axi_aresetn", ResetPolarity::ActiveLow)
+            .map_err(not_a_card)?;
+        env.add_reset(ddr, "ddr_rst", ResetPolarity::ActiveHigh)
+            .map_err(not_a_card)?;
+        let engine = *timing.engine();
+        // The per-channel windows are the engine model's; the bus model only must not limit
+        // them, so its own limits are the sum over channels.
+        let windows = |dir| {
+            let n = match dir {
+                Direction::H2C => h2c.len(),
+                Direction::C2H => c2h.len(),
+            };
+            n.max(1)
+        };
+        let axi_cfg = AxiMasterConfig {
+            max_burst_len: engine.max_burst_beats,
+            max_outstanding_writes: windows(Direction::H2C)
+                * engine.h2c.max_outstanding_writes as usize,
+            max_outstanding_reads: windows(Direction::C2H)
+                * engine.c2h.max_outstanding_reads as usize,
+            ..AxiMasterConfig::default()
+        };
+        let axi = AxiMaster::attach_with(&mut env, "s_axi", clk, axi_cfg).map_err(not_a_card)?;
+        if axi.bus_bytes() != engine.data_bytes as usize {
+            return Err(Error::Config(format!(
+                "sim.engine.data_bytes = {} but the card's s_axi data bus has {} bytes; make them equal",
+                engine.data_bytes,
+                axi.bus_bytes()
+            )));
+        }
+        let lite = AxilMaster::attach(&mut env, "s_axil", clk).map_err(not_a_card)?;
+        let ports = |kinds: &[ChannelKind], names: &[&str], dir: Direction| {
+            let mut next = 0;
+            let mut map = Vec::with_capacity(kinds.len());
+            for &k in kinds {
+                if k == ChannelKind::Stream {
+                    if next >= names.len() {
+                        return Err(Error::Config(format!(
+                            "sim.{} lists more stream channels than the card has {dir} stream ports ({})",
+                            dir.to_string().to_ascii_lowercase(),
+                            names.join(", ")
+                        )));
+                    }
+                    map.push(Some(next));
+                    next += 1;
+                } else {
+                    map.push(None);
+                }
+            }
+            Ok(map)
+        };
+        let h2c_port = ports(h2c, H2C_STREAMS, Direction::H2C)?;
+        let c2h_port = ports(c2h, C2H_STREAMS, Direction::C2H)?;
+        // Every stream port is driven even when no channel uses it, so no input floats.
+        let mut h2c_streams = Vec::new();
+        for p in H2C_STREAMS {
+            h2c_streams.push(AxisSource::attach(&mut env, p, clk).map_err(not_a_card)?);
+        }
+        let mut c2h_streams = Vec::new();
+        for p in C2H_STREAMS {
+            let sink = AxisSink::attach(&mut env, p, clk).map_err(not_a_card)?;
+            // A C2H stream engine takes data only while a receive has a buffer posted.
+            sink.set_enabled(false);
+            c2h_streams.push(sink);
+        }
+        let req = env
+            .model()
+            .port("usr_irq_req")
+            .map_err(|e| not_a_card(e.into()))?;
+        let ack = env
+            .model()
+            .input("usr_irq_ack")
+            .map_err(|e| not_a_card(e.into()))?;
+        let irq = Rc::new(RefCell::new(IrqAgent::new(req, ack, timing.one_way_ps())));
+        env.add_agent(clk, irq.clone());
+
+        // Both resets asserted together, then each domain released after its own cycles.
+        {
+            let m = env.model_mut();
+            let rstn = m.input("axi_aresetn")?;
+            let rst = m.input("ddr_rst")?;
+            m.set_bool(rstn, false);
+            m.set_bool(rst, true);
+            m.eval()?;
+        }
+        env.reset(ddr, RESET_CYCLES)?;
+        env.reset(clk, RESET_CYCLES)?;
+        env.tick(clk)?;
+
+        let leftovers = vec![VecDeque::new(); c2h_streams.len()];
+        let irq_lines = irq.borrow().lines();
+        let mut card = CardThread {
+            hw: Hw {
+                env,
+                axi,
+                lite,
+                h2c_streams,
+                c2h_streams,
+                leftovers,
+                irq,
+                timing,
+                engine,
+                h2c_port,
+                c2h_port,
+            },
+            queued: VecDeque::new(),
+            running: Vec::new(),
+        };
+        let card_id = card.read_reg_now(0x000)?;
+        let card_version = card.read_reg_now(0x004)?;
+        let bar_size = 1u64 << card.hw.env.model().port("s_axil_awaddr")?.width();
+        Ok((
+            card,
+            Found {
+                card_id,
+                card_version,
+                bar_size,
+                irq_lines,
+            },
+        ))
+    }
+
+    /// A register read outside the request loop (discovery at start).
+    fn read_reg_now(&mut self, off: u64) -> Result<u32> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.accept(Request {
+            op: Op::ReadReg(off),
+            reply: Reply::Blocking(tx),
+        });
+        while self.busy() {
+            self.turn();
+        }
+        match rx.try_recv() {
+            Ok(Ok(Answer::Word(w))) => Ok(w),
+            Ok(Err(e)) => Err(e),
+            Ok(Ok(other)) => Err(Error::Backend(format!("register read answered {other:?}"))),
+            Err(_) => Err(Error::Backend("register read got no answer".into())),
+        }
+    }
+
+    /// Serves requests until every sender is gone.
+    pub(super) fn run(mut self, rx: std::sync::mpsc::Receiver<Request>) {
+        loop {
+            if !self.busy() {
+                match rx.recv() {
+                    Ok(r) => self.accept(r),
+                    Err(_) => return,
+                }
+            }
+            loop {
+                match rx.try_recv() {
+                    Ok(r) => self.accept(r),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        if !self.busy() {
+                            return;
+                        }
+                        break;
+                    }
+                }
+            }
+            self.turn();
+        }
+    }
+
+    fn busy(&self) -> bool {
+        !self.running.is_empty() || !self.queued.is_empty()
+    }
+
+    fn accept(&mut self, r: Request) {
+        match lane_of(&r.op) {
+            None => r.reply.send(Ok(Answer::Time(self.hw.env.time_ps()))),
+            Some(lane) => self.queued.push_back(Queued {
+                lane,
+                op: r.op,
+                reply: r.reply,
+            }),
+        }
+    }
+
+    /// Starts the head of every idle lane, polls the jobs, and advances the model one edge
+    /// instant while any job runs.
+    fn turn(&mut self) {
+        let now = self.hw.env.time_ps();
+        let mut i = 0;
+        while i < self.queued.len() {
+            let lane = self.queued[i].lane;
+            let lane_busy = self.running.iter().any(|r| r.lane == lane)
+                || self.queued.iter().take(i).any(|q| q.lane == lane);
+            if lane_busy {
+                i += 1;
+                continue;
+            }
+            if let Some(q) = self.queued.remove(i) {
+                match Job::start(&mut self.hw, q.op, now) {
+                    Ok(job) => self.running.push(Running {
+                        lane,
+                        job,
+                        reply: q.reply,
+                    }),
+                    Err(e) => q.reply.send(Err(e)),
+                }
+            }
+        }
+        self.poll();
+        if self.running.is_empty() {
+            return;
+        }
+        if let Err(e) = self.hw.env.step() {
+            // A monitor violation or an RTL error: the transfers running now cannot be
+            // trusted. The environment finished the instant, so later requests may go on (an
+            // RTL error poisons the model and fails them in turn).
+            let text = e.to_string();
+            let mut first = Some(Error::from(e));
+            for r in self.running.drain(..) {
+                r.job.abort(&mut self.hw);
+                let err = first
+                    .take()
+                    .unwrap_or_else(|| Error::Backend(format!("simulated card: {text}")));
+                r.reply.send(Err(err));
+            }
+            return;
+        }
+        self.poll();
+    }
+
+    fn poll(&mut self) {
+        let now = self.hw.env.time_ps();
+        let mut i = 0;
+        while i < self.running.len() {
+            match self.running[i].job.poll(&mut self.hw, now) {
+                Some(answer) => {
+                    let r = self.running.swap_remove(i);
+                    r.reply.send(answer);
+                }
+                None => i += 1,
+            }
+        }
+    }
+}
+
+/// A transfer's fixed phases around its data, in absolute simulated ps.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    start: u64,
+    /// When the data phase may begin: after submission and the first descriptor block.
+    data_at: u64,
+    /// The completion phase's length: write-back and interrupt, then the host's completion.
+    tail: u64,
+}
+
+impl Frame {
+    fn new(t: &TimingModel, dir: Direction, host: u64, card: u64, len: u64, now: u64) -> Frame {
+        let p = t.transfer(
+            dir,
+            host,
+            card,
+            len,
+            CardLatency {
+                read_ns: 0.0,
+                write_ns: 0.0,
+            },
+        );
+        Frame {
+            start: now,
+            data_at: now + p.submit_ps + p.descriptor_ps,
+            tail: p.completion_ps + p.host_complete_ps,
+        }
+    }
+}
+
+/// Where a transfer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Setup,
+    Data,
+    /// Done on the card; the call returns at this time.
+    Tail(u64),
+}
+
+/// A read-only view of the running H2C link schedule.
+#[derive(Debug)]
+struct Link {
+    arrivals: Vec<Arrival>,
+    next: usize,
+    arrived: u64,
+}
+
+impl Link {
+    fn h2c(t: &TimingModel, host: u64, card: u64, len: u64) -> Link {
+        Link {
+            arrivals: t.h2c_arrivals(host, card, len),
+            next: 0,
+            arrived: 0,
+        }
+    }
+
+    /// Bytes arrived by `now`, for a data phase that began at `data_at`.
+    fn arrived(&mut self, data_at: u64, now: u64) -> u64 {
+        while let Some(a) = self.arrivals.get(self.next) {
+            if data_at + a.at_ps > now {
+                break;
+            }
+            self.arrived = a.bytes;
+            self.next += 1;
+        }
+        self.arrived
+    }
+}
+
+fn axi_burst(b: &engine::Burst, id: u32, data_bytes: u32) -> axi_bfm::Burst {
+    axi_bfm::Burst {
+        id,
+        addr: b.addr,
+        len: (b.beats - 1) as u8,
+        size: data_bytes.trailing_zeros() as u8,
+        burst: 1,
+        lock: false,
+    }
+}
+
+/// The bursts of a transfer with each one's offset in it.
+fn plan(engine: &EngineConfig, host: u64, card: u64, len: u64) -> Vec<(engine::Burst, usize)> {
+    engine::descriptors(host, card, len)
+        .iter()
+        .flat_map(|d| {
+            let base = d.card_addr;
+            let off0 = (d.card_addr - card) as usize;
+            engine::bursts(engine, d.card_addr, d.len)
+                .into_iter()
+                .map(move |b| (b, off0 + (b.addr - base) as usize))
+        })
+        .collect()
+}
+
+fn bus_failed(what: &str, addr: u64, resp: Resp) -> Error {
+    Error::Bus(format!(
+        "{what} at card address {addr:#x}: the card answered {resp:?} on s_axi; the transfer failed (look at the card's AXI slave in the waves, CARD_WAVES=1)"
+    ))
+}
+
+/// Memory-mapped H2C.
+struct MmWrite {
+    id: u32,
+    frame: Frame,
+    phase: Phase,
+    data: Vec<u8>,
+    bursts: Vec<(engine::Burst, usize)>,
+    next: usize,
+    link: Link,
+    window: usize,
+    in_flight: VecDeque<(TxnId, u64)>,
+    failed: Option<Error>,
+}
+
+/// Memory-mapped C2H.
+struct MmRead {
+    id: u32,
+    frame: Frame,
+    phase: Phase,
+    host: u64,
+    buf: Vec<u8>,
+    bursts: Vec<(engine::Burst, usize)>,
+    next: usize,
+    window: usize,
+    /// Slots taken: (burst index, when its AXI read goes out, its handle once issued).
+    slots: VecDeque<(usize, u64, Option<TxnId>)>,
+    /// When the upstream link is free again.
+    link_free: u64,
+    failed: Option<Error>,
+}
+
+/// Stream H2C.
+struct Send {
+    port: usize,
+    frame: Frame,
+    phase: Phase,
+    data: Option<Vec<u8>>,
+    len: usize,
+    link: Link,
+}
+
+/// Stream C2H.
+struct Recv {
+    port: usize,
+    frame: Frame,
+    phase: Phase,
+    host: u64,
+    len: usize,
+    deadline: u64,
+    timeout: Duration,
+    got: Option<(Vec<u8>, bool)>,
+}
+
+/// A register access: the request crosses the link, the card answers, a read's completion
+/// crosses back.
+struct Reg {
+    write: Option<u32>,
+    off: u64,
+    issue_at: u64,
+    txn: Option<TxnId>,
+    answer_at: Option<(u64, u32)>,
+}
+
+/// A wait for a user interrupt, bounded in simulated time.
+struct Wait {
+    event: usize,
+    deadline: u64,
+    timeout: Duration,
+}
+
+enum Job {
+    Reg(Reg),
+    Wait(Wait),
+    Write(MmWrite),
+    Read(MmRead),
+    Send(Send),
+    Recv(Recv),
+}
+
+fn ps(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos().saturating_mul(1000)).unwrap_or(u64::MAX)
+}
+
+impl Job {
+    fn start(hw: &mut Hw, op: Op, now: u64) -> Result<Job> {
+        let one_way = hw.timing.one_way_ps();
+        let t = &hw.timing;
+        Ok(match op {
+            Op::ReadReg(off) => Job::Reg(Reg {
+                write: None,
+                off,
+                issue_at: now + one_way,
+                txn: None,
+                answer_at: None,
+            }),
+            Op::WriteReg(off, v) => Job::Reg(Reg {
+                write: Some(v),
+                off,
+                issue_at: now + one_way,
+                txn: None,
+                answer_at: None,
+            }),
+            Op::WaitEvent(event, timeout) => Job::Wait(Wait {
+                event,
+                deadline: now.saturating_add(ps(timeout)),
+                timeout,
+            }),
+            Op::WriteMm {
+                ch,
+                addr,
+                host,
+                data,
+            } => {
+                let len = data.len() as u64;
+                Job::Write(MmWrite {
+                    id: ch as u32,
+                    frame: Frame::new(t, Direction::H2C, host, addr, len, now),
+                    phase: Phase::Setup,
+                    bursts: plan(&hw.engine, host, addr, len),
+                    next: 0,
+                    link: Link::h2c(t, host, addr, len),
+                    window: hw.engine.h2c.max_outstanding_writes as usize,
+                    in_flight: VecDeque::new(),
+                    data,
+                    failed: None,
+                })
+            }
+            Op::ReadMm {
+                ch,
+                addr,
+                host,
+                len,
+            } => Job::Read(MmRead {
+                id: ch as u32,
+                frame: Frame::new(t, Direction::C2H, host, addr, len as u64, now),
+                phase: Phase::Setup,
+                host,
+                buf: vec![0; len],
+                bursts: plan(&hw.engine, host, addr, len as u64),
+                next: 0,
+                window: hw.engine.c2h.max_outstanding_reads as usize,
+                slots: VecDeque::new(),
+                link_free: 0,
+                failed: None,
+            }),
+            Op::Send { ch, host, data } => {
+                let port = stream_port(&hw.h2c_port, Direction::H2C, ch)?;
+                let len = data.len();
+                Job::Send(Send {
+                    port,
+                    frame: Frame::new(t, Direction::H2C, host, 0, len as u64, now),
+                    phase: Phase::Setup,
+                    data: Some(data),
+                    len,
+                    link: Link::h2c(t, host, 0, len as u64),
+                })
+            }
+            Op::Recv {
+                ch,
+                host,
+                len,
+                timeout,
+            } => {
+                let port = stream_port(&hw.c2h_port, Direction::C2H, ch)?;
+                Job::Recv(Recv {
+                    port,
+                    frame: Frame::new(t, Direction::C2H, host, 0, len as u64, now),
+                    phase: Phase::Setup,
+                    host,
+                    len,
+                    deadline: now.saturating_add(ps(timeout)),
+                    timeout,
+                    got: None,
+                })
+            }
+            Op::Now => {
+                return Err(Error::Backend(
+                    "a time query is answered at once, not run as a job".into(),
+                ))
+            }
+        })
+    }
+
+    /// Puts the buses back in a quiet state after a failure.
+    fn abort(self, hw: &mut Hw) {
+        match self {
+            Job::Recv(r) => hw.c2h_streams[r.port].set_enabled(false),
+            Job::Send(s) => hw.h2c_streams[s.port].set_credit(None),
+            _ => {}
+        }
+    }
+
+    /// Moves the job on at time `now`; its answer once it is finished.
+    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+        match self {
+            Job::Reg(r) => r.poll(hw, now),
+            Job::Wait(w) => w.poll(hw, now),
+            Job::Write(w) => w.poll(hw, now),
+            Job::Read(r) => r.poll(hw, now),
+            Job::Send(s) => s.poll(hw, now),
+            Job::Recv(r) => r.poll(hw, now),
+        }
+    }
+}
+
+fn stream_port(map: &[Option<usize>], dir: Direction, ch: usize) -> Result<usize> {
+    map.get(ch).copied().flatten().ok_or_else(|| {
+        Error::Backend(format!(
+            "{dir} channel {ch} has no stream port on the simulated card"
+        ))
+    })
+}
+
+/// The common end of a transfer: once the data is done at `data_end`, the call returns a
+/// tail later; `None` until that time has come.
+fn finish(frame: &Frame, phase: &mut Phase, data_end: u64) {
+    *phase = Phase::Tail(data_end + frame.tail);
+}
+
+fn moved(frame: &Frame, end: u64, bytes: usize, eop: bool, data: Vec<u8>) -> Answer {
+    Answer::Moved(
+        Transfer {
+            bytes,
+            end_of_packet: eop,
+            start_ps: frame.start,
+            end_ps: end,
+        },
+        data,
+    )
+}
+
+impl Reg {
+    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+        if let Some((at, v)) = self.answer_at {
+            return (now >= at).then(|| {
+                Ok(match self.write {
+                    Some(_) => Answer::Done,
+                    None => Answer::Word(v),
+                })
+            });
+        }
+        match self.txn {
+            None if now >= self.issue_at => {
+                let t = match self.write {
+                    Some(v) => hw.lite.start_write(self.off, u64::from(v), 0xf),
+                    None => hw.lite.start_read(self.off),
+                };
+                match t {
+                    Ok(t) => self.txn = Some(t),
+                    Err(e) => return Some(Err(Error::from(e))),
+                }
+                None
+            }
+            Some(t) if hw.lite.is_done(t) => {
+                let (v, resp) = match hw.lite.take(t) {
+                    Ok(x) => x,
+                    Err(e) => return Some(Err(Error::from(e))),
+                };
+                if !resp.is_ok() {
+                    return Some(Err(Error::Bus(format!(
+                        "register {} at {:#x}: the card answered {resp:?} on s_axil",
+                        if self.write.is_some() {
+                            "write"
+                        } else {
+                            "read"
+                        },
+                        self.off
+                    ))));
+                }
+                // A posted write is done once the card has taken it; a read's completion
+                // still crosses the link.
+                let back = if self.write.is_some() {
+                    0
+                } else {
+                    hw.timing.one_way_ps()
+                };
+                self.answer_at = Some((now + back, v as u32));
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Wait {
+    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+        let n = hw.irq.borrow_mut().take(self.event, now);
+        if n > 0 {
+            return Some(Ok(Answer::Word(n)));
+        }
+        (now >= self.deadline).then(|| {
+            Err(Error::Timeout {
+                what: format!("user interrupt {} (simulated time)", self.event),
+                after: self.timeout,
+            })
+        })
+    }
+}
+
+impl MmWrite {
+    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+        match self.phase {
+            Phase::Setup if now >= self.frame.data_at => self.phase = Phase::Data,
+            Phase::Tail(end) if now >= end => {
+                if let Some(e) = self.failed.take() {
+                    return Some(Err(e));
+                }
+                let n = self.data.len();
+                return Some(Ok(moved(&self.frame, end, n, false, Vec::new())));
+            }
+            _ => {}
+        }
+        if self.phase != Phase::Data {
+            return None;
+        }
+        // Retire answered bursts (one ID per channel, so they answer in order).
+        while let Some(&(t, addr)) = self.in_flight.front() {
+            if !hw.axi.is_done(t) {
+                break;
+            }
+            self.in_flight.pop_front();
+            match hw.axi.take_write(t) {
+                Ok(r) if r.is_ok() => {}
+                Ok(r) => {
+                    self.failed
+                        .get_or_insert(bus_failed("memory-mapped H2C write", addr, r));
+                }
+                Err(e) => {
+                    self.failed.get_or_insert(Error::from(e));
+                }
+            }
+        }
+        let arrived = self.link.arrived(self.frame.data_at, now);
+        while self.next < self.bursts.len() && self.in_flight.len() < self.window {
+            let (b, off) = self.bursts[self.next];
+            let end = off as u64 + b.len;
+            if end > arrived {
+                break;
+            }
+            let slice = &self.data[off..off + b.len as usize];
+            match hw
+                .axi
+                .start_write_burst(axi_burst(&b, self.id, hw.engine.data_bytes), slice)
+            {
+                Ok(t) => self.in_flight.push_back((t, b.addr)),
+                Err(e) => {
+                    self.failed.get_or_insert(Error::from(e));
+                }
+            }
+            self.next += 1;
+        }
+        if self.next == self.bursts.len() && self.in_flight.is_empty() {
+            finish(&self.frame, &mut self.phase, now);
+        }
+        None
+    }
+}
+
+impl MmRead {
+    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+        match self.phase {
+            Phase::Setup if now >= self.frame.data_at => self.phase = Phase::Data,
+            Phase::Tail(end) if now >= end => {
+                if let Some(e) = self.failed.take() {
+                    return Some(Err(e));
+                }
+                let buf = std::mem::take(&mut self.buf);
+                return Some(Ok(moved(&self.frame, end, buf.len(), false, buf)));
+            }
+            _ => {}
+        }
+        if self.phase != Phase::Data {
+            return None;
+        }
+        // Take free slots: a read goes to the card after the engine's own part of the round
+        // trip; the card's part is whatever the RTL takes.
+        let lat = hw.timing.c2h_engine_latency_ps();
+        while self.next < self.bursts.len() && self.slots.len() < self.window {
+            self.slots.push_back((self.next, now + lat, None));
+            self.next += 1;
+        }
+        for slot in self.slots.iter_mut() {
+            if slot.2.is_none() && now >= slot.1 {
+                let (b, _) = self.bursts[slot.0];
+                match hw
+                    .axi
+                    .start_read_burst(axi_burst(&b, self.id, hw.engine.data_bytes))
+                {
+                    Ok(t) => slot.2 = Some(t),
+                    Err(e) => {
+                        self.failed.get_or_insert(Error::from(e));
+                        // Count the burst as done so that the transfer still ends.
+                        slot.1 = u64::MAX;
+                    }
+                }
+            }
+        }
+        // Retire bursts whose data is in; each leaves for the host as memory writes queued on
+        // the upstream link.
+        let mut i = 0;
+        while i < self.slots.len() {
+            let (idx, at, t) = self.slots[i];
+            let done = match t {
+                Some(t) => hw.axi.is_done(t),
+                None => at == u64::MAX,
+            };
+            if !done {
+                i += 1;
+                continue;
+            }
+            self.slots.remove(i);
+            let (b, off) = self.bursts[idx];
+            if let Some(t) = t {
+                match hw.axi.take_read(t) {
+                    Ok((data, r)) if r.is_ok() => {
+                        let n = b.len as usize;
+                        if let (Some(src), Some(dst)) =
+                            (data.get(..n), self.buf.get_mut(off..off + n))
+                        {
+                            dst.copy_from_slice(src);
+                        }
+                    }
+                    Ok((_, r)) => {
+                        self.failed
+                            .get_or_insert(bus_failed("memory-mapped C2H read", b.addr, r));
+                    }
+                    Err(e) => {
+                        self.failed.get_or_insert(Error::from(e));
+                    }
+                }
+            }
+            self.link_free =
+                self.link_free.max(now) + hw.timing.c2h_writes_ps(self.host + off as u64, b.len);
+        }
+        if self.next == self.bursts.len() && self.slots.is_empty() {
+            // The last write still crosses the link.
+            let end = self.link_free.max(now) + hw.timing.one_way_ps();
+            finish(&self.frame, &mut self.phase, end);
+        }
+        None
+    }
+}
+
+impl Send {
+    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+        let src = &hw.h2c_streams[self.port];
+        match self.phase {
+            Phase::Setup if now >= self.frame.data_at => {
+                self.phase = Phase::Data;
+                src.set_credit(Some(0));
+                if let Some(d) = self.data.take() {
+                    if let Err(e) = src.start_send(AxisFrame::new(d)) {
+                        src.set_credit(None);
+                        return Some(Err(Error::from(e)));
+                    }
+                }
+            }
+            Phase::Tail(end) if now >= end => {
+                return Some(Ok(moved(&self.frame, end, self.len, true, Vec::new())));
+            }
+            _ => {}
+        }
+        if self.phase != Phase::Data {
+            return None;
+        }
+        let arrived = self.link.arrived(self.frame.data_at, now);
+        src.set_credit(Some(arrived as usize));
+        if src.idle() {
+            src.set_credit(None);
+            finish(&self.frame, &mut self.phase, now);
+        }
+        None
+    }
+}
+
+impl Recv {
+    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+        let sink = &hw.c2h_streams[self.port];
+        match self.phase {
+            Phase::Setup if now >= self.frame.data_at => {
+                self.phase = Phase::Data;
+                sink.set_enabled(true);
+            }
+            Phase::Tail(end) if now >= end => {
+                let (data, eop) = self.got.take().unwrap_or_default();
+                return Some(Ok(moved(&self.frame, end, data.len(), eop, data)));
+            }
+            _ => {}
+        }
+        if self.phase != Phase::Data {
+            return None;
+        }
+        let left = &mut hw.leftovers[self.port];
+        let frame = match left.pop_front() {
+            Some(f) => Some(f),
+            None => sink.try_recv().map(|f| f.data),
+        };
+        let Some(mut data) = frame else {
+            if now >= self.deadline {
+                sink.set_enabled(false);
+                return Some(Err(Error::Timeout {
+                    what: "a C2H stream packet (simulated time)".into(),
+                    after: self.timeout,
+                }));
+            }
+            return None;
+        };
+        // The engine has its packet (or its buffer is full): no more data is taken.
+        sink.set_enabled(false);
+        let eop = data.len() <= self.len;
+        if !eop {
+            let rest = data.split_off(self.len);
+            left.push_front(rest);
+        }
+        // The data went out over the upstream link as it came off the bus; where the link is
+        // slower than the bus, its last write leaves later than the last beat came in.
+        let n = data.len() as u64;
+        let link = hw.timing.c2h_writes_ps(self.host, n);
+        let bus = hw.timing.axi_bus_ps(n);
+        let end = now.max((now + link).saturating_sub(bus)) + hw.timing.one_way_ps();
+        self.got = Some((data, eop));
+        finish(&self.frame, &mut self.phase, end);
+        None
+    }
+}
