@@ -84,6 +84,10 @@ pub struct SimConfig {
     pub engine: EngineConfig,
     /// The link and driver timing model.
     pub timing: TimingConfig,
+    /// How long, in microseconds of simulated time, the card may hold an H2C stream beat
+    /// waiting (TREADY low) before the send fails with a timeout. Default 1000: far longer than
+    /// any healthy stall, yet short enough to simulate in seconds.
+    pub stream_stall_limit_us: u64,
     /// Wall-clock bound on any one request to the simulation thread, in seconds; a request
     /// that takes longer fails with a timeout rather than hang. Default 600.
     pub reply_timeout_s: u64,
@@ -102,6 +106,7 @@ impl Default for SimConfig {
             events: 1,
             engine: EngineConfig::default(),
             timing: TimingConfig::default(),
+            stream_stall_limit_us: 1000,
             reply_timeout_s: 600,
         }
     }

@@ -222,6 +222,11 @@ impl Error {
             Error::NoDevice { .. } => ErrorKind::NoDevice,
             #[cfg(feature = "sim")]
             Error::Bfm(axi_bfm::BfmError::Timeout { .. }) => ErrorKind::Timeout,
+            // A stall past the monitor's bound is the simulated card's timeout.
+            #[cfg(feature = "sim")]
+            Error::Bfm(axi_bfm::BfmError::Violation(v)) if v.rule == axi_bfm::Rule::StallBound => {
+                ErrorKind::Timeout
+            }
             #[cfg(feature = "sim")]
             Error::Bfm(_) => ErrorKind::Backend,
             #[cfg(feature = "sim")]

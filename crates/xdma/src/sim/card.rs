@@ -22,8 +22,8 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use axi_bfm::{
-    AxiMaster, AxiMasterConfig, AxilMaster, AxisFrame, AxisSink, AxisSource, BfmError, Env,
-    ResetPolarity, Resp, TxnId,
+    AxiMaster, AxiMasterConfig, AxilMaster, AxisFrame, AxisMonitor, AxisMonitorConfig, AxisSink,
+    AxisSource, BfmError, Env, ResetPolarity, Resp, TxnId,
 };
 use card_sim::{Model, Top};
 
@@ -201,7 +201,11 @@ impl CardThread {
         timing: TimingModel,
         h2c: &[ChannelKind],
         c2h: &[ChannelKind],
+        stall_limit: Duration,
     ) -> Result<(CardThread, Found)> {
+        let stall_limit_cycles =
+            u64::try_from(stall_limit.as_nanos() * u128::from(AXI_ACLK_HZ) / 1_000_000_000)
+                .unwrap_or(u64::MAX);
         let top = find_top(top)?;
         let model = Model::builder(top).name(name).build()?;
         let not_a_card = |e: BfmError| Error::NoDevice {
@@ -266,18 +270,36 @@ impl CardThread {
         };
         let h2c_port = ports(h2c, H2C_STREAMS, Direction::H2C)?;
         let c2h_port = ports(c2h, C2H_STREAMS, Direction::C2H)?;
-        // Every stream port is driven even when no channel uses it, so no input floats.
+        // Every stream port is driven even when no channel uses it, so no input floats. The
+        // stream monitors are attached by hand for their XDMA settings: frames packed as the
+        // IP requires (TKEEP all ones but on the last beat), and stall bounds that fit DMA.
+        env.set_monitors(false);
         let mut h2c_streams = Vec::new();
         for p in H2C_STREAMS {
             h2c_streams.push(AxisSource::attach(&mut env, p, clk).map_err(not_a_card)?);
+            // A send that the card does not take within the limit fails rather than hangs.
+            let cfg = AxisMonitorConfig {
+                tkeep_packed: true,
+                stall_bound: stall_limit_cycles.max(1),
+                ..AxisMonitorConfig::default()
+            };
+            AxisMonitor::attach_with(&mut env, p, clk, cfg).map_err(not_a_card)?;
         }
         let mut c2h_streams = Vec::new();
         for p in C2H_STREAMS {
             let sink = AxisSink::attach(&mut env, p, clk).map_err(not_a_card)?;
-            // A C2H stream engine takes data only while a receive has a buffer posted.
+            // A C2H stream engine takes data only while a receive has a buffer posted, so the
+            // card may wait for TREADY as long as the host likes: no stall bound here.
             sink.set_enabled(false);
             c2h_streams.push(sink);
+            let cfg = AxisMonitorConfig {
+                tkeep_packed: true,
+                stall_bound: 0,
+                ..AxisMonitorConfig::default()
+            };
+            AxisMonitor::attach_with(&mut env, p, clk, cfg).map_err(not_a_card)?;
         }
+        env.set_monitors(true);
         let req = env
             .model()
             .port("usr_irq_req")
@@ -422,9 +444,31 @@ impl CardThread {
             return;
         }
         if let Err(e) = self.hw.env.step() {
-            // A monitor violation or an RTL error: the transfers running now cannot be
-            // trusted. The environment finished the instant, so later requests may go on (an
-            // RTL error poisons the model and fails them in turn).
+            // A protocol violation fails the transfers on that bus; the environment finished
+            // the instant, so the others go on. Any other error (the RTL stopped) fails every
+            // running transfer, and the poisoned model fails later ones in turn.
+            if let Some(bus) = e.violation().map(|v| v.bus.clone()) {
+                if self.running.iter().any(|r| r.job.bus() == bus) {
+                    let mut e = Some(Error::from(e));
+                    let mut i = 0;
+                    while i < self.running.len() {
+                        if self.running[i].job.bus() == bus {
+                            let r = self.running.swap_remove(i);
+                            r.job.abort(&mut self.hw);
+                            let err = e.take().unwrap_or_else(|| {
+                                Error::Backend(format!(
+                                    "simulated card: an earlier protocol violation on `{bus}` failed this transfer too"
+                                ))
+                            });
+                            r.reply.send(Err(err));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    self.poll();
+                    return;
+                }
+            }
             let text = e.to_string();
             let mut first = Some(Error::from(e));
             for r in self.running.drain(..) {
@@ -737,7 +781,20 @@ impl Job {
         })
     }
 
-    /// Puts the buses back in a quiet state after a failure.
+    /// The bus a job drives, as its protocol monitor names it.
+    fn bus(&self) -> &'static str {
+        match self {
+            Job::Reg(_) => "s_axil",
+            Job::Wait(_) => "usr_irq",
+            Job::Write(_) | Job::Read(_) => "s_axi",
+            Job::Send(s) => H2C_STREAMS[s.port],
+            Job::Recv(r) => C2H_STREAMS[r.port],
+        }
+    }
+
+    /// Puts the buses back in a quiet state after a failure. A frame already handed to a
+    /// stream source stays queued and leaves when the card takes it, as data already given to
+    /// the IP would.
     fn abort(self, hw: &mut Hw) {
         match self {
             Job::Recv(r) => hw.c2h_streams[r.port].set_enabled(false),

@@ -89,11 +89,12 @@ impl SimCard {
             cfg.sim.h2c.clone(),
             cfg.sim.c2h.clone(),
         );
+        let stall_limit = Duration::from_micros(cfg.sim.stream_stall_limit_us);
         let thread_timing = timing.clone();
         let thread = std::thread::Builder::new()
             .name(name.clone())
-            .spawn(
-                move || match CardThread::start(&top, &name, thread_timing, &h2c, &c2h) {
+            .spawn(move || {
+                match CardThread::start(&top, &name, thread_timing, &h2c, &c2h, stall_limit) {
                     Ok((card, found)) => {
                         if ready_tx.send(Ok(found)).is_ok() {
                             card.run(rx);
@@ -102,8 +103,8 @@ impl SimCard {
                     Err(e) => {
                         let _ = ready_tx.send(Err(e));
                     }
-                },
-            )
+                }
+            })
             .map_err(|e| Error::Backend(format!("cannot start the simulation thread: {e}")))?;
         let found = ready_rx
             .recv_timeout(cfg.sim.reply_timeout())

@@ -1,0 +1,294 @@
+//! What only the simulated card can show: throughput against the reference board's table,
+//! the stream paths and interrupts of the RTL, concurrency in simulated time, and a missing
+//! simulated device.
+
+mod common;
+
+use std::time::Duration;
+
+use card_regs as regs;
+use proptest::prelude::*;
+use rstest::rstest;
+use xdma::{BackendKind, Card, CardAddr, Config, Direction, DmaBuffer, ErrorKind, Transfer, Xdma};
+
+fn open_with(f: impl FnOnce(&mut Config)) -> Xdma {
+    let mut cfg = common::config(BackendKind::Sim, None);
+    f(&mut cfg);
+    Xdma::open(&cfg).expect("open the simulated card")
+}
+
+fn open() -> Xdma {
+    open_with(|_| {})
+}
+
+/// The reference table shipped beside the tests: (block bytes, write MB/s, read MB/s).
+fn reference(block: u64) -> (f64, f64) {
+    include_str!("data/k7-xdma-ddr3-block-sweep.csv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("block"))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].parse::<u64>().expect("block"),
+                f[1].parse::<f64>().expect("write"),
+                f[2].parse::<f64>().expect("read"),
+            )
+        })
+        .find(|r| r.0 == block)
+        .map(|r| (r.1, r.2))
+        .expect("block size in the reference table")
+}
+
+fn pattern(len: usize, seed: u32) -> Vec<u8> {
+    (0..len as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(40_503)).to_le_bytes()[2])
+        .collect()
+}
+
+/// Back-to-back transfers of one size in one direction, timed as the reference was: bytes
+/// over the time from the first call to the last return, in the card's clock.
+#[rstest]
+#[case::h2c_4k(Direction::H2C, 4096, 16)]
+#[case::c2h_4k(Direction::C2H, 4096, 16)]
+#[case::h2c_8m(Direction::H2C, 8 << 20, 2)]
+#[case::c2h_8m(Direction::C2H, 8 << 20, 2)]
+fn back_to_back_throughput_is_near_the_reference(
+    #[case] dir: Direction,
+    #[case] block: usize,
+    #[case] count: u64,
+) {
+    let card = open();
+    let data = DmaBuffer::from_slice(&pattern(block, 3)).expect("data");
+    let mut back = DmaBuffer::new(block).expect("buffer");
+    if dir == Direction::C2H {
+        card.write_mm(0, CardAddr(0), &data)
+            .expect("fill card memory");
+    }
+    let mut first: Option<Transfer> = None;
+    let mut last: Option<Transfer> = None;
+    for k in 0..count {
+        // Reads all come from the block written above; writes move along.
+        let addr = match dir {
+            Direction::H2C => CardAddr((k * block as u64) % (8 << 20)),
+            Direction::C2H => CardAddr(0),
+        };
+        let t = match dir {
+            Direction::H2C => card.write_mm(0, addr, &data),
+            Direction::C2H => card.read_mm(0, addr, &mut back),
+        }
+        .expect("transfer");
+        assert_eq!(t.bytes, block);
+        if let Some(l) = &last {
+            assert!(t.start_ps >= l.end_ps, "back to back, not overlapping");
+        }
+        first.get_or_insert(t);
+        last = Some(t);
+    }
+    let (first, last) = (first.expect("first"), last.expect("last"));
+    let mb_s = (count * block as u64) as f64 / (last.end_ps - first.start_ps) as f64 * 1e6;
+    let (write_ref, read_ref) = reference(block as u64);
+    let reference = if dir == Direction::H2C {
+        write_ref
+    } else {
+        read_ref
+    };
+    let err = (mb_s - reference) / reference;
+    println!(
+        "{dir} {count} x {block} B back to back: {mb_s:.1} MB/s on the simulated card, reference {reference:.1} MB/s ({:+.1} %); one transfer {:?}",
+        err * 100.0,
+        last.duration()
+    );
+    assert!(
+        err.abs() < 0.25,
+        "{dir} {block} B: {mb_s:.1} MB/s is not within 25 % of the reference {reference} MB/s"
+    );
+    if dir == Direction::C2H {
+        assert!(back[..] == data[..block], "the data read back differs");
+    }
+}
+
+/// Sends `frame` on H2C stream channel 1 while a receive waits on C2H channel 1 with `buf`.
+fn loop_once(card: &Xdma, frame: &[u8], buf: &mut [u8]) -> (Transfer, Transfer) {
+    std::thread::scope(|s| {
+        let rx = s.spawn(|| card.recv_stream(1, buf, Duration::from_micros(300)));
+        let sent = card.send_stream(1, frame).expect("send");
+        (
+            sent,
+            rx.join().expect("receiver").expect("the packet comes back"),
+        )
+    })
+}
+
+#[test]
+fn loop_mode_returns_each_packet_and_a_small_buffer_splits_it() {
+    let card = open();
+    card.write_reg(u64::from(regs::CONTROL), regs::control::MODE_LOOP as u32)
+        .expect("LOOP mode");
+    let frame = DmaBuffer::from_slice(&pattern(1000, 11)).expect("frame");
+    let mut buf = DmaBuffer::new(4096).expect("buffer");
+    let (sent, got) = loop_once(&card, &frame, &mut buf);
+    assert!(sent.end_of_packet && sent.bytes == 1000);
+    assert_eq!(got.bytes, 1000);
+    assert!(got.end_of_packet);
+    assert!(buf[..1000] == frame[..]);
+
+    // A buffer smaller than the packet takes its start; the next receive takes the rest.
+    let mut small = DmaBuffer::new(256).expect("buffer");
+    let (_, a) = loop_once(&card, &frame, &mut small);
+    assert_eq!((a.bytes, a.end_of_packet), (256, false));
+    assert!(small[..] == frame[..256]);
+    let b = card
+        .recv_stream(1, &mut buf, Duration::from_micros(100))
+        .expect("the rest");
+    assert_eq!((b.bytes, b.end_of_packet), (744, true));
+    assert!(buf[..744] == frame[256..]);
+    // Nothing more is on its way.
+    let e = card
+        .recv_stream(1, &mut buf, Duration::from_micros(30))
+        .expect_err("no third packet");
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+}
+
+#[test]
+fn a_send_the_card_does_not_take_times_out() {
+    // In LOOP mode with no receive posted the card holds H2C back; the send gives up after
+    // the configured stall limit.
+    let card = open_with(|c| c.sim.stream_stall_limit_us = 20);
+    card.write_reg(u64::from(regs::CONTROL), regs::control::MODE_LOOP as u32)
+        .expect("LOOP mode");
+    let frame = DmaBuffer::from_slice(&pattern(8192, 2)).expect("frame");
+    let e = card.send_stream(1, &frame).expect_err("nobody receives");
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    assert!(e.to_string().contains("s_axis_h2c0"), "names the bus: {e}");
+    // Registers still work after the failed send.
+    assert_eq!(card.read_reg(0).expect("id"), common::CARD_ID);
+}
+
+#[test]
+fn generated_frames_arrive_valid_on_both_c2h_streams() {
+    let card = open();
+    let r = |reg: u32| u64::from(reg);
+    card.write_reg(r(regs::SRC0_FRAME_LEN), 512)
+        .expect("length 0");
+    card.write_reg(r(regs::SRC1_FRAME_LEN), 256)
+        .expect("length 1");
+    card.write_reg(
+        r(regs::CONTROL),
+        (regs::control::MODE_GEN | regs::control::CH0_EN_MASK | regs::control::CH1_EN_MASK) as u32,
+    )
+    .expect("GEN mode");
+    let mut buf = DmaBuffer::new(4096).expect("buffer");
+    for (channel, len) in [(1, 512), (2, 256)] {
+        let mut seq = Vec::new();
+        for _ in 0..3 {
+            let t = card
+                .recv_stream(channel, &mut buf, Duration::from_micros(200))
+                .expect("a generated frame");
+            assert_eq!(t.bytes, len);
+            assert!(t.end_of_packet);
+            let p = frame::parse(&buf[..t.bytes]).expect("a valid frame");
+            assert_eq!(usize::from(p.header.channel), channel - 1);
+            seq.push(p.header.sequence);
+        }
+        assert!(seq.windows(2).all(|w| w[1] > w[0]), "{seq:?}");
+    }
+}
+
+#[test]
+fn the_capture_ring_raises_the_interrupt_and_its_frames_read_back_over_dma() {
+    let card = open();
+    let r = |reg: u32| u64::from(reg);
+    let base = 0x20_0000u32;
+    card.write_reg(r(regs::CAP_BASE), base).expect("base");
+    card.write_reg(r(regs::CAP_SIZE), 64 << 10).expect("size");
+    card.write_reg(r(regs::SRC0_FRAME_LEN), 1024)
+        .expect("length");
+    card.write_reg(r(regs::CAP_IRQ_LEVEL), 2048).expect("level");
+    card.write_reg(r(regs::IRQ_ENABLE), regs::irq_enable::CAP_FILL_MASK as u32)
+        .expect("enable");
+    // No interrupt before capture runs.
+    let e = card
+        .wait_event(0, Duration::from_micros(20))
+        .expect_err("nothing yet");
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    card.write_reg(
+        r(regs::CONTROL),
+        (regs::control::MODE_CAPTURE | regs::control::CH0_EN_MASK) as u32,
+    )
+    .expect("CAPTURE mode");
+    let n = card
+        .wait_event(0, Duration::from_micros(200))
+        .expect("the fill interrupt");
+    assert!(n >= 1);
+    let status = card.read_reg(r(regs::IRQ_STATUS)).expect("status");
+    assert_ne!(status & regs::irq_status::CAP_FILL_MASK as u32, 0);
+    card.write_reg(r(regs::CONTROL), 0).expect("stop");
+    let wptr = card.read_reg(r(regs::CAP_WPTR)).expect("write pointer");
+    assert!(wptr >= 2048, "{wptr}");
+    let mut ring = DmaBuffer::new(2048).expect("buffer");
+    card.read_mm(0, CardAddr(u64::from(base)), &mut ring)
+        .expect("read the ring");
+    for k in 0..2 {
+        let p = frame::parse(&ring[k * 1024..(k + 1) * 1024]).expect("a valid captured frame");
+        assert_eq!(p.header.sequence, k as u32);
+    }
+}
+
+#[test]
+fn channels_run_concurrently_in_simulated_time() {
+    let card = open();
+    let data = DmaBuffer::from_slice(&pattern(256 << 10, 5)).expect("data");
+    card.write_mm(0, CardAddr(0x80_0000), &data).expect("fill");
+    let (w, r) = std::thread::scope(|s| {
+        let w = s.spawn(|| card.write_mm(0, CardAddr(0), &data).expect("write"));
+        let r = s.spawn(|| {
+            let mut back = DmaBuffer::new(256 << 10).expect("buffer");
+            let t = card
+                .read_mm(0, CardAddr(0x80_0000), &mut back)
+                .expect("read");
+            assert!(back[..] == data[..]);
+            t
+        });
+        (w.join().expect("writer"), r.join().expect("reader"))
+    });
+    // Both directions were moving data at the same time on the card's clock.
+    assert!(
+        w.start_ps < r.end_ps && r.start_ps < w.end_ps,
+        "write {:?} and read {:?} do not overlap",
+        (w.start_ps, w.end_ps),
+        (r.start_ps, r.end_ps)
+    );
+}
+
+#[test]
+fn a_missing_simulated_device_is_no_device() {
+    for top in ["no_such_card", "axil_passthrough"] {
+        let mut cfg = common::config(BackendKind::Sim, None);
+        cfg.sim.top = top.into();
+        let e = Xdma::open(&cfg).expect_err("not a card");
+        assert_eq!(e.kind(), ErrorKind::NoDevice, "{e}");
+        assert!(e.to_string().contains(top), "names the device: {e}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any address and length, with the IP's unaligned mode: partial beats through strobes,
+    /// bursts cut at 4 KiB, and nothing written outside the range.
+    #[test]
+    fn unaligned_transfers_round_trip(addr in 0u64..20_000, len in 1usize..6000, seed in any::<u32>()) {
+        let card = open_with(|c| c.sim.engine.alignment = 1);
+        let around = DmaBuffer::from_slice(&pattern(len + 64, seed ^ 1)).expect("data");
+        let lo = addr.saturating_sub(32);
+        card.write_mm(0, CardAddr(lo), &around).expect("background");
+        let data = pattern(len, seed);
+        card.write_mm(0, CardAddr(addr), &data).expect("write");
+        let mut back = vec![0u8; len + 64];
+        card.read_mm(0, CardAddr(lo), &mut back).expect("read");
+        let at = (addr - lo) as usize;
+        prop_assert!(back[at..at + len] == data[..]);
+        prop_assert!(back[..at] == around[..at]);
+        prop_assert!(back[at + len..] == around[at + len..len + 64]);
+    }
+}
