@@ -105,6 +105,16 @@ fn back_to_back_throughput_is_near_the_reference(
     if dir == Direction::C2H {
         assert!(back[..] == data[..block], "the data read back differs");
     }
+    // The card's share of the time is the RTL's: report it with the throughput.
+    if let Xdma::Sim(sim) = &card {
+        let l = sim.card_latency().expect("latency");
+        println!(
+            "  card-side latency on s_axi: read min {:.0} ns, mean {:.0} ns over {} bursts; write min {:.0} ns, mean {:.0} ns over {} bursts",
+            l.read_min_ns, l.read_mean_ns, l.reads, l.write_min_ns, l.write_mean_ns, l.writes
+        );
+        assert!(l.reads + l.writes > 0);
+        assert!(l.read_min_ns > 0.0 || l.reads == 0);
+    }
 }
 
 /// Sends `frame` on H2C stream channel 1 while a receive waits on C2H channel 1 with `buf`.

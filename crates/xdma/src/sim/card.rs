@@ -74,6 +74,7 @@ pub(super) enum Op {
         timeout: Duration,
     },
     Now,
+    Latency,
 }
 
 /// What the card answers.
@@ -83,6 +84,55 @@ pub(super) enum Answer {
     Done,
     Time(u64),
     Moved(Transfer, Vec<u8>),
+    Latency(LatencyStats),
+}
+
+/// Card-side latencies seen on `s_axi` so far, measured on the RTL.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LatencyStats {
+    /// Read bursts measured.
+    pub reads: u64,
+    /// Shortest read latency in ns: from the burst's issue to its last beat, less the time
+    /// its beats take at one per cycle, which is the wait for the first beat when the burst
+    /// streams without gaps. The shortest is the unloaded latency.
+    pub read_min_ns: f64,
+    /// Mean read latency in ns, queueing behind earlier bursts of the window included.
+    pub read_mean_ns: f64,
+    /// Write bursts measured.
+    pub writes: u64,
+    /// Shortest write latency in ns: from the burst's issue to its response, less the time
+    /// its data beats take: about the last beat to the response.
+    pub write_min_ns: f64,
+    /// Mean write latency in ns.
+    pub write_mean_ns: f64,
+}
+
+/// A running minimum and mean.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stat {
+    n: u64,
+    sum_ps: u64,
+    min_ps: u64,
+}
+
+impl Stat {
+    fn add(&mut self, ps: u64) {
+        self.min_ps = if self.n == 0 { ps } else { self.min_ps.min(ps) };
+        self.n += 1;
+        self.sum_ps += ps;
+    }
+
+    fn min_ns(&self) -> f64 {
+        self.min_ps as f64 / 1000.0
+    }
+
+    fn mean_ns(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum_ps as f64 / self.n as f64 / 1000.0
+        }
+    }
 }
 
 /// Where an answer goes.
@@ -137,6 +187,27 @@ struct Hw {
     /// Per H2C / C2H channel: its stream port index when it is a stream channel.
     h2c_port: Vec<Option<usize>>,
     c2h_port: Vec<Option<usize>>,
+    reads: Stat,
+    writes: Stat,
+}
+
+impl Hw {
+    /// Records a burst's latency: from its issue at `issued` to its end now, less its beats.
+    fn measure(&mut self, write: bool, issued: u64, now: u64, beats: u32) {
+        let cycle = 1_000_000_000_000 / AXI_ACLK_HZ;
+        let beats_ps = u64::from(beats) * cycle;
+        // A read's last beat is itself one of the beats; a write's response comes after them.
+        let ps = if write {
+            now.saturating_sub(issued + beats_ps)
+        } else {
+            now.saturating_sub(issued + beats_ps - cycle)
+        };
+        if write {
+            self.writes.add(ps);
+        } else {
+            self.reads.add(ps);
+        }
+    }
 }
 
 /// Queues: the register path, each interrupt line, each channel.
@@ -154,7 +225,7 @@ fn lane_of(op: &Op) -> Option<Lane> {
         Op::WaitEvent(e, _) => Lane::Event(*e),
         Op::WriteMm { ch, .. } | Op::Send { ch, .. } => Lane::H2c(*ch),
         Op::ReadMm { ch, .. } | Op::Recv { ch, .. } => Lane::C2h(*ch),
-        Op::Now => return None,
+        Op::Now | Op::Latency => return None,
     })
 }
 
@@ -339,6 +410,8 @@ impl CardThread {
                 engine,
                 h2c_port,
                 c2h_port,
+                reads: Stat::default(),
+                writes: Stat::default(),
             },
             queued: VecDeque::new(),
             running: Vec::new(),
@@ -406,7 +479,17 @@ impl CardThread {
 
     fn accept(&mut self, r: Request) {
         match lane_of(&r.op) {
-            None => r.reply.send(Ok(Answer::Time(self.hw.env.time_ps()))),
+            None => r.reply.send(Ok(match r.op {
+                Op::Latency => Answer::Latency(LatencyStats {
+                    reads: self.hw.reads.n,
+                    read_min_ns: self.hw.reads.min_ns(),
+                    read_mean_ns: self.hw.reads.mean_ns(),
+                    writes: self.hw.writes.n,
+                    write_min_ns: self.hw.writes.min_ns(),
+                    write_mean_ns: self.hw.writes.mean_ns(),
+                }),
+                _ => Answer::Time(self.hw.env.time_ps()),
+            })),
             Some(lane) => self.queued.push_back(Queued {
                 lane,
                 op: r.op,
@@ -608,7 +691,8 @@ struct MmWrite {
     next: usize,
     link: Link,
     window: usize,
-    in_flight: VecDeque<(TxnId, u64)>,
+    /// Bursts in flight: handle, address, issue time, beats.
+    in_flight: VecDeque<(TxnId, u64, u64, u32)>,
     failed: Option<Error>,
 }
 
@@ -622,7 +706,8 @@ struct MmRead {
     bursts: Vec<(engine::Burst, usize)>,
     next: usize,
     window: usize,
-    /// Slots taken: (burst index, when its AXI read goes out, its handle once issued).
+    /// Slots taken: (burst index, when its AXI read goes out or went out, its handle once
+    /// issued).
     slots: VecDeque<(usize, u64, Option<TxnId>)>,
     /// When the upstream link is free again.
     link_free: u64,
@@ -773,9 +858,9 @@ impl Job {
                     got: None,
                 })
             }
-            Op::Now => {
+            Op::Now | Op::Latency => {
                 return Err(Error::Backend(
-                    "a time query is answered at once, not run as a job".into(),
+                    "a query is answered at once, not run as a job".into(),
                 ))
             }
         })
@@ -845,12 +930,11 @@ fn moved(frame: &Frame, end: u64, bytes: usize, eop: bool, data: Vec<u8>) -> Ans
 impl Reg {
     fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
         if let Some((at, v)) = self.answer_at {
-            return (now >= at).then(|| {
-                Ok(match self.write {
-                    Some(_) => Answer::Done,
-                    None => Answer::Word(v),
-                })
-            });
+            let answer = match self.write {
+                Some(_) => Answer::Done,
+                None => Answer::Word(v),
+            };
+            return (now >= at).then_some(Ok(answer));
         }
         match self.txn {
             None if now >= self.issue_at => {
@@ -927,11 +1011,12 @@ impl MmWrite {
             return None;
         }
         // Retire answered bursts (one ID per channel, so they answer in order).
-        while let Some(&(t, addr)) = self.in_flight.front() {
+        while let Some(&(t, addr, issued, beats)) = self.in_flight.front() {
             if !hw.axi.is_done(t) {
                 break;
             }
             self.in_flight.pop_front();
+            hw.measure(true, issued, now, beats);
             match hw.axi.take_write(t) {
                 Ok(r) if r.is_ok() => {}
                 Ok(r) => {
@@ -955,7 +1040,7 @@ impl MmWrite {
                 .axi
                 .start_write_burst(axi_burst(&b, self.id, hw.engine.data_bytes), slice)
             {
-                Ok(t) => self.in_flight.push_back((t, b.addr)),
+                Ok(t) => self.in_flight.push_back((t, b.addr, now, b.beats)),
                 Err(e) => {
                     self.failed.get_or_insert(Error::from(e));
                 }
@@ -999,7 +1084,10 @@ impl MmRead {
                     .axi
                     .start_read_burst(axi_burst(&b, self.id, hw.engine.data_bytes))
                 {
-                    Ok(t) => slot.2 = Some(t),
+                    Ok(t) => {
+                        slot.1 = now;
+                        slot.2 = Some(t);
+                    }
                     Err(e) => {
                         self.failed.get_or_insert(Error::from(e));
                         // Count the burst as done so that the transfer still ends.
@@ -1024,6 +1112,7 @@ impl MmRead {
             self.slots.remove(i);
             let (b, off) = self.bursts[idx];
             if let Some(t) = t {
+                hw.measure(false, at, now, b.beats);
                 match hw.axi.take_read(t) {
                     Ok((data, r)) if r.is_ok() => {
                         let n = b.len as usize;

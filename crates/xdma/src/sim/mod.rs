@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::timing::TimingModel;
 use crate::{CardAddr, DmaBuffer};
 
+pub use card::LatencyStats;
 use card::{Answer, CardThread, Found, Op, Reply, Request};
 
 #[derive(Debug)]
@@ -164,6 +165,17 @@ impl SimCard {
     /// The link and driver timing model that data transfers use.
     pub fn timing(&self) -> &TimingModel {
         &self.inner.timing
+    }
+
+    /// The card-side AXI latencies measured on the RTL's `s_axi` by the transfers so far: the
+    /// part of each transfer's time that comes from the card rather than the timing model.
+    pub fn card_latency(&self) -> Result<LatencyStats> {
+        match self.call(Op::Latency)? {
+            Answer::Latency(l) => Ok(l),
+            other => Err(Error::Backend(format!(
+                "simulation thread answered {other:?} to a latency query"
+            ))),
+        }
     }
 
     fn send(&self, op: Op, reply: Reply) -> Result<()> {
