@@ -139,7 +139,7 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
 fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
     setup::setup(root)?;
     let mut cmd = cargo();
-    cmd.args(["run", "-p", "axi-bfm", "--example", "registers", "--"])
+    cmd.args(["run", "-p", "xdma", "--example", "acquire", "--"])
         .args(extra);
     run(root, cmd)
 }

@@ -281,6 +281,35 @@ fn threads_share_a_card(#[case] kind: BackendKind) {
     });
 }
 
+/// A device that is not there: a simulated card this build does not have (or an RTL top that
+/// is not a card), or a driver node prefix with no nodes behind it.
+#[rstest]
+#[case::sim(BackendKind::Sim)]
+#[case::hw(BackendKind::Hw)]
+fn a_missing_device_is_no_device(#[case] kind: BackendKind) {
+    let missing: Vec<(xdma::Config, String)> = match kind {
+        BackendKind::Sim => ["no_such_card", "axil_passthrough"]
+            .into_iter()
+            .map(|top| {
+                let mut cfg = config(kind, None);
+                cfg.sim.top = top.into();
+                (cfg, top.to_string())
+            })
+            .collect(),
+        BackendKind::Hw => {
+            let dir = tempfile::tempdir().expect("folder");
+            let mut cfg = config(kind, None);
+            cfg.device = dir.path().join("xdma7");
+            vec![(cfg, "xdma7".to_string())]
+        }
+    };
+    for (cfg, name) in missing {
+        let e = Xdma::open(&cfg).expect_err("no such device");
+        assert_eq!(e.kind(), ErrorKind::NoDevice, "{e}");
+        assert!(e.to_string().contains(&name), "names the device: {e}");
+    }
+}
+
 #[test]
 fn the_backend_is_chosen_at_run_time() {
     let emu = Emu::new();

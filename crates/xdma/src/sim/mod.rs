@@ -50,8 +50,14 @@ struct Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         // Closing the request channel ends the thread's loop once its running requests are
-        // answered; joining is not needed for correctness.
-        self.thread.take();
+        // answered (each is bounded by its own limits). The thread is joined so that the model
+        // is gone before the caller goes on: a model still being torn down while the process
+        // exits would race the Verilator runtime's own teardown.
+        let (closed, _) = mpsc::channel();
+        drop(std::mem::replace(&mut self.tx, closed));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
