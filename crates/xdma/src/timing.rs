@@ -657,6 +657,30 @@ mod tests {
     }
 
     #[test]
+    fn h2c_data_arrives_in_order_at_the_link_rate() {
+        let m = model();
+        let len = 1 << 20;
+        let a = m.h2c_arrivals(0, 0, len);
+        // One memory read per max read request: 512-byte reads of 4 KiB pages.
+        assert_eq!(a.len() as u64, len / 512);
+        assert!(a
+            .windows(2)
+            .all(|w| w[0].bytes < w[1].bytes && w[0].at_ps <= w[1].at_ps));
+        assert_eq!(a.last().map(|x| x.bytes), Some(len));
+        // The first data needs a round trip; after that the link's completion rate rules:
+        // 128-byte completions carry 128 of 12 + 128 + 8 bytes of TLP, plus DLLP share.
+        assert!(a[0].at_ps >= 500_000);
+        let rate = (len - a[0].bytes) as f64 / (a[a.len() - 1].at_ps - a[0].at_ps) as f64 * 1000.0;
+        let expected = 4.0 * (1.0 - 4.0 / 1359.0) * 128.0 / (2.0 + 2.0 + 12.0 + 128.0 + 4.0 + 2.0);
+        assert!(
+            (rate - expected).abs() / expected < 0.02,
+            "{rate:.3} GB/s, link allows {expected:.3}"
+        );
+        // A buffer that starts mid-page needs one more descriptor, hence one more read.
+        assert_eq!(m.h2c_arrivals(100, 0, len).len() as u64, len / 512 + 1);
+    }
+
+    #[test]
     fn bad_parameters_are_config_errors() {
         let bad = |f: fn(&mut TimingConfig)| {
             let mut c = TimingConfig::default();
