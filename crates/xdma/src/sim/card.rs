@@ -893,10 +893,10 @@ impl Job {
         match self {
             Job::Reg(r) => r.poll(hw, now),
             Job::Wait(w) => w.poll(hw, now),
-            Job::Write(w) => w.poll(hw, now),
-            Job::Read(r) => r.poll(hw, now),
-            Job::Send(s) => s.poll(hw, now),
-            Job::Recv(r) => r.poll(hw, now),
+            Job::Write(w) => run_phases(w, hw, now),
+            Job::Read(r) => run_phases(r, hw, now),
+            Job::Send(s) => run_phases(s, hw, now),
+            Job::Recv(r) => run_phases(r, hw, now),
         }
     }
 }
@@ -909,10 +909,47 @@ fn stream_port(map: &[Option<usize>], dir: Direction, ch: usize) -> Result<usize
     })
 }
 
-/// The common end of a transfer: once the data is done at `data_end`, the call returns a
-/// tail later; `None` until that time has come.
-fn finish(frame: &Frame, phase: &mut Phase, data_end: u64) {
-    *phase = Phase::Tail(data_end + frame.tail);
+/// What differs between the kinds of transfer; [`run_phases`] runs the phases they share.
+trait Phased {
+    /// The transfer's fixed phases and where it is.
+    fn frame(&mut self) -> (&Frame, &mut Phase);
+    /// Called once, entering the data phase.
+    fn begin(&mut self, _hw: &mut Hw) -> Result<()> {
+        Ok(())
+    }
+    /// One step of the data phase at `now`: the time the data is done once it is, or an
+    /// error that ends the call at once.
+    fn data(&mut self, hw: &mut Hw, now: u64) -> Option<Result<u64>>;
+    /// The call's answer, at the transfer's end time `end`.
+    fn answer(&mut self, end: u64) -> Result<Answer>;
+}
+
+/// Set-up, data, completion: the data phase starts once set-up time has passed, and the call
+/// returns the completion phase's length after the data is done.
+fn run_phases(j: &mut impl Phased, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+    let (frame, phase) = j.frame();
+    match *phase {
+        Phase::Setup if now >= frame.data_at => {
+            *phase = Phase::Data;
+            if let Err(e) = j.begin(hw) {
+                return Some(Err(e));
+            }
+        }
+        Phase::Tail(end) => return (now >= end).then(|| j.answer(end)),
+        _ => {}
+    }
+    let (_, phase) = j.frame();
+    if *phase != Phase::Data {
+        return None;
+    }
+    match j.data(hw, now)? {
+        Ok(data_end) => {
+            let (frame, phase) = j.frame();
+            *phase = Phase::Tail(data_end + frame.tail);
+            None
+        }
+        Err(e) => Some(Err(e)),
+    }
 }
 
 fn moved(frame: &Frame, end: u64, bytes: usize, eop: bool, data: Vec<u8>) -> Answer {
@@ -994,22 +1031,19 @@ impl Wait {
     }
 }
 
-impl MmWrite {
-    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
-        match self.phase {
-            Phase::Setup if now >= self.frame.data_at => self.phase = Phase::Data,
-            Phase::Tail(end) if now >= end => {
-                if let Some(e) = self.failed.take() {
-                    return Some(Err(e));
-                }
-                let n = self.data.len();
-                return Some(Ok(moved(&self.frame, end, n, false, Vec::new())));
-            }
-            _ => {}
+impl Phased for MmWrite {
+    fn frame(&mut self) -> (&Frame, &mut Phase) {
+        (&self.frame, &mut self.phase)
+    }
+
+    fn answer(&mut self, end: u64) -> Result<Answer> {
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(moved(&self.frame, end, self.data.len(), false, Vec::new())),
         }
-        if self.phase != Phase::Data {
-            return None;
-        }
+    }
+
+    fn data(&mut self, hw: &mut Hw, now: u64) -> Option<Result<u64>> {
         // Retire answered bursts (one ID per channel, so they answer in order).
         while let Some(&(t, addr, issued, beats)) = self.in_flight.front() {
             if !hw.axi.is_done(t) {
@@ -1047,29 +1081,26 @@ impl MmWrite {
             }
             self.next += 1;
         }
-        if self.next == self.bursts.len() && self.in_flight.is_empty() {
-            finish(&self.frame, &mut self.phase, now);
-        }
-        None
+        (self.next == self.bursts.len() && self.in_flight.is_empty()).then_some(Ok(now))
     }
 }
 
-impl MmRead {
-    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
-        match self.phase {
-            Phase::Setup if now >= self.frame.data_at => self.phase = Phase::Data,
-            Phase::Tail(end) if now >= end => {
-                if let Some(e) = self.failed.take() {
-                    return Some(Err(e));
-                }
+impl Phased for MmRead {
+    fn frame(&mut self) -> (&Frame, &mut Phase) {
+        (&self.frame, &mut self.phase)
+    }
+
+    fn answer(&mut self, end: u64) -> Result<Answer> {
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => {
                 let buf = std::mem::take(&mut self.buf);
-                return Some(Ok(moved(&self.frame, end, buf.len(), false, buf)));
+                Ok(moved(&self.frame, end, buf.len(), false, buf))
             }
-            _ => {}
         }
-        if self.phase != Phase::Data {
-            return None;
-        }
+    }
+
+    fn data(&mut self, hw: &mut Hw, now: u64) -> Option<Result<u64>> {
         // Take free slots: a read goes to the card after the engine's own part of the round
         // trip; the card's part is whatever the RTL takes.
         let lat = hw.timing.c2h_engine_latency_ps();
@@ -1134,64 +1165,62 @@ impl MmRead {
             self.link_free =
                 self.link_free.max(now) + hw.timing.c2h_writes_ps(self.host + off as u64, b.len);
         }
-        if self.next == self.bursts.len() && self.slots.is_empty() {
-            // The last write still crosses the link.
-            let end = self.link_free.max(now) + hw.timing.one_way_ps();
-            finish(&self.frame, &mut self.phase, end);
-        }
-        None
+        // Once every burst is in, the last write still crosses the link.
+        (self.next == self.bursts.len() && self.slots.is_empty())
+            .then(|| Ok(self.link_free.max(now) + hw.timing.one_way_ps()))
     }
 }
 
-impl Send {
-    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+impl Phased for Send {
+    fn frame(&mut self) -> (&Frame, &mut Phase) {
+        (&self.frame, &mut self.phase)
+    }
+
+    fn begin(&mut self, hw: &mut Hw) -> Result<()> {
         let src = &hw.h2c_streams[self.port];
-        match self.phase {
-            Phase::Setup if now >= self.frame.data_at => {
-                self.phase = Phase::Data;
-                src.set_credit(Some(0));
-                if let Some(d) = self.data.take() {
-                    if let Err(e) = src.start_send(AxisFrame::new(d)) {
-                        src.set_credit(None);
-                        return Some(Err(Error::from(e)));
-                    }
-                }
+        src.set_credit(Some(0));
+        if let Some(d) = self.data.take() {
+            if let Err(e) = src.start_send(AxisFrame::new(d)) {
+                src.set_credit(None);
+                return Err(e.into());
             }
-            Phase::Tail(end) if now >= end => {
-                return Some(Ok(moved(&self.frame, end, self.len, true, Vec::new())));
-            }
-            _ => {}
         }
-        if self.phase != Phase::Data {
-            return None;
-        }
+        Ok(())
+    }
+
+    fn data(&mut self, hw: &mut Hw, now: u64) -> Option<Result<u64>> {
+        let src = &hw.h2c_streams[self.port];
         let arrived = self.link.arrived(self.frame.data_at, now);
         src.set_credit(Some(arrived as usize));
-        if src.idle() {
+        let idle = src.idle();
+        if idle {
             src.set_credit(None);
-            finish(&self.frame, &mut self.phase, now);
         }
-        None
+        idle.then_some(Ok(now))
+    }
+
+    fn answer(&mut self, end: u64) -> Result<Answer> {
+        Ok(moved(&self.frame, end, self.len, true, Vec::new()))
     }
 }
 
-impl Recv {
-    fn poll(&mut self, hw: &mut Hw, now: u64) -> Option<Result<Answer>> {
+impl Phased for Recv {
+    fn frame(&mut self) -> (&Frame, &mut Phase) {
+        (&self.frame, &mut self.phase)
+    }
+
+    fn begin(&mut self, hw: &mut Hw) -> Result<()> {
+        hw.c2h_streams[self.port].set_enabled(true);
+        Ok(())
+    }
+
+    fn answer(&mut self, end: u64) -> Result<Answer> {
+        let (data, eop) = self.got.take().unwrap_or_default();
+        Ok(moved(&self.frame, end, data.len(), eop, data))
+    }
+
+    fn data(&mut self, hw: &mut Hw, now: u64) -> Option<Result<u64>> {
         let sink = &hw.c2h_streams[self.port];
-        match self.phase {
-            Phase::Setup if now >= self.frame.data_at => {
-                self.phase = Phase::Data;
-                sink.set_enabled(true);
-            }
-            Phase::Tail(end) if now >= end => {
-                let (data, eop) = self.got.take().unwrap_or_default();
-                return Some(Ok(moved(&self.frame, end, data.len(), eop, data)));
-            }
-            _ => {}
-        }
-        if self.phase != Phase::Data {
-            return None;
-        }
         let left = &mut hw.leftovers[self.port];
         let frame = match left.pop_front() {
             Some(f) => Some(f),
@@ -1221,7 +1250,6 @@ impl Recv {
         let bus = hw.timing.axi_bus_ps(n);
         let end = now.max((now + link).saturating_sub(bus)) + hw.timing.one_way_ps();
         self.got = Some((data, eop));
-        finish(&self.frame, &mut self.phase, end);
-        None
+        Some(Ok(end))
     }
 }
