@@ -290,3 +290,22 @@ proptest! {
         prop_assert!(back[at + len..] == around[at + len..len + 64]);
     }
 }
+
+#[test]
+fn the_read_window_bounds_c2h_throughput() {
+    // The engine's window of outstanding reads over the read round trip (engine plus the
+    // RTL's own latency) sets the C2H rate: a narrow window must be slower in proportion.
+    let rate = |window: u32| {
+        let card = open_with(|c| c.sim.engine.c2h.max_outstanding_reads = window);
+        let mut buf = DmaBuffer::new(256 << 10).expect("buffer");
+        let t = card.read_mm(0, CardAddr(0), &mut buf).expect("read");
+        let data_ps = t.end_ps - t.start_ps;
+        (256u64 << 10) as f64 / data_ps as f64 * 1e6
+    };
+    let (narrow, wide) = (rate(2), rate(8));
+    println!("C2H 256 KiB: window 2 {narrow:.0} MB/s, window 8 {wide:.0} MB/s");
+    assert!(
+        wide > 2.0 * narrow,
+        "window 8 {wide:.0} MB/s vs window 2 {narrow:.0} MB/s"
+    );
+}
