@@ -32,7 +32,11 @@ fn write_then_read_back(#[case] addr: u64, #[case] len: usize) {
     env.reset(clk, 4).expect("reset");
     let data = pattern(len, 5);
     m.write(&mut env, addr, &data).expect("write completes");
-    assert_eq!(s.mem_read(addr, len), data, "the slave memory holds the write");
+    assert_eq!(
+        s.mem_read(addr, len),
+        data,
+        "the slave memory holds the write"
+    );
     // Strobes covered only the written bytes.
     assert_eq!(s.mem_read(addr - 1, 1), [0]);
     assert_eq!(s.mem_read(addr + len as u64, 1), [0]);
@@ -70,10 +74,7 @@ fn random_pauses_on_every_channel_keep_data_intact() {
     let reads: Vec<_> = jobs
         .iter()
         .enumerate()
-        .map(|(i, (a, d))| {
-            m.start_read(3 - i as u32 % 4, *a, d.len())
-                .expect("queued")
-        })
+        .map(|(i, (a, d))| m.start_read(3 - i as u32 % 4, *a, d.len()).expect("queued"))
         .collect();
     m.wait_idle(&mut env).expect("reads complete");
     for (t, (a, d)) in reads.into_iter().zip(&jobs) {

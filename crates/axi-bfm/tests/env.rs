@@ -52,12 +52,7 @@ impl Agent for Probe {
     }
 }
 
-fn probe(
-    env: &mut Env,
-    clk: ClockId,
-    count: &str,
-    wide: bool,
-) -> SeenLog {
+fn probe(env: &mut Env, clk: ClockId, count: &str, wide: bool) -> SeenLog {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let m = env.model();
     let p = Probe {

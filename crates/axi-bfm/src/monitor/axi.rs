@@ -516,7 +516,13 @@ impl Agent for AxiCheck {
             Some(rd) => (Some(&mut rd.ar), Some(&mut rd.r)),
             None => (None, None),
         };
-        let chans = [Some(&mut self.aw), Some(&mut self.w), Some(&mut self.b), ar, r];
+        let chans = [
+            Some(&mut self.aw),
+            Some(&mut self.w),
+            Some(&mut self.b),
+            ar,
+            r,
+        ];
         for ch in chans.into_iter().flatten() {
             ch.sample(m);
             if let Some(v) = ch.check(bus, cx, wir, sb) {
