@@ -140,8 +140,8 @@ pub fn strobed_lanes(burst: &Burst, bus: usize, beats: &[(Vec<u8>, u128)]) -> (V
     let mut keep = Vec::new();
     for (k, (bytes, strb)) in beats.iter().enumerate() {
         let (lo, hi, _) = beat_lanes(burst.addr, burst.size, k as u64, bus);
-        for lane in lo..hi {
-            data.push(bytes[lane]);
+        for (lane, &b) in bytes.iter().enumerate().take(hi).skip(lo) {
+            data.push(b);
             keep.push(strb >> lane & 1 == 1);
         }
     }
