@@ -47,7 +47,8 @@ struct Bench {
 
 impl Bench {
     /// A reset bench; the slave is ready on `ready_pct` percent of cycles, its pauses and
-    /// response delays drawn from `seed`.
+    /// response delays drawn from `seed`, and below 100 % the stream source idles at random
+    /// too.
     fn new(seed: u64, ready_pct: u8) -> Result<Bench> {
         let mut env = Env::new(Model::new(Top::CaptureWriter)?);
         let clk = env.add_clock("clk", AXI_HZ)?;
@@ -64,6 +65,8 @@ impl Bench {
         )?;
         if ready_pct < 100 {
             slave.set_pauses(&PauseSpec::random(seed, 100 - ready_pct));
+            // The stream then also has idle cycles between beats, from the next seed.
+            src.set_pauses(&PauseSpec::random(seed + 1, 20));
         }
         let m = env.model();
         let p = |n: &str| m.port(n);
