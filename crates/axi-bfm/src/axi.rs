@@ -284,7 +284,9 @@ struct MasterCore {
 /// Reads and writes of any length and byte alignment are split at 4 KiB boundaries and at the
 /// maximum burst length into INCR bursts of full-width beats; partial first and last beats
 /// use write strobes. Transactions carry an ID; several may be in flight, up to the
-/// configured limits, and reads of different IDs may complete in any order.
+/// configured limits, and reads of different IDs may complete in any order. A bus without
+/// `araddr` is write-only (a capture engine's port): only its write channels are bound, and
+/// reads on it are refused.
 #[derive(Clone)]
 pub struct AxiMaster {
     inner: Rc<RefCell<MasterCore>>,
@@ -1129,7 +1131,8 @@ fn ax_read(b: &Bind<'_>, p: &str) -> Result<SlavePorts> {
 ///
 /// It accepts FIXED, INCR and WRAP bursts of any size, applies write strobes, answers writes
 /// and reads after the configured latencies and in order, and grants exclusive accesses with
-/// a simple per-ID reservation.
+/// a simple per-ID reservation. A bus without `araddr` is write-only: only its write channels
+/// are bound.
 #[derive(Clone)]
 pub struct AxiSlave {
     inner: Rc<RefCell<SlaveCore>>,

@@ -4,7 +4,7 @@
 
 mod common;
 
-use axi_bfm::{AxiMaster, AxiSlave, Burst, Env, PauseSpec};
+use axi_bfm::{AxiMaster, AxiSlave, BfmError, Burst, Env, PauseSpec};
 use card_sim::{ClockId, Top};
 use common::{env_of, pattern};
 use rstest::rstest;
@@ -114,4 +114,25 @@ fn sparse_strobes_write_only_their_bytes() {
         .collect();
     assert_eq!(s.mem_read(base, data.len()), want);
     assert!(env.violations().is_empty(), "{:?}", env.violations());
+}
+
+#[test]
+fn a_strobed_burst_needs_one_byte_and_one_strobe_per_lane() {
+    let (_env, _clk, m, _s) = axi512();
+    let burst = Burst {
+        id: 0,
+        addr: 0x1010,
+        len: 1,
+        size: 6,
+        burst: 1,
+        lock: false,
+    };
+    // The first beat uses lanes 16..64, the second all 64: 112 lanes.
+    let ok = m.start_write_burst_strobed(burst, &[0; 112], &[true; 112]);
+    assert!(ok.is_ok(), "{ok:?}");
+    let short = m.start_write_burst_strobed(burst, &[0; 112], &[true; 111]);
+    assert!(
+        matches!(short, Err(BfmError::BadRequest { .. })),
+        "{short:?}"
+    );
 }

@@ -121,7 +121,8 @@ fn payload(b: &Bind<'_>, sigs: &[&str]) -> Vec<(String, Port)> {
 }
 
 impl AxiMonitor {
-    /// Watches the AXI4 bus `<prefix>_*` on `clock` with the default bounds.
+    /// Watches the AXI4 bus `<prefix>_*` on `clock` with the default bounds. A bus without
+    /// `araddr` is write-only and only its write channels are checked.
     pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxiMonitor> {
         Self::attach_with(env, prefix, clock, AxiMonitorConfig::default())
     }
