@@ -1,6 +1,8 @@
 /*
  * Simulation-only test top for async_fifo: a 32-bit, 8-entry FIFO, small enough that random
- * traffic fills and drains it often.
+ * traffic fills and drains it often. Its two sides are named as AXI-Stream ports (data,
+ * valid, ready; no TLAST, so every word is a transfer of its own) so that stream bus models
+ * and monitors attach to them.
  */
 
 `resetall
@@ -17,15 +19,15 @@ module async_fifo_tb #
 (
     input  wire                  s_clk,
     input  wire                  s_rst,
-    input  wire [DATA_WIDTH-1:0] s_data,
-    input  wire                  s_valid,
-    output wire                  s_ready,
+    input  wire [DATA_WIDTH-1:0] s_axis_tdata,
+    input  wire                  s_axis_tvalid,
+    output wire                  s_axis_tready,
 
     input  wire                  m_clk,
     input  wire                  m_rst,
-    output wire [DATA_WIDTH-1:0] m_data,
-    output wire                  m_valid,
-    input  wire                  m_ready
+    output wire [DATA_WIDTH-1:0] m_axis_tdata,
+    output wire                  m_axis_tvalid,
+    input  wire                  m_axis_tready
 );
 
 // check configuration
@@ -43,14 +45,14 @@ async_fifo #(
 fifo_inst (
     .s_clk(s_clk),
     .s_rst(s_rst),
-    .s_data(s_data),
-    .s_valid(s_valid),
-    .s_ready(s_ready),
+    .s_data(s_axis_tdata),
+    .s_valid(s_axis_tvalid),
+    .s_ready(s_axis_tready),
     .m_clk(m_clk),
     .m_rst(m_rst),
-    .m_data(m_data),
-    .m_valid(m_valid),
-    .m_ready(m_ready)
+    .m_data(m_axis_tdata),
+    .m_valid(m_axis_tvalid),
+    .m_ready(m_axis_tready)
 );
 
 endmodule

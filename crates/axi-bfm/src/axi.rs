@@ -138,6 +138,8 @@ struct WBurst {
     op: u64,
     b: Burst,
     data: Rc<[u8]>,
+    /// Per byte of `data`, whether its strobe is raised; `None` raises every strobe.
+    keep: Option<Rc<[bool]>>,
     off: usize,
     nbytes: usize,
 }
@@ -208,6 +210,22 @@ fn ax_set(m: &mut Model, p: &AwPorts, b: &Burst, cache: u8, prot: u8) {
     }
 }
 
+/// The AR and R signals of a master, bound only when the bus has read channels.
+struct MasterRead {
+    ar: AwPorts,
+    rid: Option<Port>,
+    rdata: Port,
+    rresp: Port,
+    rlast: Port,
+    rvalid: Port,
+    rready: Port,
+}
+
+/// Whether the bus has read channels: write-only ports (a capture engine's) have no `araddr`.
+fn has_reads(b: &Bind<'_>) -> bool {
+    b.has("araddr")
+}
+
 struct MasterCore {
     bus: String,
     cfg: AxiMasterConfig,
@@ -217,7 +235,8 @@ struct MasterCore {
     addr_bits: u32,
     id_bits: u32,
     aw: AwPorts,
-    ar: AwPorts,
+    /// The read channels; `None` on a write-only bus (no `araddr`).
+    rd: Option<MasterRead>,
     wdata: Port,
     wstrb: Port,
     wlast: Port,
@@ -227,12 +246,6 @@ struct MasterCore {
     bresp: Port,
     bvalid: Port,
     bready: Port,
-    rid: Option<Port>,
-    rdata: Port,
-    rresp: Port,
-    rlast: Port,
-    rvalid: Port,
-    rready: Port,
     words: Words,
     next: u64,
     wops: HashMap<u64, WOp>,
@@ -271,7 +284,9 @@ struct MasterCore {
 /// Reads and writes of any length and byte alignment are split at 4 KiB boundaries and at the
 /// maximum burst length into INCR bursts of full-width beats; partial first and last beats
 /// use write strobes. Transactions carry an ID; several may be in flight, up to the
-/// configured limits, and reads of different IDs may complete in any order.
+/// configured limits, and reads of different IDs may complete in any order. A bus without
+/// `araddr` is write-only (a capture engine's port): only its write channels are bound, and
+/// reads on it are refused.
 #[derive(Clone)]
 pub struct AxiMaster {
     inner: Rc<RefCell<MasterCore>>,
@@ -317,7 +332,19 @@ impl AxiMaster {
         let wdata = b.drive("wdata")?;
         let bus_bytes = b.data_bytes(wdata, "wdata")?;
         let aw = ax_drive(&b, "aw")?;
-        let ar = ax_drive(&b, "ar")?;
+        let rd = if has_reads(&b) {
+            Some(MasterRead {
+                ar: ax_drive(&b, "ar")?,
+                rid: b.opt_read("rid")?,
+                rdata: b.read("rdata")?,
+                rresp: b.read("rresp")?,
+                rlast: b.read("rlast")?,
+                rvalid: b.read("rvalid")?,
+                rready: b.drive("rready")?,
+            })
+        } else {
+            None
+        };
         let core = MasterCore {
             bus: prefix.to_string(),
             cfg,
@@ -327,7 +354,7 @@ impl AxiMaster {
             addr_bits: aw.addr.width(),
             id_bits: aw.id.map_or(0, Port::width),
             aw,
-            ar,
+            rd,
             wdata,
             wstrb: b.drive("wstrb")?,
             wlast: b.drive("wlast")?,
@@ -337,12 +364,6 @@ impl AxiMaster {
             bresp: b.read("bresp")?,
             bvalid: b.read("bvalid")?,
             bready: b.drive("bready")?,
-            rid: b.opt_read("rid")?,
-            rdata: b.read("rdata")?,
-            rresp: b.read("rresp")?,
-            rlast: b.read("rlast")?,
-            rvalid: b.read("rvalid")?,
-            rready: b.drive("rready")?,
             words: [0; MAX_WORDS],
             next: 1,
             wops: HashMap::new(),
@@ -445,6 +466,20 @@ impl AxiMaster {
     /// order; missing bytes are sent with their strobes low.
     pub fn start_write_burst(&self, burst: Burst, data: &[u8]) -> Result<TxnId> {
         self.inner.borrow_mut().start_write_burst(burst, data)
+    }
+
+    /// Queues one write burst exactly as given with a strobe per byte: `data` and `keep` hold
+    /// one entry for each lane each beat uses, in order, and a byte whose `keep` is false goes
+    /// out with its strobe low (to drive sparse strobe patterns).
+    pub fn start_write_burst_strobed(
+        &self,
+        burst: Burst,
+        data: &[u8],
+        keep: &[bool],
+    ) -> Result<TxnId> {
+        self.inner
+            .borrow_mut()
+            .start_write_burst_strobed(burst, data, keep)
     }
 
     /// Queues one read burst exactly as given; the result holds the bytes of the lanes each
@@ -614,13 +649,19 @@ impl MasterCore {
     fn start_write(&mut self, id: u32, addr: u64, data: &[u8]) -> Result<TxnId> {
         self.check_range(id, addr, data.len())?;
         let bursts = self.split(id, addr, data.len());
-        Ok(self.queue_write(bursts, data))
+        Ok(self.queue_write(bursts, data, None))
     }
 
-    fn queue_write(&mut self, bursts: Vec<(Burst, usize, usize)>, data: &[u8]) -> TxnId {
+    fn queue_write(
+        &mut self,
+        bursts: Vec<(Burst, usize, usize)>,
+        data: &[u8],
+        keep: Option<&[bool]>,
+    ) -> TxnId {
         let t = self.next;
         self.next += 1;
         let data: Rc<[u8]> = Rc::from(data);
+        let keep: Option<Rc<[bool]>> = keep.map(Rc::from);
         self.wops.insert(
             t,
             WOp {
@@ -633,6 +674,7 @@ impl MasterCore {
                 op: t,
                 b,
                 data: data.clone(),
+                keep: keep.clone(),
                 off,
                 nbytes,
             });
@@ -640,7 +682,17 @@ impl MasterCore {
         TxnId(t)
     }
 
+    fn check_reads(&self) -> Result<()> {
+        if self.rd.is_none() {
+            return Err(self.bad(
+                "a read on a write-only bus (it has no AR or R channel); write instead".into(),
+            ));
+        }
+        Ok(())
+    }
+
     fn start_read(&mut self, id: u32, addr: u64, len: usize) -> Result<TxnId> {
+        self.check_reads()?;
         self.check_range(id, addr, len)?;
         let bursts = self.split(id, addr, len);
         Ok(self.queue_read(bursts, len))
@@ -689,10 +741,25 @@ impl MasterCore {
         if valid == 0 {
             bursts[0].2 = 0;
         }
-        Ok(self.queue_write(bursts, &d))
+        Ok(self.queue_write(bursts, &d, None))
+    }
+
+    fn start_write_burst_strobed(&mut self, b: Burst, data: &[u8], keep: &[bool]) -> Result<TxnId> {
+        let n = self.raw_bytes(&b);
+        if data.len() != n || keep.len() != n {
+            return Err(self.bad(format!(
+                "a strobed burst of {} beats of size {} carries {n} bytes, but {} data bytes and {} strobes were given; pass one of each per lane the burst uses",
+                u32::from(b.len) + 1,
+                b.size,
+                data.len(),
+                keep.len()
+            )));
+        }
+        Ok(self.queue_write(vec![(b, 0, n)], data, Some(keep)))
     }
 
     fn start_read_burst(&mut self, b: Burst) -> Result<TxnId> {
+        self.check_reads()?;
         let n = self.raw_bytes(&b);
         Ok(self.queue_read(vec![(b, 0, n)], n))
     }
@@ -712,7 +779,9 @@ impl MasterCore {
                 break;
             }
             set_lane(&mut self.words, i, wb.data[wb.off + used]);
-            strb |= 1 << i;
+            if wb.keep.as_ref().is_none_or(|k| k[wb.off + used]) {
+                strb |= 1 << i;
+            }
             used += 1;
         }
         (strb, used)
@@ -739,7 +808,9 @@ impl MasterCore {
             return;
         };
         let n = self.nwords;
-        m.get_words(self.rdata, &mut self.words[..n]);
+        if let Some(rd) = &self.rd {
+            m.get_words(rd.rdata, &mut self.words[..n]);
+        }
         let (lo, hi) = beat_lanes(&rb.b, rb.beat, bus_bytes);
         if let Some(o) = self.rops.get_mut(&rb.op) {
             for i in lo..hi {
@@ -781,7 +852,7 @@ impl Agent for MasterCore {
                 }
             }
         }
-        let ar_fire = self.ar_shown && m.get_bool(self.ar.ready);
+        let ar_fire = self.ar_shown && self.rd.as_ref().is_some_and(|r| m.get_bool(r.ar.ready));
         self.ar_stalled = self.ar_shown && !ar_fire;
         if ar_fire {
             self.ar_cur = None;
@@ -791,10 +862,18 @@ impl Agent for MasterCore {
             let resp = Resp::from_bits(m.get(self.bresp));
             self.on_b(id, resp);
         }
-        if self.r_shown && m.get_bool(self.rvalid) {
-            let id = self.rid.map_or(0, |p| m.get(p)) as u32;
-            let resp = Resp::from_bits(m.get(self.rresp));
-            let last = m.get_bool(self.rlast);
+        let r_beat = self
+            .rd
+            .as_ref()
+            .filter(|r| self.r_shown && m.get_bool(r.rvalid))
+            .map(|r| {
+                (
+                    r.rid.map_or(0, |p| m.get(p)) as u32,
+                    Resp::from_bits(m.get(r.rresp)),
+                    m.get_bool(r.rlast),
+                )
+            });
+        if let Some((id, resp, last)) = r_beat {
             self.on_r(m, id, resp, last);
         }
         Ok(())
@@ -809,14 +888,12 @@ impl Agent for MasterCore {
             cx.in_reset
         };
         if in_reset {
-            for p in [
-                self.aw.valid,
-                self.wvalid,
-                self.ar.valid,
-                self.bready,
-                self.rready,
-            ] {
+            for p in [self.aw.valid, self.wvalid, self.bready] {
                 m.set_bool(p, false);
+            }
+            if let Some(rd) = &self.rd {
+                m.set_bool(rd.ar.valid, false);
+                m.set_bool(rd.rready, false);
             }
             self.aw_shown = false;
             self.aw_stalled = false;
@@ -851,7 +928,7 @@ impl Agent for MasterCore {
 
         // AW: a stalled burst stays up (unless a fault says otherwise); a new one goes up
         // when the pause generator allows.
-        let aw_go = !self.p_aw.next();
+        let aw_go = !self.p_aw.pause_now();
         if self.aw_stalled {
             if f.drop_valid_on_stall {
                 m.set_bool(self.aw.valid, false);
@@ -874,7 +951,7 @@ impl Agent for MasterCore {
         }
 
         // W: beats of admitted bursts in order, independent of AW.
-        let w_go = !self.p_w.next();
+        let w_go = !self.p_w.pause_now();
         if !self.w_stalled {
             if self.w_cur.is_none() {
                 self.w_cur = self.w_q.pop_front().map(|wb| (wb, 0, 0));
@@ -897,22 +974,27 @@ impl Agent for MasterCore {
             m.set_bool(self.wvalid, self.w_shown);
         }
 
-        let ar_go = !self.p_ar.next();
-        if !self.ar_stalled {
-            if self.ar_cur.is_none() && ar_go {
-                self.ar_cur = self.ar_q.pop_front();
+        let ar_go = !self.p_ar.pause_now();
+        if let Some(rd) = &self.rd {
+            if !self.ar_stalled {
+                if self.ar_cur.is_none() && ar_go {
+                    self.ar_cur = self.ar_q.pop_front();
+                }
+                self.ar_shown = self.ar_cur.is_some();
+                if let Some(b) = self.ar_cur {
+                    ax_set(m, &rd.ar, &b, cache, prot);
+                }
+                m.set_bool(rd.ar.valid, self.ar_shown);
             }
-            self.ar_shown = self.ar_cur.is_some();
-            if let Some(b) = self.ar_cur {
-                ax_set(m, &self.ar, &b, cache, prot);
-            }
-            m.set_bool(self.ar.valid, self.ar_shown);
         }
 
-        self.b_shown = !self.p_b.next();
+        self.b_shown = !self.p_b.pause_now();
         m.set_bool(self.bready, self.b_shown);
-        self.r_shown = !self.p_r.next();
-        m.set_bool(self.rready, self.r_shown);
+        let r_go = !self.p_r.pause_now();
+        if let Some(rd) = &self.rd {
+            self.r_shown = r_go;
+            m.set_bool(rd.rready, self.r_shown);
+        }
         Ok(())
     }
 
@@ -978,7 +1060,8 @@ struct SlaveCore {
     bus_bytes: usize,
     nwords: usize,
     aw: SlavePorts,
-    ar: SlavePorts,
+    /// The read channels; `None` on a write-only bus (no `araddr`).
+    rd: Option<SlaveRead>,
     wdata: Port,
     wstrb: Port,
     wlast: Port,
@@ -988,12 +1071,6 @@ struct SlaveCore {
     bresp: Port,
     bvalid: Port,
     bready: Port,
-    rid: Option<Port>,
-    rdata: Port,
-    rresp: Port,
-    rlast: Port,
-    rvalid: Port,
-    rready: Port,
     words: Words,
     aw_q: VecDeque<SReq>,
     b_q: VecDeque<(u32, Resp, u64)>,
@@ -1013,6 +1090,19 @@ struct SlaveCore {
     p_r: Pause,
 }
 
+/// The AR and R signals of a slave, bound only when the bus has read channels.
+#[derive(Clone, Copy)]
+struct SlaveRead {
+    ar: SlavePorts,
+    rid: Option<Port>,
+    rdata: Port,
+    rresp: Port,
+    rlast: Port,
+    rvalid: Port,
+    rready: Port,
+}
+
+#[derive(Clone, Copy)]
 struct SlavePorts {
     id: Option<Port>,
     addr: Port,
@@ -1041,7 +1131,8 @@ fn ax_read(b: &Bind<'_>, p: &str) -> Result<SlavePorts> {
 ///
 /// It accepts FIXED, INCR and WRAP bursts of any size, applies write strobes, answers writes
 /// and reads after the configured latencies and in order, and grants exclusive accesses with
-/// a simple per-ID reservation.
+/// a simple per-ID reservation. A bus without `araddr` is write-only: only its write channels
+/// are bound.
 #[derive(Clone)]
 pub struct AxiSlave {
     inner: Rc<RefCell<SlaveCore>>,
@@ -1083,7 +1174,19 @@ impl AxiSlave {
             bus_bytes,
             nwords: wdata.words(),
             aw: ax_read(&b, "aw")?,
-            ar: ax_read(&b, "ar")?,
+            rd: if has_reads(&b) {
+                Some(SlaveRead {
+                    ar: ax_read(&b, "ar")?,
+                    rid: b.opt_drive("rid")?,
+                    rdata: b.drive("rdata")?,
+                    rresp: b.drive("rresp")?,
+                    rlast: b.drive("rlast")?,
+                    rvalid: b.drive("rvalid")?,
+                    rready: b.read("rready")?,
+                })
+            } else {
+                None
+            },
             wdata,
             wstrb: b.read("wstrb")?,
             wlast: b.read("wlast")?,
@@ -1093,12 +1196,6 @@ impl AxiSlave {
             bresp: b.drive("bresp")?,
             bvalid: b.drive("bvalid")?,
             bready: b.read("bready")?,
-            rid: b.opt_drive("rid")?,
-            rdata: b.drive("rdata")?,
-            rresp: b.drive("rresp")?,
-            rlast: b.drive("rlast")?,
-            rvalid: b.drive("rvalid")?,
-            rready: b.read("rready")?,
             words: [0; MAX_WORDS],
             aw_q: VecDeque::new(),
             b_q: VecDeque::new(),
@@ -1273,7 +1370,7 @@ impl Agent for SlaveCore {
         if self.b_shown && m.get_bool(self.bready) {
             self.b_shown = false;
         }
-        if self.r_shown && m.get_bool(self.rready) {
+        if self.r_shown && self.rd.is_some_and(|r| m.get_bool(r.rready)) {
             self.r_shown = false;
             if self.r_spurious_shown {
                 self.r_spurious_shown = false;
@@ -1291,8 +1388,9 @@ impl Agent for SlaveCore {
         if self.w_shown && m.get_bool(self.wvalid) {
             self.on_w(m, cx.cycle);
         }
-        if self.ar_shown && m.get_bool(self.ar.valid) {
-            let mut r = self.req(m, &self.ar, cx.cycle + self.cfg.read_latency);
+        let ar = self.rd.map(|r| r.ar).filter(|ar| m.get_bool(ar.valid));
+        if let Some(ar) = ar.filter(|_| self.ar_shown) {
+            let mut r = self.req(m, &ar, cx.cycle + self.cfg.read_latency);
             if r.b.lock {
                 self.excl.insert((r.b.id, r.b.addr));
                 r.resp = Resp::ExOkay;
@@ -1304,14 +1402,12 @@ impl Agent for SlaveCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         if cx.in_reset {
-            for p in [
-                self.aw.ready,
-                self.wready,
-                self.ar.ready,
-                self.bvalid,
-                self.rvalid,
-            ] {
+            for p in [self.aw.ready, self.wready, self.bvalid] {
                 m.set_bool(p, false);
+            }
+            if let Some(rd) = self.rd {
+                m.set_bool(rd.ar.ready, false);
+                m.set_bool(rd.rvalid, false);
             }
             self.aw_q.clear();
             self.b_q.clear();
@@ -1326,14 +1422,14 @@ impl Agent for SlaveCore {
         }
         let f = self.faults;
         let q = self.cfg.max_queued.max(1);
-        self.aw_shown = !self.p_aw.next() && self.aw_q.len() < q;
+        self.aw_shown = !self.p_aw.pause_now() && self.aw_q.len() < q;
         m.set_bool(self.aw.ready, self.aw_shown);
-        self.w_shown = !self.p_w.next() && !self.aw_q.is_empty();
+        self.w_shown = !self.p_w.pause_now() && !self.aw_q.is_empty();
         m.set_bool(self.wready, self.w_shown);
-        self.ar_shown = !self.p_ar.next() && self.r_q.len() < q;
-        m.set_bool(self.ar.ready, self.ar_shown);
+        let ar_go = !self.p_ar.pause_now();
+        let r_go = !self.p_r.pause_now();
 
-        let b_go = !self.p_b.next();
+        let b_go = !self.p_b.pause_now();
         if !self.b_shown {
             let due = self.b_q.front().is_some_and(|b| b.2 <= cx.cycle);
             let next = if f.spurious_b && self.b_q.is_empty() {
@@ -1358,7 +1454,13 @@ impl Agent for SlaveCore {
             }
         }
 
-        let r_go = !self.p_r.next();
+        let Some(rd) = self.rd else {
+            // A write-only bus: the write channels of this edge are all there is.
+            return Ok(());
+        };
+        self.ar_shown = ar_go && self.r_q.len() < q;
+        m.set_bool(rd.ar.ready, self.ar_shown);
+
         if !self.r_shown {
             // The reorder fault holds the first read until a second of the same ID is due,
             // then answers the second first.
@@ -1390,18 +1492,18 @@ impl Agent for SlaveCore {
             };
             match beat {
                 Some((id, resp, last)) => {
-                    if let Some(p) = self.rid {
+                    if let Some(p) = rd.rid {
                         m.set(p, u64::from(id));
                     }
                     let resp = if f.exokay_always { Resp::ExOkay } else { resp };
-                    m.set_words(self.rdata, &self.words[..self.nwords]);
-                    m.set(self.rresp, resp.bits());
-                    m.set_bool(self.rlast, last);
-                    m.set_bool(self.rvalid, true);
+                    m.set_words(rd.rdata, &self.words[..self.nwords]);
+                    m.set(rd.rresp, resp.bits());
+                    m.set_bool(rd.rlast, last);
+                    m.set_bool(rd.rvalid, true);
                     self.r_shown = true;
                     self.r_last_shown = last;
                 }
-                None => m.set_bool(self.rvalid, false),
+                None => m.set_bool(rd.rvalid, false),
             }
         }
         Ok(())

@@ -449,7 +449,7 @@ impl Agent for MasterCore {
             self.r_wait.push_back(t);
         }
 
-        let aw_go = !self.p_aw.next();
+        let aw_go = !self.p_aw.pause_now();
         if self.aw_stalled {
             if f.drop_valid_on_stall {
                 m.set_bool(self.awvalid, false);
@@ -469,7 +469,7 @@ impl Agent for MasterCore {
             m.set_bool(self.awvalid, self.aw_shown);
         }
 
-        let w_go = !self.p_w.next();
+        let w_go = !self.p_w.pause_now();
         if self.w_stalled {
             if f.change_payload_on_stall {
                 if let Some((d, _)) = self.w_cur.as_mut() {
@@ -489,7 +489,7 @@ impl Agent for MasterCore {
             m.set_bool(self.wvalid, self.w_shown);
         }
 
-        let ar_go = !self.p_ar.next();
+        let ar_go = !self.p_ar.pause_now();
         if !self.ar_stalled {
             if self.ar_cur.is_none() && ar_go {
                 self.ar_cur = self.ar_q.pop_front();
@@ -504,9 +504,9 @@ impl Agent for MasterCore {
             m.set_bool(self.arvalid, self.ar_shown);
         }
 
-        self.b_shown = !self.p_b.next();
+        self.b_shown = !self.p_b.pause_now();
         m.set_bool(self.bready, self.b_shown);
-        self.r_shown = !self.p_r.next();
+        self.r_shown = !self.p_r.pause_now();
         m.set_bool(self.rready, self.r_shown);
         Ok(())
     }
@@ -777,11 +777,11 @@ impl Agent for SlaveCore {
         }
         let f = self.faults;
         let q = self.cfg.max_queued.max(1);
-        self.aw_shown = !self.p_aw.next() && self.aw_q.len() + self.b_q.len() < q;
+        self.aw_shown = !self.p_aw.pause_now() && self.aw_q.len() + self.b_q.len() < q;
         m.set_bool(self.awready, self.aw_shown);
-        self.w_shown = !self.p_w.next() && self.w_q.len() + self.b_q.len() < q;
+        self.w_shown = !self.p_w.pause_now() && self.w_q.len() + self.b_q.len() < q;
         m.set_bool(self.wready, self.w_shown);
-        self.ar_shown = !self.p_ar.next() && self.r_q.len() < q;
+        self.ar_shown = !self.p_ar.pause_now() && self.r_q.len() < q;
         m.set_bool(self.arready, self.ar_shown);
         let resp = if f.exokay_always {
             Resp::ExOkay
@@ -789,7 +789,7 @@ impl Agent for SlaveCore {
             Resp::Okay
         };
 
-        let b_go = !self.p_b.next();
+        let b_go = !self.p_b.pause_now();
         if !self.b_shown {
             let due = self.b_q.front().is_some_and(|t| *t <= cx.cycle);
             let go = if f.spurious_b && self.b_q.is_empty() {
@@ -808,7 +808,7 @@ impl Agent for SlaveCore {
             self.b_shown = go;
         }
 
-        let r_go = !self.p_r.next();
+        let r_go = !self.p_r.pause_now();
         if !self.r_shown {
             let due = self.r_q.front().is_some_and(|r| r.1 <= cx.cycle);
             let data = if f.spurious_r && self.r_q.is_empty() {

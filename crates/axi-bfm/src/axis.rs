@@ -294,7 +294,7 @@ impl SourceCore {
             if pos >= frame.data.len() {
                 break;
             }
-            if self.gaps.next() {
+            if self.gaps.pause_now() {
                 continue;
             }
             set_lane(&mut self.words, i, frame.data[pos]);
@@ -362,7 +362,7 @@ impl Agent for SourceCore {
             self.stalled = false;
             return Ok(());
         }
-        let go = !self.p_valid.next();
+        let go = !self.p_valid.pause_now();
         if self.stalled {
             if f.drop_valid_on_stall {
                 // Drop the beat; it is rebuilt from the same position next time.
@@ -551,7 +551,7 @@ impl Agent for SinkCore {
     }
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
-        self.shown = !cx.in_reset && self.enabled && !self.p_ready.next();
+        self.shown = !cx.in_reset && self.enabled && !self.p_ready.pause_now();
         if cx.in_reset {
             self.cur = None;
         }

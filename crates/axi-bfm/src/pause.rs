@@ -99,7 +99,7 @@ impl Pause {
 
     /// Whether to pause this cycle; advances the generator by one cycle.
     #[inline]
-    pub fn next(&mut self) -> bool {
+    pub fn pause_now(&mut self) -> bool {
         match &mut self.kind {
             Kind::Never => false,
             Kind::Always => true,
@@ -153,15 +153,15 @@ mod tests {
         let spec = PauseSpec::random(42, 50);
         let a: Vec<bool> = {
             let mut g = spec.generator(1);
-            (0..200).map(|_| g.next()).collect()
+            (0..200).map(|_| g.pause_now()).collect()
         };
         let b: Vec<bool> = {
             let mut g = spec.generator(1);
-            (0..200).map(|_| g.next()).collect()
+            (0..200).map(|_| g.pause_now()).collect()
         };
         let c: Vec<bool> = {
             let mut g = spec.generator(2);
-            (0..200).map(|_| g.next()).collect()
+            (0..200).map(|_| g.pause_now()).collect()
         };
         assert_eq!(a, b);
         assert_ne!(a, c);
@@ -175,11 +175,11 @@ mod tests {
     #[test]
     fn patterns_repeat_and_extremes_hold() {
         let mut g = PauseSpec::pattern("110").generator(0);
-        let seq: Vec<bool> = (0..6).map(|_| g.next()).collect();
+        let seq: Vec<bool> = (0..6).map(|_| g.pause_now()).collect();
         assert_eq!(seq, [true, true, false, true, true, false]);
         let mut never = PauseSpec::random(1, 0).generator(0);
         let mut always = PauseSpec::random(1, 100).generator(0);
-        assert!((0..1000).all(|_| !never.next()));
-        assert!((0..1000).all(|_| always.next()));
+        assert!((0..1000).all(|_| !never.pause_now()));
+        assert!((0..1000).all(|_| always.pause_now()));
     }
 }

@@ -6,13 +6,20 @@ use std::rc::Rc;
 use axi_bfm::{Agent, BfmError, Cx, Env};
 use card_sim::{ClockId, Model, Port, Top};
 
+/// What a probe saw before one edge: cycle, counter value, time in ps, and whether the wide
+/// register held what the probe drove two edges earlier.
+type Seen = (u64, u64, u64, bool);
+
+/// A probe's record, shared between the probe and the test.
+type SeenLog = Rc<RefCell<Vec<Seen>>>;
+
 /// Records what it samples before each edge of its clock, and drives a wide input from the
 /// cycle number after each edge.
 struct Probe {
     count: Port,
     wide_in: Option<Port>,
     wide_out: Option<Port>,
-    seen: Rc<RefCell<Vec<(u64, u64, u64, bool)>>>,
+    seen: SeenLog,
 }
 
 fn wide(cycle: u64) -> [u32; 16] {
@@ -45,12 +52,7 @@ impl Agent for Probe {
     }
 }
 
-fn probe(
-    env: &mut Env,
-    clk: ClockId,
-    count: &str,
-    wide: bool,
-) -> Rc<RefCell<Vec<(u64, u64, u64, bool)>>> {
+fn probe(env: &mut Env, clk: ClockId, count: &str, wide: bool) -> SeenLog {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let m = env.model();
     let p = Probe {

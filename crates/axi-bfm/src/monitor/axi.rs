@@ -52,6 +52,15 @@ struct RReq {
     got: u32,
 }
 
+struct ReadSide {
+    ar: Chan,
+    r: Chan,
+    arf: Fields,
+    rid: Option<Port>,
+    rresp: Port,
+    rlast: Port,
+}
+
 pub(crate) struct AxiCheck {
     bus: String,
     cfg: AxiMonitorConfig,
@@ -59,16 +68,12 @@ pub(crate) struct AxiCheck {
     aw: Chan,
     w: Chan,
     b: Chan,
-    ar: Chan,
-    r: Chan,
+    /// The read channels and their fields; `None` on a write-only bus (no `araddr`).
+    rd: Option<ReadSide>,
     awf: Fields,
-    arf: Fields,
     wlast: Port,
     bid: Option<Port>,
     bresp: Port,
-    rid: Option<Port>,
-    rresp: Port,
-    rlast: Port,
     was_in_reset: bool,
     writes: HashMap<u64, VecDeque<WReq>>,
     reads: HashMap<u64, VecDeque<RReq>>,
@@ -116,7 +121,8 @@ fn payload(b: &Bind<'_>, sigs: &[&str]) -> Vec<(String, Port)> {
 }
 
 impl AxiMonitor {
-    /// Watches the AXI4 bus `<prefix>_*` on `clock` with the default bounds.
+    /// Watches the AXI4 bus `<prefix>_*` on `clock` with the default bounds. A bus without
+    /// `araddr` is write-only and only its write channels are checked.
     pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxiMonitor> {
         Self::attach_with(env, prefix, clock, AxiMonitorConfig::default())
     }
@@ -161,21 +167,27 @@ impl AxiMonitor {
                 &["wdata", "wstrb", "wlast", "wuser"],
             )?,
             b: chan(Channel::B, "bvalid", "bready", &["bid", "bresp", "buser"])?,
-            ar: chan(Channel::Ar, "arvalid", "arready", &ars)?,
-            r: chan(
-                Channel::R,
-                "rvalid",
-                "rready",
-                &["rid", "rdata", "rresp", "rlast", "ruser"],
-            )?,
+            rd: if b.has("araddr") {
+                Some(ReadSide {
+                    ar: chan(Channel::Ar, "arvalid", "arready", &ars)?,
+                    r: chan(
+                        Channel::R,
+                        "rvalid",
+                        "rready",
+                        &["rid", "rdata", "rresp", "rlast", "ruser"],
+                    )?,
+                    arf: fields(&b, "ar")?,
+                    rid: b.opt_watch("rid"),
+                    rresp: b.watch("rresp")?,
+                    rlast: b.watch("rlast")?,
+                })
+            } else {
+                None
+            },
             awf: fields(&b, "aw")?,
-            arf: fields(&b, "ar")?,
             wlast: b.watch("wlast")?,
             bid: b.opt_watch("bid"),
             bresp: b.watch("bresp")?,
-            rid: b.opt_watch("rid"),
-            rresp: b.watch("rresp")?,
-            rlast: b.watch("rlast")?,
             was_in_reset: false,
             writes: HashMap::new(),
             reads: HashMap::new(),
@@ -369,7 +381,7 @@ impl AxiCheck {
     }
 
     fn on_ar(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
-        let a = self.ax(m, &self.arf);
+        let a = self.ax(m, &self.rd.as_ref()?.arf);
         let found = self.check_ax(&a, Channel::Ar, cx);
         self.reads.entry(a.id).or_default().push_back(RReq {
             beats: a.len as u32 + 1,
@@ -382,9 +394,10 @@ impl AxiCheck {
     }
 
     fn on_r(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
-        let id = self.rid.map_or(0, |p| m.get(p));
-        let resp = m.get(self.rresp);
-        let rlast = m.get_bool(self.rlast);
+        let rd = self.rd.as_ref()?;
+        let id = rd.rid.map_or(0, |p| m.get(p));
+        let resp = m.get(rd.rresp);
+        let rlast = m.get_bool(rd.rlast);
         let bus = self.bus.clone();
         let Some(q) = self.reads.get_mut(&id).filter(|q| !q.is_empty()) else {
             let n = rules::no_r_without_request(false)?;
@@ -500,13 +513,18 @@ impl Agent for AxiCheck {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
         let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
         let mut found = None;
-        for ch in [
-            &mut self.aw,
-            &mut self.w,
-            &mut self.b,
-            &mut self.ar,
-            &mut self.r,
-        ] {
+        let (ar, r) = match self.rd.as_mut() {
+            Some(rd) => (Some(&mut rd.ar), Some(&mut rd.r)),
+            None => (None, None),
+        };
+        let chans = [
+            Some(&mut self.aw),
+            Some(&mut self.w),
+            Some(&mut self.b),
+            ar,
+            r,
+        ];
+        for ch in chans.into_iter().flatten() {
             ch.sample(m);
             if let Some(v) = ch.check(bus, cx, wir, sb) {
                 found.get_or_insert(v);
@@ -523,7 +541,7 @@ impl Agent for AxiCheck {
                     found.get_or_insert(v);
                 }
             }
-            if self.r.fire() {
+            if self.rd.as_ref().is_some_and(|rd| rd.r.fire()) {
                 if let Some(v) = self.on_r(m, cx) {
                     found.get_or_insert(v);
                 }
@@ -533,7 +551,7 @@ impl Agent for AxiCheck {
                     found.get_or_insert(v);
                 }
             }
-            if self.ar.fire() {
+            if self.rd.as_ref().is_some_and(|rd| rd.ar.fire()) {
                 if let Some(v) = self.on_ar(m, cx) {
                     found.get_or_insert(v);
                 }

@@ -1,176 +1,179 @@
-//! The frame source (`hdl/rtl/frame_source.v`) on its own: every header field, the CRC
-//! against the `crc` crate (through the `frame` reference crate), both payload patterns,
+//! The frame source (`hdl/rtl/frame_source.v`) on its own, its stream taken by an AXI-Stream
+//! sink bus model with the protocol monitor on (which checks that a stalled beat holds still,
+//! that TVALID never drops under a stall, and the XDMA TKEEP rule): every header field, the
+//! CRC against the `crc` crate (through the `frame` reference crate), both payload patterns,
 //! frame lengths at the limits and odd ones, the inter-frame gap, both backpressure policies
-//! under random TREADY, and the one-shot interface.
+//! under seeded random TREADY, and the one-shot interface.
 
-use card_sim::{ClockId, Model, Port, Result, Top};
-use frame::{Assembler, Beat, Header, Pattern, SeqTracker, BEAT_BYTES};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use axi_bfm::{AxisMonitorConfig, AxisSink, Env, PauseSpec, ResetPolarity, Result};
+use card_sim::{ClockId, Model, Port, Top};
+use frame::{Header, Pattern, SeqTracker};
 use rstest::rstest;
-
-/// A small deterministic generator for TREADY patterns (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn step(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// True with probability `percent`/100.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.step() % 100 < percent
-    }
-}
+use rtl_tests::{hook, on_sample, AXI_HZ};
 
 /// How the test drives TREADY.
 #[derive(Clone, Copy)]
 enum Ready {
     Always,
     Never,
-    Random(u64),
+    /// Ready on this percentage of cycles, drawn from the bench's seed.
+    Random(u8),
 }
 
 /// A frame as the bus delivered it.
 struct Received {
     bytes: Vec<u8>,
-    /// Cycle of its first beat's handshake.
+    /// Completed cycles before its first beat's handshake.
     first_cycle: u64,
-    /// Cycle of its last beat's handshake.
+    /// Completed cycles before its last beat's handshake.
     last_cycle: u64,
 }
 
 struct Source {
-    m: Model,
+    env: Env,
     clk: ClockId,
-    rst: Port,
+    sink: AxisSink,
+    /// The seed of the random TREADY pattern.
+    seed: u64,
+    /// The spec in force, so that it is installed again only when it changes.
+    ready: Option<PauseSpec>,
     enable: Port,
     channel: Port,
     frame_len: Port,
     gap_cycles: Port,
     pattern: Port,
-    seed: Port,
+    seed_in: Port,
     drop_policy: Port,
-    timestamp: Port,
     oneshot: Port,
     send: Port,
     send_seq: Port,
-    tdata: Port,
-    tkeep: Port,
-    tlast: Port,
     tvalid: Port,
-    tready: Port,
     frames_sent: Port,
     frames_dropped: Port,
     send_ready: Port,
-    rng: Rng,
-    asm: Assembler,
-    frame_start: u64,
-    /// The beat held under a stall, which must not change until it is taken.
-    held: Option<Beat>,
     /// Cycles on which TVALID was low, for gap checks.
-    idle_cycles: Vec<u64>,
+    idle_cycles: Rc<RefCell<Vec<u64>>>,
 }
 
 impl Source {
+    /// A reset frame source whose random TREADY draws from `seed`.
     fn new(seed: u64) -> Result<Source> {
-        let mut m = Model::new(Top::FrameSource)?;
-        let clk = m.add_clock("clk", 250_000_000)?;
+        let mut env = Env::new(Model::new(Top::FrameSource)?);
+        let clk = env.add_clock("clk", AXI_HZ)?;
+        env.add_reset(clk, "rst", ResetPolarity::ActiveHigh)?;
+        let sink = AxisSink::attach(&mut env, "m_axis", clk)?;
+        if let Some(mon) = sink.monitor() {
+            mon.set_config(AxisMonitorConfig {
+                // The source feeds the XDMA C2H engine: TKEEP is packed.
+                tkeep_packed: true,
+                record: true,
+                // The drop-policy test holds TREADY low for thousands of cycles on purpose.
+                stall_bound: 0,
+                ..mon.config()
+            });
+        }
+        let m = env.model();
+        let (timestamp, tvalid) = (m.input("timestamp")?, m.port("m_axis_tvalid")?);
+        // The timestamp input counts completed cycles, as the card's timestamp counter does.
+        hook(
+            &mut env,
+            clk,
+            |_, _| {},
+            move |m, cx| m.set(timestamp, cx.cycle),
+        );
+        let idle_cycles = Rc::new(RefCell::new(Vec::new()));
+        let idle = idle_cycles.clone();
+        on_sample(&mut env, clk, move |m, cx| {
+            if !m.get_bool(tvalid) {
+                idle.borrow_mut().push(cx.cycle - 1);
+            }
+        });
+        let m = env.model();
         let mut s = Source {
             clk,
-            rst: m.input("rst")?,
+            sink,
+            seed,
+            ready: None,
             enable: m.input("enable")?,
             channel: m.input("channel")?,
             frame_len: m.input("frame_len")?,
             gap_cycles: m.input("gap_cycles")?,
             pattern: m.input("pattern")?,
-            seed: m.input("seed")?,
+            seed_in: m.input("seed")?,
             drop_policy: m.input("drop_policy")?,
-            timestamp: m.input("timestamp")?,
             oneshot: m.input("oneshot")?,
             send: m.input("send")?,
             send_seq: m.input("send_seq")?,
-            tdata: m.port("m_axis_tdata")?,
-            tkeep: m.port("m_axis_tkeep")?,
-            tlast: m.port("m_axis_tlast")?,
-            tvalid: m.port("m_axis_tvalid")?,
-            tready: m.input("m_axis_tready")?,
+            tvalid,
             frames_sent: m.port("frames_sent")?,
             frames_dropped: m.port("frames_dropped")?,
             send_ready: m.port("send_ready")?,
-            m,
-            rng: Rng(seed | 1),
-            asm: Assembler::new(),
-            frame_start: 0,
-            held: None,
-            idle_cycles: Vec::new(),
+            idle_cycles,
+            env,
         };
-        s.m.set_bool(s.rst, true);
-        s.m.ticks(s.clk, 4)?;
-        s.m.set_bool(s.rst, false);
-        s.m.eval()?;
+        s.env.reset(s.clk, 4)?;
         Ok(s)
     }
 
-    fn configure(&mut self, channel: u8, len: u64, gap: u64, pattern: Pattern, seed: u32) {
-        self.m.set(self.channel, u64::from(channel));
-        self.m.set(self.frame_len, len);
-        self.m.set(self.gap_cycles, gap);
-        self.m.set(self.pattern, pattern as u64);
-        self.m.set(self.seed, u64::from(seed));
+    fn m(&mut self) -> &mut Model {
+        self.env.model_mut()
     }
 
-    /// One clock cycle: drive TREADY and the timestamp (the cycle count), take a beat if the
-    /// handshake completes, check that a stalled beat holds still, then tick.
+    fn get(&self, p: Port) -> u64 {
+        self.env.model().get(p)
+    }
+
+    /// Drives an input that no bus model owns.
+    fn set(&mut self, p: Port, v: u64) -> Result<()> {
+        let m = self.m();
+        m.set(p, v);
+        Ok(m.eval()?)
+    }
+
+    fn configure(
+        &mut self,
+        channel: u8,
+        len: u64,
+        gap: u64,
+        pattern: Pattern,
+        seed: u32,
+    ) -> Result<()> {
+        self.set(self.channel, u64::from(channel))?;
+        self.set(self.frame_len, len)?;
+        self.set(self.gap_cycles, gap)?;
+        self.set(self.pattern, pattern as u64)?;
+        self.set(self.seed_in, u64::from(seed))
+    }
+
+    /// One clock cycle with TREADY as `ready` says; frames that completed go to `out`.
     fn cycle(&mut self, ready: Ready, out: &mut Vec<Received>) -> Result<()> {
-        let r = match ready {
-            Ready::Always => true,
-            Ready::Never => false,
-            Ready::Random(p) => self.rng.chance(p),
+        let spec = match ready {
+            Ready::Always => PauseSpec::Never,
+            Ready::Never => PauseSpec::Always,
+            Ready::Random(p) => PauseSpec::random(self.seed, 100 - p.min(100)),
         };
-        let now = self.m.cycles(self.clk);
-        self.m.set_bool(self.tready, r);
-        self.m.set(self.timestamp, now);
-        self.m.eval()?;
-        let valid = self.m.get_bool(self.tvalid);
-        if valid {
-            let mut data = [0u8; BEAT_BYTES];
-            self.m.get_bytes(self.tdata, &mut data);
-            let beat = Beat {
-                data,
-                keep: self.m.get(self.tkeep) as u16,
-                last: self.m.get_bool(self.tlast),
-            };
-            if let Some(h) = self.held {
-                assert_eq!(
-                    h, beat,
-                    "a stalled beat changed before it was taken (cycle {now})"
-                );
-            }
-            if r {
-                self.held = None;
-                if !self.asm.in_frame() {
-                    self.frame_start = now;
-                }
-                if let Some(bytes) = self.asm.push(&beat).expect("TKEEP follows the XDMA rule") {
-                    out.push(Received {
-                        bytes,
-                        first_cycle: self.frame_start,
-                        last_cycle: now,
-                    });
-                }
-            } else {
-                self.held = Some(beat);
-            }
-        } else {
-            assert!(
-                self.held.is_none(),
-                "TVALID dropped under a stall (cycle {now})"
-            );
-            self.idle_cycles.push(now);
+        if self.ready.as_ref() != Some(&spec) {
+            self.sink.set_pauses(&spec);
+            self.ready = Some(spec);
         }
-        self.m.tick(self.clk)
+        self.env.tick(self.clk)?;
+        if self.sink.pending() > 0 {
+            while self.sink.try_recv().is_some() {}
+            let frames = self
+                .sink
+                .monitor()
+                .map(axi_bfm::AxisMonitor::take_frames)
+                .unwrap_or_default();
+            out.extend(frames.into_iter().map(|f| Received {
+                bytes: f.frame.data,
+                first_cycle: f.start_cycle - 1,
+                last_cycle: f.end_cycle - 1,
+            }));
+        }
+        Ok(())
     }
 
     /// Runs until `n` more frames arrived, at most `limit` cycles.
@@ -194,7 +197,7 @@ impl Source {
                 return Ok(out);
             }
             let before = out.len();
-            let busy = self.m.get_bool(self.tvalid);
+            let busy = self.env.model().get_bool(self.tvalid);
             self.cycle(Ready::Always, &mut out)?;
             quiet = if busy || out.len() != before {
                 0
@@ -207,11 +210,11 @@ impl Source {
 
     /// Starts exactly one frame: enable for one cycle while the generator is idle.
     fn one_frame(&mut self, len: u64) -> Result<Received> {
-        self.m.set(self.frame_len, len);
-        self.m.set_bool(self.enable, true);
+        self.set(self.frame_len, len)?;
+        self.set(self.enable, 1)?;
         let mut out = Vec::new();
         self.cycle(Ready::Always, &mut out)?;
-        self.m.set_bool(self.enable, false);
+        self.set(self.enable, 0)?;
         let mut rest = self.drain(20_000)?;
         out.append(&mut rest);
         assert_eq!(out.len(), 1, "one enable cycle starts one frame");
@@ -241,8 +244,8 @@ fn every_field_matches_the_reference(
 ) -> Result<()> {
     let gap = 3;
     let mut s = Source::new(1)?;
-    s.configure(channel, len, gap, pattern, seed);
-    s.m.set_bool(s.enable, true);
+    s.configure(channel, len, gap, pattern, seed)?;
+    s.set(s.enable, 1)?;
     let frames = s.collect(8, Ready::Always, 10_000)?;
     let beats = frame::beat_count(len as usize) as u64;
     // The `crc` crate's CRC-32/ISO-HDLC, as the frame crate exports it.
@@ -296,7 +299,7 @@ fn lengths_at_the_limits_and_odd_ones() -> Result<()> {
         } else {
             Pattern::Counter
         };
-        s.configure(9, len, 0, pattern, 0x5555_0000 + i as u32);
+        s.configure(9, len, 0, pattern, 0x5555_0000 + i as u32)?;
         let r = s.one_frame(len)?;
         // The assembler took the byte count of the last beat from its TKEEP (and checked
         // that every other beat keeps all lanes), so the length checks TKEEP too.
@@ -306,10 +309,10 @@ fn lengths_at_the_limits_and_odd_ones() -> Result<()> {
         assert_eq!(h.pattern, pattern);
     }
     // Lengths out of range are clamped to the legal ones.
-    s.configure(9, 10, 0, Pattern::Counter, 0);
+    s.configure(9, 10, 0, Pattern::Counter, 0)?;
     assert_eq!(s.one_frame(10)?.bytes.len(), 64);
     assert_eq!(s.one_frame(0x1_FFFF)?.bytes.len(), 65536);
-    let sent = s.m.get(s.frames_sent);
+    let sent = s.get(s.frames_sent);
     assert_eq!(sent, lengths.len() as u64 + 2);
     Ok(())
 }
@@ -323,8 +326,8 @@ fn lengths_at_the_limits_and_odd_ones() -> Result<()> {
 #[case(7, 200)]
 fn the_gap_appears_on_the_bus(#[case] gap: u64, #[case] len: u64) -> Result<()> {
     let mut s = Source::new(3)?;
-    s.configure(0, len, gap, Pattern::Counter, 0);
-    s.m.set_bool(s.enable, true);
+    s.configure(0, len, gap, Pattern::Counter, 0)?;
+    s.set(s.enable, 1)?;
     let frames = s.collect(6, Ready::Always, 10_000)?;
     let beats = frame::beat_count(len as usize) as u64;
     for w in frames.windows(2) {
@@ -340,6 +343,7 @@ fn the_gap_appears_on_the_bus(#[case] gap: u64, #[case] len: u64) -> Result<()> 
         );
         let idle = s
             .idle_cycles
+            .borrow()
             .iter()
             .filter(|&&c| c > w[0].last_cycle && c < w[1].first_cycle)
             .count() as u64;
@@ -349,22 +353,24 @@ fn the_gap_appears_on_the_bus(#[case] gap: u64, #[case] len: u64) -> Result<()> 
 }
 
 /// Stall policy: nothing is lost, sequence numbers are consecutive, beats hold still under a
-/// stall (checked on every cycle by `Source::cycle`).
+/// stall (checked on every cycle by the sink's protocol monitor). TREADY is random, drawn from
+/// the case's seed.
 #[rstest]
-#[case::half(50, Pattern::Prbs, 100)]
-#[case::sparse(15, Pattern::Counter, 77)]
-#[case::dense(90, Pattern::Prbs, 64)]
+#[case::half(50, Pattern::Prbs, 100, 0x50)]
+#[case::sparse(15, Pattern::Counter, 77, 0x15)]
+#[case::dense(90, Pattern::Prbs, 64, 0x90)]
 fn stall_policy_loses_nothing(
-    #[case] ready_percent: u64,
+    #[case] ready_percent: u8,
     #[case] pattern: Pattern,
     #[case] len: u64,
+    #[case] seed: u64,
 ) -> Result<()> {
-    let mut s = Source::new(ready_percent)?;
-    s.configure(4, len, 0, pattern, 0xABCD);
-    s.m.set_bool(s.drop_policy, false);
-    s.m.set_bool(s.enable, true);
+    let mut s = Source::new(seed)?;
+    s.configure(4, len, 0, pattern, 0xABCD)?;
+    s.set(s.drop_policy, 0)?;
+    s.set(s.enable, 1)?;
     let mut frames = s.collect(40, Ready::Random(ready_percent), 100_000)?;
-    s.m.set_bool(s.enable, false);
+    s.set(s.enable, 0)?;
     frames.append(&mut s.drain(100_000)?);
     for (i, r) in frames.iter().enumerate() {
         assert_eq!(
@@ -373,8 +379,8 @@ fn stall_policy_loses_nothing(
             "no frame lost or reordered"
         );
     }
-    assert_eq!(s.m.get(s.frames_dropped), 0);
-    assert_eq!(s.m.get(s.frames_sent), frames.len() as u64);
+    assert_eq!(s.get(s.frames_dropped), 0);
+    assert_eq!(s.get(s.frames_sent), frames.len() as u64);
     Ok(())
 }
 
@@ -389,25 +395,26 @@ fn drop_policy_drops_whole_frames(
     #[case] len: u64,
     #[case] gap: u64,
 ) -> Result<()> {
+    // TREADY's random phase draws from this seed.
     let mut s = Source::new(77)?;
-    s.configure(2, len, gap, pattern, 99);
-    s.m.set_bool(s.drop_policy, true);
-    s.m.set_bool(s.enable, true);
+    s.configure(2, len, gap, pattern, 99)?;
+    s.set(s.drop_policy, 1)?;
+    s.set(s.enable, 1)?;
     let mut frames = Vec::new();
     // 4096 beats of FIFO fill in about 4096 cycles; then the source must drop.
     for _ in 0..6000 {
         s.cycle(Ready::Never, &mut frames)?;
     }
     assert!(frames.is_empty());
-    assert!(s.m.get(s.frames_dropped) > 0, "a full FIFO drops frames");
+    assert!(s.get(s.frames_dropped) > 0, "a full FIFO drops frames");
     for _ in 0..8000 {
         s.cycle(Ready::Random(40), &mut frames)?;
     }
-    s.m.set_bool(s.enable, false);
+    s.set(s.enable, 0)?;
     frames.append(&mut s.drain(20_000)?);
 
-    let sent = s.m.get(s.frames_sent);
-    let dropped = s.m.get(s.frames_dropped);
+    let sent = s.get(s.frames_sent);
+    let dropped = s.get(s.frames_dropped);
     assert_eq!(sent, frames.len() as u64);
     let mut tracker = SeqTracker::new();
     for r in &frames {
@@ -441,10 +448,11 @@ fn drop_policy_drops_whole_frames(
 /// enable and the periodic sequence counter are left alone.
 #[test]
 fn oneshot_sends_one_frame_per_request() -> Result<()> {
+    // TREADY's random phases draw from this seed.
     let mut s = Source::new(5)?;
-    s.configure(1, 80, 0, Pattern::Prbs, 3);
-    s.m.set_bool(s.oneshot, true);
-    s.m.set_bool(s.enable, true);
+    s.configure(1, 80, 0, Pattern::Prbs, 3)?;
+    s.set(s.oneshot, 1)?;
+    s.set(s.enable, 1)?;
     let mut frames = Vec::new();
     for _ in 0..200 {
         s.cycle(Ready::Always, &mut frames)?;
@@ -453,25 +461,25 @@ fn oneshot_sends_one_frame_per_request() -> Result<()> {
     let seqs = [0xDEAD_0001u32, 7, 7, 0];
     for &seq in &seqs {
         let mut waited = 0;
-        while !s.m.get_bool(s.send_ready) {
+        while s.get(s.send_ready) == 0 {
             s.cycle(Ready::Random(50), &mut frames)?;
             waited += 1;
             assert!(waited < 1000, "send_ready never came");
         }
-        s.m.set_bool(s.send, true);
-        s.m.set(s.send_seq, u64::from(seq));
+        s.set(s.send_seq, u64::from(seq))?;
+        s.set(s.send, 1)?;
         s.cycle(Ready::Random(50), &mut frames)?;
-        s.m.set_bool(s.send, false);
         // A second pulse while the request is being served is ignored.
-        s.m.set_bool(s.send, !s.m.get_bool(s.send_ready));
+        let busy = s.get(s.send_ready) == 0;
+        s.set(s.send, u64::from(busy))?;
         s.cycle(Ready::Random(50), &mut frames)?;
-        s.m.set_bool(s.send, false);
+        s.set(s.send, 0)?;
     }
     frames.append(&mut s.drain(10_000)?);
     let got: Vec<u32> = frames.iter().map(|r| header_of(r).sequence).collect();
     assert_eq!(got, seqs);
     // Back to periodic mode: its sequence numbers start where they were, at 0.
-    s.m.set_bool(s.oneshot, false);
+    s.set(s.oneshot, 0)?;
     let f = s.collect(2, Ready::Always, 1000)?;
     assert_eq!(header_of(&f[0]).sequence, 0);
     assert_eq!(header_of(&f[1]).sequence, 1);

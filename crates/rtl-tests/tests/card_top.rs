@@ -1,11 +1,21 @@
-//! The card's top through card-sim: the register map against the table and the stream modes
-//! LOOP, GEN, ECHO and CHECK. CAPTURE and the interrupt are in card_capture.rs.
+//! The card's top (`card_core`) through the bus models: the register map against the table
+//! and the stream modes LOOP, GEN, ECHO and CHECK, with the protocol monitors on every
+//! interface. CAPTURE, the DMA port and the interrupt are in card_capture.rs.
 
-mod card_driver;
-
-use card_driver::{Card, BEAT};
+use axi_bfm::{PauseSpec, Result};
 use card_regs::{self as regs, control, Access, REGISTERS};
-use card_sim::{Result, Top};
+use card_sim::Top;
+use rtl_tests::Card;
+
+/// Beat width of every stream in bytes.
+const BEAT: usize = frame::BEAT_BYTES;
+
+/// Seed of the random pauses on the register bus in the register-map test.
+const REGS_PAUSE_SEED: u64 = 0x5a_c0de;
+/// Seed of the random backpressure on C2H0 and idle cycles on H2C0 in the LOOP test.
+const LOOP_PAUSE_SEED: u64 = 0x1234_5678;
+/// Seed of the random backpressure on C2H1 in the two-channel GEN test.
+const GEN_PAUSE_SEED: u64 = 0xc2_4001;
 
 fn mode(m: u64, ch0: bool, ch1: bool) -> u32 {
     let mut v = m << control::MODE_LSB;
@@ -20,10 +30,13 @@ fn mode(m: u64, ch0: bool, ch1: bool) -> u32 {
 
 /// Every register reads its reset value from the table after reset, and behaves as its access
 /// says: read/write registers keep exactly the field bits, read-only ones ignore writes,
-/// write-only ones read as zero, write-one-to-clear ones do not set from a write.
+/// write-only ones read as zero, write-one-to-clear ones do not set from a write. The register
+/// bus runs with seeded random idle cycles and backpressure on all five channels.
 #[test]
 fn register_map_matches_the_table() -> Result<()> {
     let mut card = Card::new(Top::CardCore, false)?;
+    card.regs
+        .set_pauses(&PauseSpec::random(REGS_PAUSE_SEED, 40));
     for r in REGISTERS {
         // The timestamp runs from reset; it has a test of its own.
         if r.name == "TIMESTAMP" {
@@ -130,7 +143,7 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
     const LEN: usize = 4096;
     let mut card = Card::new(Top::CardCore, false)?;
     card.write(regs::CONTROL, mode(control::MODE_LOOP, false, false))?;
-    card.set_c2h_ready(0, true)?;
+    card.set_c2h_ready(0, true);
     let beats_per_frame = (LEN / BEAT) as u64;
     let total_beats = beats_per_frame * u64::from(FRAMES);
     // Keep a few frames queued ahead so that H2C0 always has a beat to offer.
@@ -138,10 +151,10 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
     let mut checked = 0u32;
     let mut first_cycle = None;
     let mut last_cycle = 0;
-    let stalls_before = card.h2c_stalls;
+    let stalls_before = card.h2c_stalls();
     let limit = total_beats + 1000;
     for _ in 0..limit {
-        while queued < FRAMES && card.h2c_pending() < 2 * beats_per_frame as usize {
+        while queued < FRAMES && card.h2c.sent() + 2 > u64::from(queued) {
             card.send_h2c(&test_bytes(queued, LEN))?;
             queued += 1;
         }
@@ -173,7 +186,7 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
         "{total_beats} beats in as many cycles: one beat per cycle, no bubble between frames"
     );
     assert_eq!(
-        card.h2c_stalls - stalls_before,
+        card.h2c_stalls() - stalls_before,
         0,
         "H2C0 was ready on every cycle"
     );
@@ -181,22 +194,21 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
     Ok(())
 }
 
-/// LOOP keeps every beat and its order under random backpressure on C2H0.
+/// LOOP keeps every beat and its order under random backpressure on C2H0 and random idle
+/// cycles on H2C0.
 #[test]
 fn loop_survives_backpressure() -> Result<()> {
     let mut card = Card::new(Top::CardCore, false)?;
     card.write(regs::CONTROL, mode(control::MODE_LOOP, false, false))?;
+    card.c2h[0].set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED, 25));
+    card.h2c
+        .set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED + 1, 30));
     let lens = [64usize, 100, 17, 4096, 1, 333];
     for (n, &len) in lens.iter().enumerate() {
         card.send_h2c(&test_bytes(n as u32, len))?;
     }
-    let mut x = 0x1234_5678u32;
     let mut got = Vec::new();
     for _ in 0..20_000 {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        card.set_c2h_ready(0, x & 3 != 0)?;
         card.cycle()?;
         got.extend(card.take_c2h(0));
         if got.len() == lens.len() {
@@ -234,7 +246,7 @@ fn setup_source(
 
 /// Validates frames of one channel with the `frame` crate: each is whole, of its channel and
 /// length, and the sequence numbers count up from `first_seq` without a gap.
-fn validate(frames: &[card_driver::Frame], channel: u8, len: usize, first_seq: u32, seed: u32) {
+fn validate(frames: &[rtl_tests::Frame], channel: u8, len: usize, first_seq: u32, seed: u32) {
     let mut last_ts = 0;
     for (i, f) in frames.iter().enumerate() {
         let p = frame::parse(&f.bytes)
@@ -257,10 +269,10 @@ fn validate(frames: &[card_driver::Frame], channel: u8, len: usize, first_seq: u
 fn gen_one_channel() -> Result<()> {
     let mut card = Card::new(Top::CardCore, false)?;
     setup_source(&mut card, 0, 256, 10, true, 0xdead_beef)?;
-    card.set_c2h_ready(0, true)?;
-    card.set_c2h_ready(1, true)?;
+    card.set_c2h_ready(0, true);
+    card.set_c2h_ready(1, true);
     card.write(regs::CONTROL, mode(control::MODE_GEN, true, false))?;
-    card.run_until(20_000, "8 frames on C2H0", |c| c.c2h_frames(0) >= 8)?;
+    card.run_until(20_000, "8 frames on C2H0", |c| Ok(c.c2h_frames(0) >= 8))?;
     card.write(regs::CONTROL, mode(control::MODE_GEN, false, false))?;
     card.ticks(200)?;
     let frames = card.take_c2h(0);
@@ -271,18 +283,20 @@ fn gen_one_channel() -> Result<()> {
     Ok(())
 }
 
-/// GEN on two channels: each source feeds its own channel with its own settings.
+/// GEN on two channels: each source feeds its own channel with its own settings; C2H1 runs
+/// with random backpressure, which its source's stall policy absorbs without a loss.
 #[test]
 fn gen_two_channels() -> Result<()> {
     let mut card = Card::new(Top::CardCore, false)?;
     setup_source(&mut card, 0, 1000, 0, true, 7)?;
     setup_source(&mut card, 1, 100, 5, false, 9)?;
-    card.set_c2h_ready(0, true)?;
-    card.set_c2h_ready(1, true)?;
+    card.set_c2h_ready(0, true);
+    card.c2h[1].set_pauses(&PauseSpec::random(GEN_PAUSE_SEED, 30));
     card.write(regs::CONTROL, mode(control::MODE_GEN, true, true))?;
     card.run_until(50_000, "frames on both channels", |c| {
-        c.c2h_frames(0) >= 6 && c.c2h_frames(1) >= 20
+        Ok(c.c2h_frames(0) >= 6 && c.c2h_frames(1) >= 20)
     })?;
+    card.c2h[1].set_pauses(&PauseSpec::Never);
     card.write(regs::CONTROL, mode(control::MODE_GEN, false, false))?;
     card.ticks(200)?;
     let f0 = card.take_c2h(0);
@@ -312,11 +326,11 @@ fn request(seq: u32, len: usize) -> Vec<u8> {
 fn echo_answers_each_request_with_its_sequence() -> Result<()> {
     let mut card = Card::new(Top::CardCore, false)?;
     setup_source(&mut card, 0, 128, 0, false, 0)?;
-    card.set_c2h_ready(0, true)?;
+    card.set_c2h_ready(0, true);
     card.write(regs::CONTROL, mode(control::MODE_ECHO, false, false))?;
     for seq in [5u32, 6, 7, 1000, 0xffff_fffe] {
         card.send_h2c(&request(seq, 256))?;
-        card.run_until(5_000, "the echo", |c| c.c2h_frames(0) >= 1)?;
+        card.run_until(5_000, "the echo", |c| Ok(c.c2h_frames(0) >= 1))?;
         let f = card.take_c2h(0);
         assert_eq!(f.len(), 1, "one answer per request");
         let p = frame::parse(&f[0].bytes).expect("the answer is a valid frame");
@@ -353,7 +367,7 @@ fn check_counts_good_bad_and_missing() -> Result<()> {
     bad_magic[crc_at..].copy_from_slice(&crc.to_le_bytes());
     card.send_h2c(&bad_magic)?;
     card.send_h2c(&request(9, 200))?;
-    card.run_until(10_000, "H2C0 drained", |c| c.h2c_pending() == 0)?;
+    card.run_until(10_000, "H2C0 drained", |c| Ok(!c.h2c_busy()))?;
     card.ticks(50)?;
     assert_eq!(card.read64(regs::CHK_GOOD_LO)?, 6, "0..3, 6 and 9");
     assert_eq!(card.read64(regs::CHK_BAD_LO)?, 2);
