@@ -84,15 +84,54 @@ fn env(key: &str) -> String {
     std::env::var(key).unwrap_or_default()
 }
 
-fn read_tops(path: &Path) -> Result<Vec<String>, String> {
+/// One line of `tops.txt`: a module built as it is (`name`), or a variant of a module with
+/// parameters overridden (`name = module PARAM=value ...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TopSpec {
+    /// The top's name: the model's `Top` variant and its generated class `V<name>`.
+    name: String,
+    /// The RTL module it builds.
+    module: String,
+    /// Parameter overrides, passed to Verilator as `-G<param>=<value>`.
+    params: Vec<(String, String)>,
+}
+
+fn parse_top(line: &str) -> Result<TopSpec, String> {
+    let Some((name, rest)) = line.split_once('=') else {
+        return Ok(TopSpec {
+            name: line.to_string(),
+            module: line.to_string(),
+            params: Vec::new(),
+        });
+    };
+    let mut words = rest.split_whitespace();
+    let module = words
+        .next()
+        .ok_or_else(|| format!("sim/tops.txt: `{line}` names no module after `=`"))?;
+    let params = words
+        .map(|w| {
+            w.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| {
+                    format!("sim/tops.txt: `{w}` in `{line}` is not a PARAM=value override")
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(TopSpec {
+        name: name.trim().to_string(),
+        module: module.to_string(),
+        params,
+    })
+}
+
+fn read_tops(path: &Path) -> Result<Vec<TopSpec>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(text
-        .lines()
+    text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect())
+        .map(parse_top)
+        .collect()
 }
 
 fn top_file(root: &Path, top: &str) -> Result<PathBuf, String> {
@@ -105,8 +144,9 @@ fn top_file(root: &Path, top: &str) -> Result<PathBuf, String> {
         })
 }
 
-fn verilate(v: &Verilator, root: &Path, out: &Path, top: &str) -> Result<Verilated, String> {
-    let file = top_file(root, top)?;
+fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &TopSpec) -> Result<Verilated, String> {
+    let top = spec.name.as_str();
+    let file = top_file(root, &spec.module)?;
     let mdir = out.join("vl").join(top);
     std::fs::create_dir_all(&mdir).map_err(|e| format!("cannot create {}: {e}", mdir.display()))?;
     let prefix = format!("V{top}");
@@ -141,7 +181,8 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, top: &str) -> Result<Verilat
             "hdl/sim",
         ])
         .args(["--quiet", "hdl/lint.vlt"])
-        .args(["--top-module", top, "--prefix", &prefix, "-Mdir"])
+        .args(spec.params.iter().map(|(k, v)| format!("-G{k}={v}")))
+        .args(["--top-module", &spec.module, "--prefix", &prefix, "-Mdir"])
         .arg(&mdir)
         .arg(&file)
         .output()
