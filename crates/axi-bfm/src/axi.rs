@@ -12,7 +12,7 @@ use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
 use crate::mem::Memory;
 use crate::monitor::{AxiMonitor, Channel};
-use crate::pause::{Pause, PauseSpec};
+use crate::pause::{BusPauses, PauseSpec};
 
 /// FIXED burst type.
 pub const FIXED: u8 = 0;
@@ -272,11 +272,7 @@ struct MasterCore {
     r_wait: HashMap<u32, VecDeque<RBurst>>,
     writes_out: usize,
     reads_out: usize,
-    p_aw: Pause,
-    p_w: Pause,
-    p_ar: Pause,
-    p_b: Pause,
-    p_r: Pause,
+    p: BusPauses,
 }
 
 /// An AXI4 master bus model.
@@ -390,11 +386,7 @@ impl AxiMaster {
             r_wait: HashMap::new(),
             writes_out: 0,
             reads_out: 0,
-            p_aw: Pause::default(),
-            p_w: Pause::default(),
-            p_ar: Pause::default(),
-            p_b: Pause::default(),
-            p_r: Pause::default(),
+            p: BusPauses::default(),
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -424,16 +416,7 @@ impl AxiMaster {
 
     /// Installs a pause generator on one channel only (the others keep theirs).
     pub fn set_channel_pauses(&self, channel: Channel, spec: &PauseSpec) {
-        let mut c = self.inner.borrow_mut();
-        let p = match channel {
-            Channel::Aw => &mut c.p_aw,
-            Channel::W => &mut c.p_w,
-            Channel::B => &mut c.p_b,
-            Channel::Ar => &mut c.p_ar,
-            Channel::R => &mut c.p_r,
-            Channel::T => return,
-        };
-        *p = spec.generator(0x5ca1e + channel as u64);
+        self.inner.borrow_mut().p.set_channel(channel, spec);
     }
 
     /// Makes the master break the protocol on purpose.
@@ -928,7 +911,7 @@ impl Agent for MasterCore {
 
         // AW: a stalled burst stays up (unless a fault says otherwise); a new one goes up
         // when the pause generator allows.
-        let aw_go = !self.p_aw.pause_now();
+        let aw_go = !self.p.aw.pause_now();
         if self.aw_stalled {
             if f.drop_valid_on_stall {
                 m.set_bool(self.aw.valid, false);
@@ -951,7 +934,7 @@ impl Agent for MasterCore {
         }
 
         // W: beats of admitted bursts in order, independent of AW.
-        let w_go = !self.p_w.pause_now();
+        let w_go = !self.p.w.pause_now();
         if !self.w_stalled {
             if self.w_cur.is_none() {
                 self.w_cur = self.w_q.pop_front().map(|wb| (wb, 0, 0));
@@ -974,7 +957,7 @@ impl Agent for MasterCore {
             m.set_bool(self.wvalid, self.w_shown);
         }
 
-        let ar_go = !self.p_ar.pause_now();
+        let ar_go = !self.p.ar.pause_now();
         if let Some(rd) = &self.rd {
             if !self.ar_stalled {
                 if self.ar_cur.is_none() && ar_go {
@@ -988,9 +971,9 @@ impl Agent for MasterCore {
             }
         }
 
-        self.b_shown = !self.p_b.pause_now();
+        self.b_shown = !self.p.b.pause_now();
         m.set_bool(self.bready, self.b_shown);
-        let r_go = !self.p_r.pause_now();
+        let r_go = !self.p.r.pause_now();
         if let Some(rd) = &self.rd {
             self.r_shown = r_go;
             m.set_bool(rd.rready, self.r_shown);
@@ -999,12 +982,7 @@ impl Agent for MasterCore {
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
-        let s = salt.wrapping_mul(16);
-        self.p_aw = spec.generator(s);
-        self.p_w = spec.generator(s + 1);
-        self.p_ar = spec.generator(s + 2);
-        self.p_b = spec.generator(s + 3);
-        self.p_r = spec.generator(s + 4);
+        self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16));
     }
 }
 
@@ -1083,11 +1061,7 @@ struct SlaveCore {
     r_shown: bool,
     r_last_shown: bool,
     r_spurious_shown: bool,
-    p_aw: Pause,
-    p_w: Pause,
-    p_ar: Pause,
-    p_b: Pause,
-    p_r: Pause,
+    p: BusPauses,
 }
 
 /// The AR and R signals of a slave, bound only when the bus has read channels.
@@ -1208,11 +1182,7 @@ impl AxiSlave {
             r_shown: false,
             r_last_shown: false,
             r_spurious_shown: false,
-            p_aw: Pause::default(),
-            p_w: Pause::default(),
-            p_ar: Pause::default(),
-            p_b: Pause::default(),
-            p_r: Pause::default(),
+            p: BusPauses::default(),
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -1241,16 +1211,7 @@ impl AxiSlave {
 
     /// Installs a pause generator on one channel only (the others keep theirs).
     pub fn set_channel_pauses(&self, channel: Channel, spec: &PauseSpec) {
-        let mut c = self.inner.borrow_mut();
-        let p = match channel {
-            Channel::Aw => &mut c.p_aw,
-            Channel::W => &mut c.p_w,
-            Channel::B => &mut c.p_b,
-            Channel::Ar => &mut c.p_ar,
-            Channel::R => &mut c.p_r,
-            Channel::T => return,
-        };
-        *p = spec.generator(0x5ca1e + channel as u64);
+        self.inner.borrow_mut().p.set_channel(channel, spec);
     }
 
     /// Makes the slave break the protocol on purpose.
@@ -1422,14 +1383,14 @@ impl Agent for SlaveCore {
         }
         let f = self.faults;
         let q = self.cfg.max_queued.max(1);
-        self.aw_shown = !self.p_aw.pause_now() && self.aw_q.len() < q;
+        self.aw_shown = !self.p.aw.pause_now() && self.aw_q.len() < q;
         m.set_bool(self.aw.ready, self.aw_shown);
-        self.w_shown = !self.p_w.pause_now() && !self.aw_q.is_empty();
+        self.w_shown = !self.p.w.pause_now() && !self.aw_q.is_empty();
         m.set_bool(self.wready, self.w_shown);
-        let ar_go = !self.p_ar.pause_now();
-        let r_go = !self.p_r.pause_now();
+        let ar_go = !self.p.ar.pause_now();
+        let r_go = !self.p.r.pause_now();
 
-        let b_go = !self.p_b.pause_now();
+        let b_go = !self.p.b.pause_now();
         if !self.b_shown {
             let due = self.b_q.front().is_some_and(|b| b.2 <= cx.cycle);
             let next = if f.spurious_b && self.b_q.is_empty() {
@@ -1510,12 +1471,7 @@ impl Agent for SlaveCore {
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
-        let s = salt.wrapping_mul(16) + 8;
-        self.p_aw = spec.generator(s);
-        self.p_w = spec.generator(s + 1);
-        self.p_ar = spec.generator(s + 2);
-        self.p_b = spec.generator(s + 3);
-        self.p_r = spec.generator(s + 4);
+        self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16) + 8);
     }
 }
 

@@ -13,7 +13,7 @@ use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
 use crate::mem::Memory;
 use crate::monitor::{AxilMonitor, Channel};
-use crate::pause::{Pause, PauseSpec};
+use crate::pause::{BusPauses, PauseSpec};
 
 /// How an AXI4-Lite master paces its accesses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,11 +106,7 @@ struct MasterCore {
     ar_stalled: bool,
     b_shown: bool,
     r_shown: bool,
-    p_aw: Pause,
-    p_w: Pause,
-    p_ar: Pause,
-    p_b: Pause,
-    p_r: Pause,
+    p: BusPauses,
 }
 
 /// An AXI4-Lite master bus model: single-beat reads and writes, several in flight, answered
@@ -200,11 +196,7 @@ impl AxilMaster {
             ar_stalled: false,
             b_shown: false,
             r_shown: false,
-            p_aw: Pause::default(),
-            p_w: Pause::default(),
-            p_ar: Pause::default(),
-            p_b: Pause::default(),
-            p_r: Pause::default(),
+            p: BusPauses::default(),
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -234,16 +226,7 @@ impl AxilMaster {
 
     /// Installs a pause generator on one channel only (the others keep theirs).
     pub fn set_channel_pauses(&self, channel: Channel, spec: &PauseSpec) {
-        let mut c = self.inner.borrow_mut();
-        let p = match channel {
-            Channel::Aw => &mut c.p_aw,
-            Channel::W => &mut c.p_w,
-            Channel::B => &mut c.p_b,
-            Channel::Ar => &mut c.p_ar,
-            Channel::R => &mut c.p_r,
-            Channel::T => return,
-        };
-        *p = spec.generator(0x5ca1e + channel as u64);
+        self.inner.borrow_mut().p.set_channel(channel, spec);
     }
 
     /// Makes the master break the protocol on purpose.
@@ -449,7 +432,7 @@ impl Agent for MasterCore {
             self.r_wait.push_back(t);
         }
 
-        let aw_go = !self.p_aw.pause_now();
+        let aw_go = !self.p.aw.pause_now();
         if self.aw_stalled {
             if f.drop_valid_on_stall {
                 m.set_bool(self.awvalid, false);
@@ -469,7 +452,7 @@ impl Agent for MasterCore {
             m.set_bool(self.awvalid, self.aw_shown);
         }
 
-        let w_go = !self.p_w.pause_now();
+        let w_go = !self.p.w.pause_now();
         if self.w_stalled {
             if f.change_payload_on_stall {
                 if let Some((d, _)) = self.w_cur.as_mut() {
@@ -489,7 +472,7 @@ impl Agent for MasterCore {
             m.set_bool(self.wvalid, self.w_shown);
         }
 
-        let ar_go = !self.p_ar.pause_now();
+        let ar_go = !self.p.ar.pause_now();
         if !self.ar_stalled {
             if self.ar_cur.is_none() && ar_go {
                 self.ar_cur = self.ar_q.pop_front();
@@ -504,20 +487,15 @@ impl Agent for MasterCore {
             m.set_bool(self.arvalid, self.ar_shown);
         }
 
-        self.b_shown = !self.p_b.pause_now();
+        self.b_shown = !self.p.b.pause_now();
         m.set_bool(self.bready, self.b_shown);
-        self.r_shown = !self.p_r.pause_now();
+        self.r_shown = !self.p.r.pause_now();
         m.set_bool(self.rready, self.r_shown);
         Ok(())
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
-        let s = salt.wrapping_mul(16);
-        self.p_aw = spec.generator(s);
-        self.p_w = spec.generator(s + 1);
-        self.p_ar = spec.generator(s + 2);
-        self.p_b = spec.generator(s + 3);
-        self.p_r = spec.generator(s + 4);
+        self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16));
     }
 }
 
@@ -573,11 +551,7 @@ struct SlaveCore {
     ar_shown: bool,
     b_shown: bool,
     r_shown: bool,
-    p_aw: Pause,
-    p_w: Pause,
-    p_ar: Pause,
-    p_b: Pause,
-    p_r: Pause,
+    p: BusPauses,
 }
 
 /// An AXI4-Lite slave bus model backed by a sparse memory.
@@ -652,11 +626,7 @@ impl AxilSlave {
             ar_shown: false,
             b_shown: false,
             r_shown: false,
-            p_aw: Pause::default(),
-            p_w: Pause::default(),
-            p_ar: Pause::default(),
-            p_b: Pause::default(),
-            p_r: Pause::default(),
+            p: BusPauses::default(),
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -685,16 +655,7 @@ impl AxilSlave {
 
     /// Installs a pause generator on one channel only (the others keep theirs).
     pub fn set_channel_pauses(&self, channel: Channel, spec: &PauseSpec) {
-        let mut c = self.inner.borrow_mut();
-        let p = match channel {
-            Channel::Aw => &mut c.p_aw,
-            Channel::W => &mut c.p_w,
-            Channel::B => &mut c.p_b,
-            Channel::Ar => &mut c.p_ar,
-            Channel::R => &mut c.p_r,
-            Channel::T => return,
-        };
-        *p = spec.generator(0x5ca1e + channel as u64);
+        self.inner.borrow_mut().p.set_channel(channel, spec);
     }
 
     /// Makes the slave break the protocol on purpose.
@@ -777,11 +738,11 @@ impl Agent for SlaveCore {
         }
         let f = self.faults;
         let q = self.cfg.max_queued.max(1);
-        self.aw_shown = !self.p_aw.pause_now() && self.aw_q.len() + self.b_q.len() < q;
+        self.aw_shown = !self.p.aw.pause_now() && self.aw_q.len() + self.b_q.len() < q;
         m.set_bool(self.awready, self.aw_shown);
-        self.w_shown = !self.p_w.pause_now() && self.w_q.len() + self.b_q.len() < q;
+        self.w_shown = !self.p.w.pause_now() && self.w_q.len() + self.b_q.len() < q;
         m.set_bool(self.wready, self.w_shown);
-        self.ar_shown = !self.p_ar.pause_now() && self.r_q.len() < q;
+        self.ar_shown = !self.p.ar.pause_now() && self.r_q.len() < q;
         m.set_bool(self.arready, self.ar_shown);
         let resp = if f.exokay_always {
             Resp::ExOkay
@@ -789,7 +750,7 @@ impl Agent for SlaveCore {
             Resp::Okay
         };
 
-        let b_go = !self.p_b.pause_now();
+        let b_go = !self.p.b.pause_now();
         if !self.b_shown {
             let due = self.b_q.front().is_some_and(|t| *t <= cx.cycle);
             let go = if f.spurious_b && self.b_q.is_empty() {
@@ -808,7 +769,7 @@ impl Agent for SlaveCore {
             self.b_shown = go;
         }
 
-        let r_go = !self.p_r.pause_now();
+        let r_go = !self.p.r.pause_now();
         if !self.r_shown {
             let due = self.r_q.front().is_some_and(|r| r.1 <= cx.cycle);
             let data = if f.spurious_r && self.r_q.is_empty() {
@@ -830,11 +791,6 @@ impl Agent for SlaveCore {
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
-        let s = salt.wrapping_mul(16) + 8;
-        self.p_aw = spec.generator(s);
-        self.p_w = spec.generator(s + 1);
-        self.p_ar = spec.generator(s + 2);
-        self.p_b = spec.generator(s + 3);
-        self.p_r = spec.generator(s + 4);
+        self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16) + 8);
     }
 }

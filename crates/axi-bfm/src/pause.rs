@@ -183,3 +183,43 @@ mod tests {
         assert!((0..1000).all(|_| always.pause_now()));
     }
 }
+
+/// The pause generators of the five channels of an AXI4 or AXI4-Lite bus model: idle cycles on
+/// the channels it drives, backpressure on the ones it takes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BusPauses {
+    pub(crate) aw: Pause,
+    pub(crate) w: Pause,
+    pub(crate) b: Pause,
+    pub(crate) ar: Pause,
+    pub(crate) r: Pause,
+}
+
+impl BusPauses {
+    /// All five channels from one spec; `base` keeps the sequences of different agents (and
+    /// of a master and a slave) apart.
+    pub(crate) fn from_spec(spec: &PauseSpec, base: u64) -> BusPauses {
+        BusPauses {
+            aw: spec.generator(base),
+            w: spec.generator(base + 1),
+            ar: spec.generator(base + 2),
+            b: spec.generator(base + 3),
+            r: spec.generator(base + 4),
+        }
+    }
+
+    /// Replaces one channel's generator (the others keep theirs); a stream channel is not
+    /// one of these and is ignored.
+    pub(crate) fn set_channel(&mut self, channel: crate::monitor::Channel, spec: &PauseSpec) {
+        use crate::monitor::Channel;
+        let p = match channel {
+            Channel::Aw => &mut self.aw,
+            Channel::W => &mut self.w,
+            Channel::B => &mut self.b,
+            Channel::Ar => &mut self.ar,
+            Channel::R => &mut self.r,
+            Channel::T => return,
+        };
+        *p = spec.generator(0x5ca1e + channel as u64);
+    }
+}
