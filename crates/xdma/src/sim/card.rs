@@ -502,6 +502,7 @@ impl CardThread {
     /// instant while any job runs.
     fn turn(&mut self) {
         let now = self.hw.env.time_ps();
+        let mut started = false;
         let mut i = 0;
         while i < self.queued.len() {
             let lane = self.queued[i].lane;
@@ -513,16 +514,22 @@ impl CardThread {
             }
             if let Some(q) = self.queued.remove(i) {
                 match Job::start(&mut self.hw, q.op, now) {
-                    Ok(job) => self.running.push(Running {
-                        lane,
-                        job,
-                        reply: q.reply,
-                    }),
+                    Ok(job) => {
+                        started = true;
+                        self.running.push(Running {
+                            lane,
+                            job,
+                            reply: q.reply,
+                        });
+                    }
                     Err(e) => q.reply.send(Err(e)),
                 }
             }
         }
-        self.poll();
+        // Jobs already running were polled after the last step; only new ones need it now.
+        if started {
+            self.poll();
+        }
         if self.running.is_empty() {
             return;
         }
