@@ -375,12 +375,7 @@ impl TimingModel {
         len: u64,
         card: CardLatency,
     ) -> TransferTime {
-        let rtt = self.cfg.link.round_trip_ns * PS_PER_NS;
         let descs = engine::descriptors(host_addr, card_addr, len);
-        let ndesc = descs.len() as u64;
-        let first_block = ndesc.min(wire::DESC_BLOCK);
-        // The first descriptor block is one read: a round trip and its completions.
-        let descriptor = rtt + self.completions_ps(0, first_block * wire::DESCRIPTOR);
         let data = match dir {
             Direction::H2C => {
                 // The last piece still crosses the AXI bus, then the card answers the write.
@@ -410,9 +405,23 @@ impl TimingModel {
             }
         };
         TransferTime {
+            data_ps: data.round() as u64,
+            ..self.fixed_phases(host_addr, card_addr, len)
+        }
+    }
+
+    /// The phases of a transfer around its data, which do not depend on the card: submission,
+    /// the first descriptor fetch, write-back and interrupt, host completion (`data_ps` is 0).
+    pub fn fixed_phases(&self, host_addr: u64, card_addr: u64, len: u64) -> TransferTime {
+        let rtt = self.cfg.link.round_trip_ns * PS_PER_NS;
+        let ndesc = engine::descriptors(host_addr, card_addr, len).len() as u64;
+        let first_block = ndesc.min(wire::DESC_BLOCK);
+        // The first descriptor block is one read: a round trip and its completions.
+        let descriptor = rtt + self.completions_ps(0, first_block * wire::DESCRIPTOR);
+        TransferTime {
             submit_ps: (self.cfg.host.submit_ns * PS_PER_NS).round() as u64,
             descriptor_ps: descriptor.round() as u64,
-            data_ps: data.round() as u64,
+            data_ps: 0,
             // Status write-back and the interrupt message are posted writes: half a round trip.
             completion_ps: (rtt / 2.0).round() as u64,
             host_complete_ps: (self.cfg.host.complete_ns * PS_PER_NS).round() as u64,

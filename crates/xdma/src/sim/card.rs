@@ -30,7 +30,7 @@ use card_sim::{Model, Top};
 use crate::api::{ChannelKind, Direction, Transfer};
 use crate::engine::{self, EngineConfig};
 use crate::error::{Error, Result};
-use crate::timing::{Arrival, CardLatency, TimingModel};
+use crate::timing::{Arrival, TimingModel};
 
 use super::irq::IrqAgent;
 
@@ -599,17 +599,8 @@ struct Frame {
 }
 
 impl Frame {
-    fn new(t: &TimingModel, dir: Direction, host: u64, card: u64, len: u64, now: u64) -> Frame {
-        let p = t.transfer(
-            dir,
-            host,
-            card,
-            len,
-            CardLatency {
-                read_ns: 0.0,
-                write_ns: 0.0,
-            },
-        );
+    fn new(t: &TimingModel, host: u64, card: u64, len: u64, now: u64) -> Frame {
+        let p = t.fixed_phases(host, card, len);
         Frame {
             start: now,
             data_at: now + p.submit_ps + p.descriptor_ps,
@@ -627,7 +618,7 @@ enum Phase {
     Tail(u64),
 }
 
-/// A read-only view of the running H2C link schedule.
+/// One H2C transfer's link schedule, read as simulated time passes.
 #[derive(Debug)]
 struct Link {
     arrivals: Vec<Arrival>,
@@ -806,7 +797,7 @@ impl Job {
                 let len = data.len() as u64;
                 Job::Write(MmWrite {
                     id: ch as u32,
-                    frame: Frame::new(t, Direction::H2C, host, addr, len, now),
+                    frame: Frame::new(t, host, addr, len, now),
                     phase: Phase::Setup,
                     bursts: plan(&hw.engine, host, addr, len),
                     next: 0,
@@ -824,7 +815,7 @@ impl Job {
                 len,
             } => Job::Read(MmRead {
                 id: ch as u32,
-                frame: Frame::new(t, Direction::C2H, host, addr, len as u64, now),
+                frame: Frame::new(t, host, addr, len as u64, now),
                 phase: Phase::Setup,
                 host,
                 buf: vec![0; len],
@@ -840,7 +831,7 @@ impl Job {
                 let len = data.len();
                 Job::Send(Send {
                     port,
-                    frame: Frame::new(t, Direction::H2C, host, 0, len as u64, now),
+                    frame: Frame::new(t, host, 0, len as u64, now),
                     phase: Phase::Setup,
                     data: Some(data),
                     len,
@@ -856,7 +847,7 @@ impl Job {
                 let port = stream_port(&hw.c2h_port, Direction::C2H, ch)?;
                 Job::Recv(Recv {
                     port,
-                    frame: Frame::new(t, Direction::C2H, host, 0, len as u64, now),
+                    frame: Frame::new(t, host, 0, len as u64, now),
                     phase: Phase::Setup,
                     host,
                     len,
