@@ -90,6 +90,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         r.duration(),
         r.mb_per_s()
     );
+    #[cfg(feature = "sim")]
     if let Xdma::Sim(sim) = &card {
         let l = sim.card_latency()?;
         println!(

@@ -1,11 +1,15 @@
 //! The backend chosen at run time from configuration.
 
+// Built with no backend, the enum has no variants and every forwarding method matches nothing,
+// so its arguments go unused.
+#![cfg_attr(not(any(feature = "sim", feature = "hw")), allow(unused_variables))]
+
 use std::time::Duration;
 
-use crate::api::{AsyncCard, BufResult, Card, CardInfo, Transfer};
-use crate::config::{BackendKind, Config};
-use crate::error::{Error, Result};
-use crate::{CardAddr, DmaBuffer};
+use xdma_core::{
+    AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, Config, DmaBuffer, Error, Result,
+    Transfer,
+};
 
 /// A card on whichever backend the configuration names. A program written against [`Card`]
 /// and [`AsyncCard`] runs unchanged on either.
@@ -14,10 +18,10 @@ use crate::{CardAddr, DmaBuffer};
 pub enum Xdma {
     /// The simulated card.
     #[cfg(feature = "sim")]
-    Sim(crate::sim::SimCard),
+    Sim(xdma_sim::SimCard),
     /// A board on the Linux XDMA driver.
     #[cfg(all(feature = "hw", target_os = "linux"))]
-    Hw(crate::hw::HwCard),
+    Hw(xdma_hw::HwCard),
 }
 
 impl Xdma {
@@ -25,9 +29,9 @@ impl Xdma {
     pub fn open(cfg: &Config) -> Result<Xdma> {
         match cfg.backend {
             #[cfg(feature = "sim")]
-            BackendKind::Sim => Ok(Xdma::Sim(crate::sim::SimCard::open(cfg)?)),
+            BackendKind::Sim => Ok(Xdma::Sim(xdma_sim::SimCard::open(cfg)?)),
             #[cfg(all(feature = "hw", target_os = "linux"))]
-            BackendKind::Hw => Ok(Xdma::Hw(crate::hw::HwCard::open(cfg)?)),
+            BackendKind::Hw => Ok(Xdma::Hw(xdma_hw::HwCard::open(cfg)?)),
             #[allow(unreachable_patterns)]
             other => Err(Error::Config(format!(
                 "backend {other:?} is not in this build: enable cargo feature `{}` (the `hw` backend needs Linux)",
@@ -48,11 +52,13 @@ impl Xdma {
 /// Forwards a call to the backend in use.
 macro_rules! each {
     ($self:ident, $c:ident => $e:expr) => {
-        match $self {
+        // Matching on the value (not the reference) lets a build with no backend, where the
+        // enum has no variants, match nothing.
+        match *$self {
             #[cfg(feature = "sim")]
-            Xdma::Sim($c) => $e,
+            Xdma::Sim(ref $c) => $e,
             #[cfg(all(feature = "hw", target_os = "linux"))]
-            Xdma::Hw($c) => $e,
+            Xdma::Hw(ref $c) => $e,
         }
     };
 }

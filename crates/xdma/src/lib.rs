@@ -1,11 +1,12 @@
 //! xdma: the one API that host programs and tests use to move data to and from the card,
-//! whichever card it is — the simulated card (feature `sim`) or a real board on the Linux
-//! XDMA driver (feature `hw`).
+//! whichever card it is — the simulated card (feature `sim`, crate `xdma-sim`) or a real board
+//! on the Linux XDMA driver (feature `hw`, crate `xdma-hw`).
 //!
 //! Programs are written against the [`Card`] trait (blocking) and the [`AsyncCard`] trait
-//! (tokio), with card addresses as [`CardAddr`], buffers as [`DmaBuffer`] and failures as
-//! [`Error`] whose [`ErrorKind`] is the same on every backend. [`Xdma::open`] picks the backend
-//! at run time from a [`Config`] (`XDMA_BACKEND=sim|hw`, `XDMA_DEVICE=/dev/xdma0`).
+//! (async), with card addresses as [`CardAddr`], buffers as [`DmaBuffer`] and failures as
+//! [`Error`] whose [`ErrorKind`] is the same on every backend; these come from `xdma-core`,
+//! which this crate re-exports. [`Xdma::open`] picks the backend at run time from a [`Config`]
+//! (`XDMA_BACKEND=sim|hw`, `XDMA_DEVICE=/dev/xdma0`, `XDMA_CONFIG=file.toml`).
 //!
 //! ```no_run
 //! use xdma::{Card, CardAddr, Config, DmaBuffer, Xdma};
@@ -19,29 +20,18 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The modules [`engine`] and [`timing`] hold the XDMA engine model and the link and driver
-//! timing model that the simulated card uses.
+//! With no default features the crate is the API alone, which builds and tests without a
+//! simulator or a driver.
 
-mod addr;
 mod any;
-mod api;
-mod buffer;
-mod check;
-mod config;
-pub mod engine;
-mod error;
-pub mod timing;
 
-#[cfg(all(feature = "hw", target_os = "linux"))]
-pub mod hw;
-#[cfg(feature = "sim")]
-pub mod sim;
-
-pub use addr::CardAddr;
 pub use any::Xdma;
-pub use api::{
-    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer,
-};
-pub use buffer::{DmaBuffer, DMA_ALIGN};
-pub use config::{BackendKind, Config, HwConfig, SimConfig, BACKEND_ENV, CONFIG_ENV, DEVICE_ENV};
-pub use error::{Error, ErrorKind, Result};
+pub use xdma_core::*;
+
+/// The simulated card's backend.
+#[cfg(feature = "sim")]
+pub use xdma_sim as sim;
+
+/// The Linux driver's backend.
+#[cfg(all(feature = "hw", target_os = "linux"))]
+pub use xdma_hw as hw;

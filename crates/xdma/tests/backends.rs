@@ -1,6 +1,8 @@
 //! The same test bodies over every backend: the simulated card, and the Linux driver backend
 //! pointed at a folder of ordinary files laid out like the driver's nodes.
 
+// The emulated driver folder is the driver backend's own test fixture.
+#[path = "../../xdma-hw/tests/common/mod.rs"]
 mod common;
 
 use std::time::Duration;
@@ -39,7 +41,13 @@ fn discovery_finds_the_channels_and_identifiers(#[case] kind: BackendKind) {
     assert_eq!(kinds(&info.c2h), vec![Mm, St, St]);
     assert_eq!(info.card_id, CARD_ID);
     assert_eq!(info.card_version, CARD_VERSION);
-    assert_eq!(info.memory_size, EMU_MEMORY);
+    // The emulated board's memory is what its configuration says; the simulated card's is
+    // what its RTL has: sim_top's DDR3 model of the reference board's 2 GB.
+    let memory = match kind {
+        BackendKind::Hw => EMU_MEMORY,
+        BackendKind::Sim => 2 << 30,
+    };
+    assert_eq!(info.memory_size, memory);
     assert_eq!(info.user_bar_size, 64 << 10);
     assert_eq!(info.alignment, 64);
     for c in info.h2c.iter().chain(&info.c2h) {
@@ -98,11 +106,11 @@ fn every_bad_input_gets_its_typed_error(#[case] kind: BackendKind) {
     );
     // Past the end of card memory, and an address whose end overflows.
     assert_eq!(
-        kind_of(c.write_mm(0, CardAddr(EMU_MEMORY - 100), &data)),
+        kind_of(c.write_mm(0, CardAddr(c.info().memory_size - 100), &data)),
         ErrorKind::OutOfRange
     );
     assert_eq!(
-        kind_of(c.read_mm(0, CardAddr(EMU_MEMORY), &mut buf)),
+        kind_of(c.read_mm(0, CardAddr(c.info().memory_size), &mut buf)),
         ErrorKind::OutOfRange
     );
     assert_eq!(
@@ -226,7 +234,9 @@ fn async_calls_mean_the_same(#[case] kind: BackendKind) {
         );
         // Data calls hand the buffer back whatever the outcome.
         let buf = DmaBuffer::new(256).expect("buffer");
-        let (r, buf) = c.read_mm_async(0, CardAddr(EMU_MEMORY), buf).await;
+        let (r, buf) = c
+            .read_mm_async(0, CardAddr(c.info().memory_size), buf)
+            .await;
         assert_eq!(r.expect_err("past the end").kind(), ErrorKind::OutOfRange);
         assert_eq!(buf.len(), 256);
         let data = DmaBuffer::from_slice(&[7u8; 256]).expect("data");
@@ -292,7 +302,7 @@ fn a_missing_device_is_no_device(#[case] kind: BackendKind) {
             .into_iter()
             .map(|top| {
                 let mut cfg = config(kind, None);
-                cfg.sim.top = top.into();
+                cfg.sim.insert("top".into(), top.into());
                 (cfg, top.to_string())
             })
             .collect(),
@@ -321,7 +331,7 @@ fn the_backend_is_chosen_at_run_time() {
             _ => None,
         })
         .expect("config");
-        cfg.hw.events = 1;
+        common::with_hw(&mut cfg, |hw| hw.events = 1);
         let card = Xdma::open(&cfg).expect("open");
         assert_eq!(card.info().backend, want);
         assert_eq!(card.read_reg(0).expect("id"), CARD_ID);

@@ -1,22 +1,30 @@
 //! What only the simulated card can show: throughput against the reference board's table,
 //! the stream paths and interrupts of the RTL, stalls, and concurrency in simulated time.
 
-mod common;
-
 use std::time::Duration;
 
 use card_regs as regs;
 use proptest::prelude::*;
 use rstest::rstest;
-use xdma::{BackendKind, Card, CardAddr, Config, Direction, DmaBuffer, ErrorKind, Transfer, Xdma};
+use xdma_core::{Card, CardAddr, Direction, DmaBuffer, ErrorKind, Transfer};
+use xdma_sim::{SimCard, SimConfig};
 
-fn open_with(f: impl FnOnce(&mut Config)) -> Xdma {
-    let mut cfg = common::config(BackendKind::Sim, None);
+/// The card's identifier register, from the register table.
+const CARD_ID: u32 = regs::id::RESET as u32;
+
+/// A simulated card with one user interrupt line and an engine alignment of 64 bytes (so that
+/// alignment rules show), changed by `f`.
+fn open_with(f: impl FnOnce(&mut SimConfig)) -> SimCard {
+    let mut cfg = SimConfig {
+        events: 1,
+        ..SimConfig::default()
+    };
+    cfg.engine.alignment = 64;
     f(&mut cfg);
-    Xdma::open(&cfg).expect("open the simulated card")
+    SimCard::open_with(&cfg).expect("open the simulated card")
 }
 
-fn open() -> Xdma {
+fn open() -> SimCard {
     open_with(|_| {})
 }
 
@@ -105,7 +113,8 @@ fn back_to_back_throughput_is_near_the_reference(
         assert!(back[..] == data[..block], "the data read back differs");
     }
     // The card's share of the time is the RTL's: report it with the throughput.
-    if let Xdma::Sim(sim) = &card {
+    {
+        let sim = &card;
         let l = sim.card_latency().expect("latency");
         println!(
             "  card-side latency on s_axi: read min {:.0} ns, mean {:.0} ns over {} bursts; write min {:.0} ns, mean {:.0} ns over {} bursts",
@@ -117,7 +126,7 @@ fn back_to_back_throughput_is_near_the_reference(
 }
 
 /// Sends `frame` on H2C stream channel 1 while a receive waits on C2H channel 1 with `buf`.
-fn loop_once(card: &Xdma, frame: &[u8], buf: &mut [u8]) -> (Transfer, Transfer) {
+fn loop_once(card: &SimCard, frame: &[u8], buf: &mut [u8]) -> (Transfer, Transfer) {
     std::thread::scope(|s| {
         let rx = s.spawn(|| card.recv_stream(1, buf, Duration::from_micros(300)));
         let sent = card.send_stream(1, frame).expect("send");
@@ -162,7 +171,7 @@ fn loop_mode_returns_each_packet_and_a_small_buffer_splits_it() {
 fn a_send_the_card_does_not_take_times_out() {
     // In LOOP mode with no receive posted the card holds H2C back; the send gives up after
     // the configured stall limit.
-    let card = open_with(|c| c.sim.stream_stall_limit_us = 20);
+    let card = open_with(|c| c.stream_stall_limit_us = 20);
     card.write_reg(u64::from(regs::CONTROL), regs::control::MODE_LOOP as u32)
         .expect("LOOP mode");
     let frame = DmaBuffer::from_slice(&pattern(8192, 2)).expect("frame");
@@ -170,7 +179,7 @@ fn a_send_the_card_does_not_take_times_out() {
     assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
     assert!(e.to_string().contains("s_axis_h2c0"), "names the bus: {e}");
     // Registers still work after the failed send.
-    assert_eq!(card.read_reg(0).expect("id"), common::CARD_ID);
+    assert_eq!(card.read_reg(0).expect("id"), CARD_ID);
 }
 
 #[test]
@@ -276,7 +285,7 @@ proptest! {
     /// bursts cut at 4 KiB, and nothing written outside the range.
     #[test]
     fn unaligned_transfers_round_trip(addr in 0u64..20_000, len in 1usize..6000, seed in any::<u32>()) {
-        let card = open_with(|c| c.sim.engine.alignment = 1);
+        let card = open_with(|c| c.engine.alignment = 1);
         let around = DmaBuffer::from_slice(&pattern(len + 64, seed ^ 1)).expect("data");
         let lo = addr.saturating_sub(32);
         card.write_mm(0, CardAddr(lo), &around).expect("background");
@@ -296,7 +305,7 @@ fn the_read_window_bounds_c2h_throughput() {
     // The engine's window of outstanding reads over the read round trip (engine plus the
     // RTL's own latency) sets the C2H rate: a narrow window must be slower in proportion.
     let rate = |window: u32| {
-        let card = open_with(|c| c.sim.engine.c2h.max_outstanding_reads = window);
+        let card = open_with(|c| c.engine.c2h.max_outstanding_reads = window);
         let mut buf = DmaBuffer::new(256 << 10).expect("buffer");
         let t = card.read_mm(0, CardAddr(0), &mut buf).expect("read");
         let data_ps = t.end_ps - t.start_ps;

@@ -18,9 +18,9 @@
 //! the exact bytes each TLP and DLLP puts on the wire. Every parameter is in [`TimingConfig`];
 //! the card-side AXI latencies are an input ([`CardLatency`]) because they come from the RTL.
 
-use crate::api::Direction;
 use crate::engine::{self, EngineConfig};
-use crate::error::{Error, Result};
+use xdma_core::Direction;
+use xdma_core::{Error, Result};
 
 /// PCIe link parameters.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -698,16 +698,19 @@ mod tests {
                 .expect_err("bad")
                 .kind()
         };
-        assert_eq!(bad(|c| c.link.generation = 0), crate::ErrorKind::Config);
-        assert_eq!(bad(|c| c.link.lanes = 3), crate::ErrorKind::Config);
-        assert_eq!(bad(|c| c.link.max_payload = 100), crate::ErrorKind::Config);
+        assert_eq!(bad(|c| c.link.generation = 0), xdma_core::ErrorKind::Config);
+        assert_eq!(bad(|c| c.link.lanes = 3), xdma_core::ErrorKind::Config);
+        assert_eq!(
+            bad(|c| c.link.max_payload = 100),
+            xdma_core::ErrorKind::Config
+        );
         assert_eq!(
             bad(|c| c.link.tlps_per_dllp = 0.0),
-            crate::ErrorKind::Config
+            xdma_core::ErrorKind::Config
         );
         assert_eq!(
             bad(|c| c.host.submit_ns = f64::NAN),
-            crate::ErrorKind::Config
+            xdma_core::ErrorKind::Config
         );
     }
 }

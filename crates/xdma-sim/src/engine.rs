@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::api::Direction;
-use crate::error::{Error, Result};
+use xdma_core::Direction;
+use xdma_core::{Error, Result};
 
 /// AXI's rule: a burst must not cross a 4 KiB address boundary.
 pub const AXI_BOUNDARY: u64 = 4096;
@@ -453,10 +453,10 @@ mod tests {
             .expect_err("outside the IP's range")
             .kind()
         };
-        assert_eq!(bad(1, 8), crate::ErrorKind::Config);
-        assert_eq!(bad(65, 8), crate::ErrorKind::Config);
-        assert_eq!(bad(8, 1), crate::ErrorKind::Config);
-        assert_eq!(bad(8, 33), crate::ErrorKind::Config);
+        assert_eq!(bad(1, 8), xdma_core::ErrorKind::Config);
+        assert_eq!(bad(65, 8), xdma_core::ErrorKind::Config);
+        assert_eq!(bad(8, 1), xdma_core::ErrorKind::Config);
+        assert_eq!(bad(8, 33), xdma_core::ErrorKind::Config);
         for (r, w) in [(2, 2), (64, 32)] {
             ChannelEngine::new(
                 Direction::C2H,

@@ -14,6 +14,10 @@
 //!   and take one opener at a time (EBUSY);
 //! - channels are found through the engines' identifier registers read over `_control`;
 //! - the alignment comes from the ALIGN_GET ioctl when the driver answers it.
+//!
+//! The backend's settings are the `[hw]` section of the configuration ([`HwConfig`]).
+
+#![cfg(target_os = "linux")]
 
 mod sys;
 
@@ -22,13 +26,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::api::{
-    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer,
+use xdma_core::{
+    check, AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind,
+    Config, Direction, DmaBuffer, Error, Result, Transfer,
 };
-use crate::check;
-use crate::config::Config;
-use crate::error::{Error, Result};
-use crate::{CardAddr, DmaBuffer};
 
 pub use sys::{IOCTL_XDMA_ALIGN_GET, RW_MAX};
 
@@ -45,6 +46,68 @@ const ID_STREAM: u32 = 1 << 15;
 const REG_CARD_ID: u64 = 0x000;
 /// The card's version register on the user BAR.
 const REG_CARD_VERSION: u64 = 0x004;
+
+/// Settings of the Linux driver backend: the `[hw]` section of the configuration.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HwConfig {
+    /// Map the user BAR into memory (mmap of the `_user` node) for register access instead of
+    /// one pread/pwrite per word. Default false: the system-call path works on every setup.
+    pub mmap_user: bool,
+    /// The engines' alignment in bytes when the driver cannot be asked (ALIGN_GET fails).
+    /// Default 1, the IP's unaligned mode.
+    pub fallback_alignment: u64,
+    /// User interrupt event nodes the driver creates (`_events_0` to `_events_15`). Default 16.
+    pub events: usize,
+    /// Bytes of card memory behind the memory-mapped channels. Default 2 GiB: the reference
+    /// board's DDR3.
+    pub memory_size: u64,
+    /// Bytes of the user BAR. Default 64 KiB: card_core's AXI-Lite port has 16 address bits.
+    pub user_bar_size: u64,
+}
+
+impl Default for HwConfig {
+    fn default() -> Self {
+        HwConfig {
+            mmap_user: false,
+            fallback_alignment: 1,
+            events: 16,
+            memory_size: 2 << 30,
+            user_bar_size: 64 << 10,
+        }
+    }
+}
+
+impl HwConfig {
+    /// The `[hw]` section of `cfg`, checked.
+    pub fn from_config(cfg: &Config) -> Result<HwConfig> {
+        let hw: HwConfig = cfg.section(BackendKind::Hw)?;
+        hw.validate()?;
+        Ok(hw)
+    }
+
+    /// Checks the values that no type rules out.
+    pub fn validate(&self) -> Result<()> {
+        if self.memory_size == 0 {
+            return Err(Error::Config(
+                "[hw] memory_size = 0: the card needs memory".into(),
+            ));
+        }
+        if self.user_bar_size < 4 || self.user_bar_size & 3 != 0 {
+            return Err(Error::Config(format!(
+                "[hw] user_bar_size = {}: at least one 32-bit word, a multiple of 4",
+                self.user_bar_size
+            )));
+        }
+        if !self.fallback_alignment.is_power_of_two() {
+            return Err(Error::Config(format!(
+                "[hw] fallback_alignment = {}: a power of two",
+                self.fallback_alignment
+            )));
+        }
+        Ok(())
+    }
+}
 
 /// One device node, opened on first use and kept open; its mutex also serialises the calls on
 /// its channel.
@@ -123,7 +186,7 @@ fn node_path(prefix: &Path, suffix: &str) -> PathBuf {
 impl HwCard {
     /// Opens the card whose nodes start with `cfg.device`, and discovers its channels.
     pub fn open(cfg: &Config) -> Result<HwCard> {
-        cfg.validate()?;
+        let hw = HwConfig::from_config(cfg)?;
         let prefix = cfg.device.as_path();
         let control = Node::new(node_path(prefix, "_control"), libc::O_RDWR);
         let user = Node::new(node_path(prefix, "_user"), libc::O_RDWR | libc::O_SYNC);
@@ -182,7 +245,7 @@ impl HwCard {
                 Node::new(node_path(prefix, &format!("_c2h_{}", c.index)), flags)
             })
             .collect();
-        let events = (0..cfg.hw.events)
+        let events = (0..hw.events)
             .map(|k| {
                 Node::new(
                     node_path(prefix, &format!("_events_{k}")),
@@ -204,11 +267,11 @@ impl HwCard {
                     .ok()
                     .and_then(|g| g.file().ok().and_then(sys::align_get))
             })
-            .unwrap_or(cfg.hw.fallback_alignment);
+            .unwrap_or(hw.fallback_alignment);
 
-        let user_map = if cfg.hw.mmap_user {
+        let user_map = if hw.mmap_user {
             let g = user.lock()?;
-            let len = usize::try_from(cfg.user_bar_size)
+            let len = usize::try_from(hw.user_bar_size)
                 .map_err(|_| Error::Config("user_bar_size does not fit this host".into()))?;
             Some(sys::Mapping::new(g.file()?, &user.path, len)?)
         } else {
@@ -220,9 +283,9 @@ impl HwCard {
                 backend: "hw".into(),
                 h2c,
                 c2h,
-                memory_size: cfg.memory_size,
-                user_bar_size: cfg.user_bar_size,
-                events: cfg.hw.events,
+                memory_size: hw.memory_size,
+                user_bar_size: hw.user_bar_size,
+                events: hw.events,
                 card_id: 0,
                 card_version: 0,
                 xdma_version,

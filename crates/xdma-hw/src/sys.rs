@@ -10,7 +10,7 @@ use std::path::Path;
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, ErrorKind, Result};
+use xdma_core::{Error, ErrorKind, Result};
 
 /// The driver's per-call limit: one read or write moves at most this many bytes (the kernel's
 /// MAX_RW_COUNT), so larger transfers are split by the caller.

@@ -8,7 +8,7 @@ use crate::CardAddr;
 /// Checks a memory-mapped transfer: the channel exists and is memory-mapped, the length is not
 /// zero, the range lies inside card memory, and the buffer and address meet the engine's
 /// alignment rule.
-pub(crate) fn mm(
+pub fn mm(
     info: &CardInfo,
     op: &'static str,
     dir: Direction,
@@ -37,12 +37,7 @@ pub(crate) fn mm(
 /// The driver's rule for incrementing-address (memory-mapped) transfers: the buffer's and the
 /// card address's offsets within the alignment must match, because the engine moves data in
 /// aligned beats on both sides.
-pub(crate) fn mm_align(
-    op: &'static str,
-    align: u64,
-    buf_addr: usize,
-    addr: CardAddr,
-) -> Result<()> {
+pub fn mm_align(op: &'static str, align: u64, buf_addr: usize, addr: CardAddr) -> Result<()> {
     if align <= 1 {
         return Ok(());
     }
@@ -63,7 +58,7 @@ pub(crate) fn mm_align(
 
 /// Checks a stream transfer: the channel exists and is a stream, the length is not zero, and
 /// the buffer starts on the engine's alignment.
-pub(crate) fn stream(
+pub fn stream(
     info: &CardInfo,
     op: &'static str,
     dir: Direction,
@@ -112,7 +107,7 @@ fn channel_kind(
 }
 
 /// Checks a register offset: 4-aligned and inside the user BAR.
-pub(crate) fn reg(info: &CardInfo, offset: u64) -> Result<()> {
+pub fn reg(info: &CardInfo, offset: u64) -> Result<()> {
     if offset & 3 != 0 {
         return Err(Error::RegisterAlignment { offset });
     }
@@ -126,7 +121,7 @@ pub(crate) fn reg(info: &CardInfo, offset: u64) -> Result<()> {
 }
 
 /// Checks a user interrupt event number.
-pub(crate) fn event(info: &CardInfo, event: usize) -> Result<()> {
+pub fn event(info: &CardInfo, event: usize) -> Result<()> {
     if event >= info.events {
         return Err(Error::NoSuchEvent {
             event,

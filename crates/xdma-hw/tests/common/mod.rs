@@ -9,7 +9,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use xdma::{BackendKind, Config};
+use xdma_core::{BackendKind, Config};
+use xdma_hw::HwConfig;
 
 /// The card identifier that card_core's ID register holds: ASCII "DAQ1".
 pub const CARD_ID: u32 = card_regs::id::RESET as u32;
@@ -112,21 +113,29 @@ pub fn fifo(path: &Path) -> File {
         .expect("fifo handle")
 }
 
-/// The configuration the tests use for each backend: the same channel layout, one event, a
-/// small card memory, and an engine alignment of 64 bytes so that alignment errors can be
-/// provoked (the reference IP is built unaligned, alignment 1).
+/// The configuration the tests use for each backend: the same channel layout, one event, and
+/// an engine alignment of 64 bytes so that alignment errors can be provoked (the reference IP
+/// is built unaligned, alignment 1). The emulated board has a small card memory; the simulated
+/// card's memory is what its RTL has.
 pub fn config(kind: BackendKind, emu: Option<&Emu>) -> Config {
-    let mut cfg = Config {
-        backend: kind,
-        memory_size: EMU_MEMORY,
-        ..Config::default()
-    };
-    cfg.hw.events = 1;
-    cfg.hw.fallback_alignment = 64;
-    cfg.sim.events = 1;
-    cfg.sim.engine.alignment = 64;
+    let mut cfg = Config::from_toml("[sim]\nevents = 1\n[sim.engine]\nalignment = 64\n")
+        .expect("the sim section");
+    cfg.backend = kind;
+    with_hw(&mut cfg, |hw| {
+        hw.events = 1;
+        hw.fallback_alignment = 64;
+        hw.memory_size = EMU_MEMORY;
+    });
     if let Some(e) = emu {
         cfg.device = e.prefix();
     }
     cfg
+}
+
+/// Changes the `[hw]` section of `cfg`.
+pub fn with_hw(cfg: &mut Config, f: impl FnOnce(&mut HwConfig)) {
+    let mut hw: HwConfig = cfg.section(BackendKind::Hw).expect("the hw section");
+    f(&mut hw);
+    cfg.set_section(BackendKind::Hw, &hw)
+        .expect("the hw section");
 }

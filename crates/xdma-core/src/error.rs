@@ -178,7 +178,6 @@ pub enum Error {
         /// Why, and what is missing.
         why: String,
     },
-    /// An invalid configuration.
     /// The device is not there: no such simulated card in this build, or a top that is not a
     /// card. (The driver backend reports a missing node as [`Error::Os`] with this kind.)
     #[error("{what} not found: {hint}")]
@@ -188,17 +187,21 @@ pub enum Error {
         /// Why it is missing and what to do.
         hint: String,
     },
+    /// An invalid configuration.
     #[error("invalid xdma configuration: {0}")]
     Config(String),
-    /// The simulator failed.
-    #[cfg(feature = "sim")]
-    #[error("simulated card: {0}")]
-    Sim(#[from] card_sim::SimError),
-    /// A bus model or protocol monitor of the simulated card failed: a protocol violation on
-    /// one of the card's buses (a card or engine-model bug), or a bus that could not be bound.
-    #[cfg(feature = "sim")]
-    #[error("simulated card: {0}")]
-    Bfm(#[from] axi_bfm::BfmError),
+    /// A failure that a backend carries up from the layer below it (the simulator, a bus model,
+    /// a protocol monitor), with the kind the backend gives it.
+    #[error("{context}: {source}")]
+    Source {
+        /// The kind of failure, as the backend classifies it.
+        kind: ErrorKind,
+        /// Where it happened, for example "simulated card".
+        context: &'static str,
+        /// The underlying error.
+        #[source]
+        source: BoxError,
+    },
     /// The backend failed in a way that none of the variants above describes.
     #[error("{0}")]
     Backend(String),
@@ -220,23 +223,14 @@ impl Error {
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::Config(_) => ErrorKind::Config,
             Error::NoDevice { .. } => ErrorKind::NoDevice,
-            #[cfg(feature = "sim")]
-            Error::Bfm(axi_bfm::BfmError::Timeout { .. }) => ErrorKind::Timeout,
-            // A stall past the monitor's bound is the simulated card's timeout.
-            #[cfg(feature = "sim")]
-            Error::Bfm(axi_bfm::BfmError::Violation(v)) if v.rule == axi_bfm::Rule::StallBound => {
-                ErrorKind::Timeout
-            }
-            #[cfg(feature = "sim")]
-            Error::Bfm(_) => ErrorKind::Backend,
-            #[cfg(feature = "sim")]
-            Error::Sim(card_sim::SimError::Timeout { .. }) => ErrorKind::Timeout,
-            #[cfg(feature = "sim")]
-            Error::Sim(_) => ErrorKind::Backend,
+            Error::Source { kind, .. } => *kind,
             Error::Backend(_) => ErrorKind::Backend,
         }
     }
 }
+
+/// A boxed error from a layer below a backend.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -18,25 +18,125 @@
 //! configuration's `reply_timeout_s` bounds every call in wall-clock time as well.
 
 mod card;
+pub mod engine;
 mod irq;
+pub mod timing;
 
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::api::{
-    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer,
+use xdma_core::{
+    check, AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind,
+    Config, Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
 };
-use crate::check;
-use crate::config::Config;
-use crate::engine::HOST_PAGE;
-use crate::error::{Error, Result};
-use crate::timing::TimingModel;
-use crate::{CardAddr, DmaBuffer};
+
+use crate::engine::{EngineConfig, HOST_PAGE};
+use crate::timing::{TimingConfig, TimingModel};
 
 pub use card::LatencyStats;
 use card::{Answer, CardThread, Found, Op, Reply, Request};
+
+/// Settings of the simulated card: the `[sim]` section of the configuration.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimConfig {
+    /// The RTL top that is the card, by module name. Default `sim_top` (card_core with the
+    /// DDR3 model). A name this build does not have is a missing device.
+    pub top: String,
+    /// The H2C channels of the simulated card, by index. Default: 0 memory-mapped (the card's
+    /// `s_axi` write side), 1 stream (`s_axis_h2c0`).
+    pub h2c: Vec<ChannelKind>,
+    /// The C2H channels. Default: 0 memory-mapped (`s_axi` read side), 1 and 2 streams
+    /// (`m_axis_c2h0`, `m_axis_c2h1`).
+    pub c2h: Vec<ChannelKind>,
+    /// User interrupt lines (`usr_irq_req` bits). Default 1.
+    pub events: usize,
+    /// The XDMA engine model's shape and limits.
+    pub engine: EngineConfig,
+    /// The link and driver timing model.
+    pub timing: TimingConfig,
+    /// How long, in microseconds of simulated time, the card may hold an H2C stream beat
+    /// waiting (TREADY low) before the send fails with a timeout. Default 1000: far longer than
+    /// any healthy stall, yet short enough to simulate in seconds.
+    pub stream_stall_limit_us: u64,
+    /// Wall-clock bound on any one request to the simulation thread, in seconds; a request
+    /// that takes longer fails with a timeout rather than hang. Default 600.
+    pub reply_timeout_s: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            top: "sim_top".into(),
+            h2c: vec![ChannelKind::MemoryMapped, ChannelKind::Stream],
+            c2h: vec![
+                ChannelKind::MemoryMapped,
+                ChannelKind::Stream,
+                ChannelKind::Stream,
+            ],
+            events: 1,
+            engine: EngineConfig::default(),
+            timing: TimingConfig::default(),
+            stream_stall_limit_us: 1000,
+            reply_timeout_s: 600,
+        }
+    }
+}
+
+impl SimConfig {
+    /// The `[sim]` section of `cfg`.
+    pub fn from_config(cfg: &Config) -> Result<SimConfig> {
+        cfg.section(BackendKind::Sim)
+    }
+
+    /// The wall-clock bound on one request.
+    pub fn reply_timeout(&self) -> Duration {
+        Duration::from_secs(self.reply_timeout_s)
+    }
+
+    /// A whole configuration for the simulated card with these settings.
+    pub fn into_config(self) -> Result<Config> {
+        let mut cfg = Config::default();
+        cfg.set_section(BackendKind::Sim, &self)?;
+        Ok(cfg)
+    }
+}
+
+/// A simulator failure as the API's error.
+pub(crate) fn sim(e: card_sim::SimError) -> Error {
+    let kind = match e {
+        card_sim::SimError::Timeout { .. } => ErrorKind::Timeout,
+        _ => ErrorKind::Backend,
+    };
+    Error::Source {
+        kind,
+        context: "simulated card",
+        source: Box::new(e),
+    }
+}
+
+/// A bus-model or protocol-monitor failure as the API's error.
+pub(crate) fn bfm(e: axi_bfm::BfmError) -> Error {
+    let e = match e {
+        axi_bfm::BfmError::Sim(inner) => return sim(inner),
+        other => other,
+    };
+    let kind = match &e {
+        axi_bfm::BfmError::Timeout { .. } => ErrorKind::Timeout,
+        // A stall past the monitor's bound is the simulated card's timeout.
+        axi_bfm::BfmError::Violation(v) if v.rule == axi_bfm::Rule::StallBound => {
+            ErrorKind::Timeout
+        }
+        _ => ErrorKind::Backend,
+    };
+    Error::Source {
+        kind,
+        context: "simulated card",
+        source: Box::new(e),
+    }
+}
 
 #[derive(Debug)]
 struct Inner {
@@ -83,20 +183,20 @@ struct DataCall<'a> {
 impl SimCard {
     /// Builds the model on a new thread, resets it and runs discovery.
     pub fn open(cfg: &Config) -> Result<SimCard> {
-        cfg.validate()?;
-        let timing = TimingModel::new(cfg.sim.timing, cfg.sim.engine)?;
+        SimCard::open_with(&SimConfig::from_config(cfg)?)
+    }
+
+    /// Builds the card from its settings.
+    pub fn open_with(cfg: &SimConfig) -> Result<SimCard> {
+        let timing = TimingModel::new(cfg.timing, cfg.engine)?;
         let (tx, rx) = mpsc::channel::<Request>();
         let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<Found>>(1);
         let name = format!(
             "xdma-sim-{}",
             std::thread::current().name().unwrap_or("card")
         );
-        let (top, h2c, c2h) = (
-            cfg.sim.top.clone(),
-            cfg.sim.h2c.clone(),
-            cfg.sim.c2h.clone(),
-        );
-        let stall_limit = Duration::from_micros(cfg.sim.stream_stall_limit_us);
+        let (top, h2c, c2h) = (cfg.top.clone(), cfg.h2c.clone(), cfg.c2h.clone());
+        let stall_limit = Duration::from_micros(cfg.stream_stall_limit_us);
         let thread_timing = timing.clone();
         let thread = std::thread::Builder::new()
             .name(name.clone())
@@ -113,15 +213,13 @@ impl SimCard {
                 }
             })
             .map_err(|e| Error::Backend(format!("cannot start the simulation thread: {e}")))?;
-        let found = ready_rx
-            .recv_timeout(cfg.sim.reply_timeout())
-            .map_err(|_| {
-                Error::Backend("the simulation thread stopped while building the model".into())
-            })??;
-        if cfg.sim.events > found.irq_lines {
+        let found = ready_rx.recv_timeout(cfg.reply_timeout()).map_err(|_| {
+            Error::Backend("the simulation thread stopped while building the model".into())
+        })??;
+        if cfg.events > found.irq_lines {
             return Err(Error::Config(format!(
                 "sim.events = {}: the card has {} user interrupt line(s) (usr_irq_req)",
-                cfg.sim.events, found.irq_lines
+                cfg.events, found.irq_lines
             )));
         }
         let chan = |dir: Direction, target: u32, kinds: &[ChannelKind]| -> Vec<ChannelInfo> {
@@ -147,22 +245,22 @@ impl SimCard {
         };
         let info = CardInfo {
             backend: "sim".into(),
-            h2c: chan(Direction::H2C, 0, &cfg.sim.h2c),
-            c2h: chan(Direction::C2H, 1, &cfg.sim.c2h),
-            memory_size: cfg.memory_size,
-            user_bar_size: found.bar_size.min(cfg.user_bar_size),
-            events: cfg.sim.events,
+            h2c: chan(Direction::H2C, 0, &cfg.h2c),
+            c2h: chan(Direction::C2H, 1, &cfg.c2h),
+            memory_size: found.memory_size,
+            user_bar_size: found.bar_size,
+            events: cfg.events,
             card_id: found.card_id,
             card_version: found.card_version,
             xdma_version: None,
-            alignment: cfg.sim.engine.alignment,
+            alignment: cfg.engine.alignment,
         };
         Ok(SimCard {
             inner: Arc::new(Inner {
                 tx,
                 info,
                 timing,
-                reply_timeout: cfg.sim.reply_timeout(),
+                reply_timeout: cfg.reply_timeout(),
                 thread: Some(thread),
             }),
         })

@@ -27,12 +27,12 @@ use axi_bfm::{
 };
 use card_sim::{Model, Top};
 
-use crate::api::{ChannelKind, Direction, Transfer};
-use crate::engine::{self, EngineConfig};
-use crate::error::{Error, Result};
-use crate::timing::{Arrival, TimingModel};
+use xdma_core::{ChannelKind, Direction, Error, Result, Transfer};
 
-use super::irq::IrqAgent;
+use crate::engine::{self, EngineConfig};
+use crate::irq::IrqAgent;
+use crate::timing::{Arrival, TimingModel};
+use crate::{bfm, sim};
 
 /// The card's DMA-side clock: 250 MHz on the reference board (README).
 pub(super) const AXI_ACLK_HZ: u64 = 250_000_000;
@@ -169,6 +169,8 @@ pub(super) struct Found {
     pub(super) card_id: u32,
     pub(super) card_version: u32,
     pub(super) bar_size: u64,
+    /// Bytes of card memory: the DDR3 model's size, from the RTL.
+    pub(super) memory_size: u64,
     pub(super) irq_lines: usize,
 }
 
@@ -278,7 +280,7 @@ impl CardThread {
             u64::try_from(stall_limit.as_nanos() * u128::from(AXI_ACLK_HZ) / 1_000_000_000)
                 .unwrap_or(u64::MAX);
         let top = find_top(top)?;
-        let model = Model::builder(top).name(name).build()?;
+        let model = Model::builder(top).name(name).build().map_err(sim)?;
         let not_a_card = |e: BfmError| Error::NoDevice {
             what: format!("simulated card `{}`", top.name()),
             hint: format!(
@@ -385,15 +387,15 @@ impl CardThread {
         // Both resets asserted together, then each domain released after its own cycles.
         {
             let m = env.model_mut();
-            let rstn = m.input("axi_aresetn")?;
-            let rst = m.input("ddr_rst")?;
+            let rstn = m.input("axi_aresetn").map_err(sim)?;
+            let rst = m.input("ddr_rst").map_err(sim)?;
             m.set_bool(rstn, false);
             m.set_bool(rst, true);
-            m.eval()?;
+            m.eval().map_err(sim)?;
         }
-        env.reset(ddr, RESET_CYCLES)?;
-        env.reset(clk, RESET_CYCLES)?;
-        env.tick(clk)?;
+        env.reset(ddr, RESET_CYCLES).map_err(bfm)?;
+        env.reset(clk, RESET_CYCLES).map_err(bfm)?;
+        env.tick(clk).map_err(bfm)?;
 
         let leftovers = vec![VecDeque::new(); c2h_streams.len()];
         let irq_lines = irq.borrow().lines();
@@ -416,15 +418,24 @@ impl CardThread {
             queued: VecDeque::new(),
             running: Vec::new(),
         };
+        let memory_size = card.hw.env.model().ddr_size().map_err(sim)?;
         let card_id = card.read_reg_now(0x000)?;
         let card_version = card.read_reg_now(0x004)?;
-        let bar_size = 1u64 << card.hw.env.model().port("s_axil_awaddr")?.width();
+        let bar_size = 1u64
+            << card
+                .hw
+                .env
+                .model()
+                .port("s_axil_awaddr")
+                .map_err(sim)?
+                .width();
         Ok((
             card,
             Found {
                 card_id,
                 card_version,
                 bar_size,
+                memory_size,
                 irq_lines,
             },
         ))
@@ -539,7 +550,7 @@ impl CardThread {
             // running transfer, and the poisoned model fails later ones in turn.
             if let Some(bus) = e.violation().map(|v| v.bus.clone()) {
                 if self.running.iter().any(|r| r.job.bus() == bus) {
-                    let mut e = Some(Error::from(e));
+                    let mut e = Some(bfm(e));
                     let mut i = 0;
                     while i < self.running.len() {
                         if self.running[i].job.bus() == bus {
@@ -560,7 +571,7 @@ impl CardThread {
                 }
             }
             let text = e.to_string();
-            let mut first = Some(Error::from(e));
+            let mut first = Some(bfm(e));
             for r in self.running.drain(..) {
                 r.job.abort(&mut self.hw);
                 let err = first
@@ -979,14 +990,14 @@ impl Reg {
                 };
                 match t {
                     Ok(t) => self.txn = Some(t),
-                    Err(e) => return Some(Err(Error::from(e))),
+                    Err(e) => return Some(Err(bfm(e))),
                 }
                 None
             }
             Some(t) if hw.lite.is_done(t) => {
                 let (v, resp) = match hw.lite.take(t) {
                     Ok(x) => x,
-                    Err(e) => return Some(Err(Error::from(e))),
+                    Err(e) => return Some(Err(bfm(e))),
                 };
                 if !resp.is_ok() {
                     return Some(Err(Error::Bus(format!(
@@ -1056,7 +1067,7 @@ impl Phased for MmWrite {
                         .get_or_insert(bus_failed("memory-mapped H2C write", addr, r));
                 }
                 Err(e) => {
-                    self.failed.get_or_insert(Error::from(e));
+                    self.failed.get_or_insert(bfm(e));
                 }
             }
         }
@@ -1074,7 +1085,7 @@ impl Phased for MmWrite {
             {
                 Ok(t) => self.in_flight.push_back((t, b.addr, now, b.beats)),
                 Err(e) => {
-                    self.failed.get_or_insert(Error::from(e));
+                    self.failed.get_or_insert(bfm(e));
                 }
             }
             self.next += 1;
@@ -1118,7 +1129,7 @@ impl Phased for MmRead {
                         slot.2 = Some(t);
                     }
                     Err(e) => {
-                        self.failed.get_or_insert(Error::from(e));
+                        self.failed.get_or_insert(bfm(e));
                         // Count the burst as done so that the transfer still ends.
                         slot.1 = u64::MAX;
                     }
@@ -1156,7 +1167,7 @@ impl Phased for MmRead {
                             .get_or_insert(bus_failed("memory-mapped C2H read", b.addr, r));
                     }
                     Err(e) => {
-                        self.failed.get_or_insert(Error::from(e));
+                        self.failed.get_or_insert(bfm(e));
                     }
                 }
             }
@@ -1180,7 +1191,7 @@ impl Phased for Send {
         if let Some(d) = self.data.take() {
             if let Err(e) = src.start_send(AxisFrame::new(d)) {
                 src.set_credit(None);
-                return Err(e.into());
+                return Err(bfm(e));
             }
         }
         Ok(())

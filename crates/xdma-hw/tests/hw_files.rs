@@ -9,9 +9,9 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::time::{Duration, Instant};
 
-use common::{config, Emu, CARD_ID, EMU_MEMORY, EMU_XDMA_VERSION, REG_SCRATCH};
-use xdma::hw::HwCard;
-use xdma::{BackendKind, Card, CardAddr, ChannelKind, Config, DmaBuffer, ErrorKind};
+use common::{config, with_hw, Emu, CARD_ID, EMU_MEMORY, EMU_XDMA_VERSION, REG_SCRATCH};
+use xdma_core::{BackendKind, Card, CardAddr, ChannelKind, Config, DmaBuffer, ErrorKind};
+use xdma_hw::HwCard;
 
 fn hw_config(emu: &Emu) -> Config {
     config(BackendKind::Hw, Some(emu))
@@ -19,7 +19,7 @@ fn hw_config(emu: &Emu) -> Config {
 
 fn unaligned(emu: &Emu) -> Config {
     let mut c = hw_config(emu);
-    c.hw.fallback_alignment = 1;
+    with_hw(&mut c, |hw| hw.fallback_alignment = 1);
     c
 }
 
@@ -55,8 +55,8 @@ fn memory_mapped_transfers_are_pread_pwrite_at_the_card_address() {
 #[test]
 fn the_per_call_limit_is_below_2_gib() {
     // The driver moves at most 0x7ffff000 bytes per call; the backend splits below that.
-    assert_eq!(xdma::hw::RW_MAX, 0x7fff_f000);
-    assert_eq!(xdma::hw::IOCTL_XDMA_ALIGN_GET, 0x8004_7106);
+    assert_eq!(xdma_hw::RW_MAX, 0x7fff_f000);
+    assert_eq!(xdma_hw::IOCTL_XDMA_ALIGN_GET, 0x8004_7106);
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn a_short_backing_file_is_a_failed_transfer() {
     // Card memory larger than the backing file: reads past the file's end return 0 bytes, as a
     // driver whose engine stopped would; the backend reports it instead of looping.
     let mut cfg = unaligned(&emu);
-    cfg.memory_size = EMU_MEMORY * 2;
+    with_hw(&mut cfg, |hw| hw.memory_size = EMU_MEMORY * 2);
     let card = HwCard::open(&cfg).expect("open");
     let mut buf = vec![0u8; 4096];
     let e = card
@@ -106,7 +106,7 @@ fn registers_are_one_le_word_per_call() {
 fn the_user_bar_can_be_mapped() {
     let emu = Emu::new();
     let mut cfg = hw_config(&emu);
-    cfg.hw.mmap_user = true;
+    with_hw(&mut cfg, |hw| hw.mmap_user = true);
     let card = HwCard::open(&cfg).expect("open with mmap");
     assert_eq!(card.info().card_id, CARD_ID);
     card.write_reg(0xfffc, 0xa5a5_5a5a).expect("last word");
