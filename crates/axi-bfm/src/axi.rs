@@ -8,70 +8,12 @@ use std::rc::Rc;
 use card_sim::{ClockId, Model, Port};
 
 use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, Words, MAX_WORDS};
+use crate::burst::{split, Burst, Piece, INCR};
 use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
 use crate::mem::Memory;
 use crate::monitor::{AxiMonitor, Channel};
 use crate::pause::{BusPauses, PauseSpec};
-
-/// FIXED burst type.
-pub const FIXED: u8 = 0;
-/// INCR burst type.
-pub const INCR: u8 = 1;
-/// WRAP burst type.
-pub const WRAP: u8 = 2;
-
-/// One burst exactly as it goes on an address channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Burst {
-    /// AxID.
-    pub id: u32,
-    /// AxADDR: the address of the first byte.
-    pub addr: u64,
-    /// AxLEN: beats minus one.
-    pub len: u8,
-    /// AxSIZE: log2 of the bytes per beat.
-    pub size: u8,
-    /// AxBURST: 0 FIXED, 1 INCR, 2 WRAP (3 is reserved).
-    pub burst: u8,
-    /// AxLOCK: exclusive access.
-    pub lock: bool,
-}
-
-/// The address of beat `k` of a burst, as the AXI specification defines it.
-pub(crate) fn beat_addr(b: &Burst, k: u32) -> u64 {
-    let bytes = 1u64 << b.size.min(7);
-    let aligned = b.addr & !(bytes - 1);
-    match b.burst {
-        FIXED => b.addr,
-        WRAP => {
-            let wrap = bytes * (u64::from(b.len) + 1);
-            let lower = b.addr & !(wrap - 1);
-            if k == 0 {
-                b.addr
-            } else {
-                lower + (aligned - lower + u64::from(k) * bytes) % wrap
-            }
-        }
-        _ => {
-            if k == 0 {
-                b.addr
-            } else {
-                aligned.wrapping_add(u64::from(k) * bytes)
-            }
-        }
-    }
-}
-
-/// The byte lanes `[lo, hi)` that beat `k` of a burst uses on a bus of `bus_bytes`.
-pub(crate) fn beat_lanes(b: &Burst, k: u32, bus_bytes: usize) -> (usize, usize) {
-    let bytes = 1u64 << b.size.min(7);
-    let a = beat_addr(b, k);
-    let bb = bus_bytes as u64;
-    let lo = (a % bb) as usize;
-    let hi = (((a & !(bytes - 1)) % bb) + bytes).min(bb) as usize;
-    (lo, hi)
-}
 
 /// A handle on a transaction issued by a bus model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -599,34 +541,9 @@ impl MasterCore {
     }
 
     /// Splits `[addr, addr+len)` into INCR bursts of full-width beats: none crosses 4 KiB or
-    /// exceeds the maximum burst length. Returns (burst, offset, bytes) triples.
-    fn split(&self, id: u32, addr: u64, len: usize) -> Vec<(Burst, usize, usize)> {
-        let bb = self.bus_bytes as u64;
-        let size = self.bus_bytes.trailing_zeros() as u8;
-        let mut out = Vec::new();
-        let (mut a, mut off) = (addr, 0usize);
-        while off < len {
-            let to_4k = 0x1000 - (a & 0xfff);
-            let lane = a % bb;
-            let max_bytes = u64::from(self.cfg.max_burst_len) * bb - lane;
-            let n = ((len - off) as u64).min(to_4k).min(max_bytes);
-            let beats = (lane + n).div_ceil(bb);
-            out.push((
-                Burst {
-                    id,
-                    addr: a,
-                    len: (beats - 1) as u8,
-                    size,
-                    burst: INCR,
-                    lock: false,
-                },
-                off,
-                n as usize,
-            ));
-            a = a.wrapping_add(n);
-            off += n as usize;
-        }
-        out
+    /// exceeds the maximum burst length.
+    fn split(&self, id: u32, addr: u64, len: usize) -> Vec<Piece> {
+        split(id, addr, len, self.bus_bytes, self.cfg.max_burst_len)
     }
 
     fn start_write(&mut self, id: u32, addr: u64, data: &[u8]) -> Result<TxnId> {
@@ -635,12 +552,7 @@ impl MasterCore {
         Ok(self.queue_write(bursts, data, None))
     }
 
-    fn queue_write(
-        &mut self,
-        bursts: Vec<(Burst, usize, usize)>,
-        data: &[u8],
-        keep: Option<&[bool]>,
-    ) -> TxnId {
+    fn queue_write(&mut self, bursts: Vec<Piece>, data: &[u8], keep: Option<&[bool]>) -> TxnId {
         let t = self.next;
         self.next += 1;
         let data: Rc<[u8]> = Rc::from(data);
@@ -652,14 +564,14 @@ impl MasterCore {
                 resp: Resp::Okay,
             },
         );
-        for (b, off, nbytes) in bursts {
+        for p in bursts {
             self.w_admit.push_back(WBurst {
                 op: t,
-                b,
+                b: p.burst,
                 data: data.clone(),
                 keep: keep.clone(),
-                off,
-                nbytes,
+                off: p.offset,
+                nbytes: p.bytes,
             });
         }
         TxnId(t)
@@ -681,7 +593,7 @@ impl MasterCore {
         Ok(self.queue_read(bursts, len))
     }
 
-    fn queue_read(&mut self, bursts: Vec<(Burst, usize, usize)>, len: usize) -> TxnId {
+    fn queue_read(&mut self, bursts: Vec<Piece>, len: usize) -> TxnId {
         let t = self.next;
         self.next += 1;
         self.rops.insert(
@@ -692,12 +604,12 @@ impl MasterCore {
                 resp: Resp::Okay,
             },
         );
-        for (b, off, nbytes) in bursts {
+        for p in bursts {
             self.r_admit.push_back(RBurst {
                 op: t,
-                b,
-                off,
-                nbytes,
+                b: p.burst,
+                off: p.offset,
+                nbytes: p.bytes,
                 beat: 0,
                 done: 0,
             });
@@ -706,12 +618,7 @@ impl MasterCore {
     }
 
     fn raw_bytes(&self, b: &Burst) -> usize {
-        (0..=u32::from(b.len))
-            .map(|k| {
-                let (lo, hi) = beat_lanes(b, k, self.bus_bytes);
-                hi.saturating_sub(lo)
-            })
-            .sum()
+        b.lane_bytes(self.bus_bytes)
     }
 
     fn start_write_burst(&mut self, b: Burst, data: &[u8]) -> Result<TxnId> {
@@ -720,11 +627,12 @@ impl MasterCore {
         d.resize(n, 0);
         let valid = data.len().min(n);
         // Bytes beyond `data` go out with their strobes low: the burst carries `valid` bytes.
-        let mut bursts = vec![(b, 0, valid)];
-        if valid == 0 {
-            bursts[0].2 = 0;
-        }
-        Ok(self.queue_write(bursts, &d, None))
+        let piece = Piece {
+            burst: b,
+            offset: 0,
+            bytes: valid,
+        };
+        Ok(self.queue_write(vec![piece], &d, None))
     }
 
     fn start_write_burst_strobed(&mut self, b: Burst, data: &[u8], keep: &[bool]) -> Result<TxnId> {
@@ -738,19 +646,29 @@ impl MasterCore {
                 keep.len()
             )));
         }
-        Ok(self.queue_write(vec![(b, 0, n)], data, Some(keep)))
+        let piece = Piece {
+            burst: b,
+            offset: 0,
+            bytes: n,
+        };
+        Ok(self.queue_write(vec![piece], data, Some(keep)))
     }
 
     fn start_read_burst(&mut self, b: Burst) -> Result<TxnId> {
         self.check_reads()?;
         let n = self.raw_bytes(&b);
-        Ok(self.queue_read(vec![(b, 0, n)], n))
+        let piece = Piece {
+            burst: b,
+            offset: 0,
+            bytes: n,
+        };
+        Ok(self.queue_read(vec![piece], n))
     }
 
     /// Fills the word buffer and strobe for beat `k` of a write burst; returns the strobe
     /// and the bytes consumed.
     fn w_beat(&mut self, wb: &WBurst, k: u32, done: usize) -> (u128, usize) {
-        let (lo, hi) = beat_lanes(&wb.b, k, self.bus_bytes);
+        let (lo, hi) = wb.b.beat_lanes(k, self.bus_bytes);
         let n = self.nwords;
         for w in &mut self.words[..n] {
             *w = 0;
@@ -794,7 +712,7 @@ impl MasterCore {
         if let Some(rd) = &self.rd {
             m.get_words(rd.rdata, &mut self.words[..n]);
         }
-        let (lo, hi) = beat_lanes(&rb.b, rb.beat, bus_bytes);
+        let (lo, hi) = rb.b.beat_lanes(rb.beat, bus_bytes);
         if let Some(o) = self.rops.get_mut(&rb.op) {
             for i in lo..hi {
                 if rb.done >= rb.nbytes {
@@ -1280,9 +1198,9 @@ impl SlaveCore {
         }
         let write = !(req.b.lock && req.resp == Resp::Okay);
         if write {
-            let a = beat_addr(&req.b, req.beat);
+            let a = req.b.beat_addr(req.beat);
             let base = a & !(bus_bytes as u64 - 1);
-            let (lo, hi) = beat_lanes(&req.b, req.beat, bus_bytes);
+            let (lo, hi) = req.b.beat_lanes(req.beat, bus_bytes);
             let mut mem = self.mem.borrow_mut();
             for i in lo..hi {
                 if strb >> i & 1 == 1 {
@@ -1303,9 +1221,9 @@ impl SlaveCore {
         let bus_bytes = self.bus_bytes;
         let n = self.nwords;
         let req = self.r_q.front()?;
-        let a = beat_addr(&req.b, req.beat);
+        let a = req.b.beat_addr(req.beat);
         let base = a & !(bus_bytes as u64 - 1);
-        let (lo, hi) = beat_lanes(&req.b, req.beat, bus_bytes);
+        let (lo, hi) = req.b.beat_lanes(req.beat, bus_bytes);
         for w in &mut self.words[..n] {
             *w = 0;
         }
@@ -1472,39 +1390,5 @@ impl Agent for SlaveCore {
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
         self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16) + 8);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wrap_and_fixed_beat_addresses_follow_the_specification() {
-        let wrap = Burst {
-            id: 0,
-            addr: 0x1030,
-            len: 3,
-            size: 4,
-            burst: WRAP,
-            lock: false,
-        };
-        let a: Vec<u64> = (0..4).map(|k| beat_addr(&wrap, k)).collect();
-        assert_eq!(a, [0x1030, 0x1000, 0x1010, 0x1020]);
-        let fixed = Burst {
-            burst: FIXED,
-            ..wrap
-        };
-        assert!((0..4).all(|k| beat_addr(&fixed, k) == 0x1030));
-        let narrow = Burst {
-            id: 0,
-            addr: 0x1003,
-            len: 2,
-            size: 1,
-            burst: INCR,
-            lock: false,
-        };
-        assert_eq!(beat_lanes(&narrow, 0, 16), (3, 4));
-        assert_eq!(beat_lanes(&narrow, 1, 16), (4, 6));
     }
 }

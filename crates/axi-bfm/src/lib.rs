@@ -36,6 +36,7 @@ mod axi;
 mod axil;
 mod axis;
 mod bind;
+pub mod burst;
 mod env;
 mod error;
 pub mod mem;
@@ -43,10 +44,11 @@ pub mod monitor;
 pub mod pause;
 
 pub use axi::{
-    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, Burst, MasterFaults, SlaveFaults, TxnId,
+    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, SlaveFaults, TxnId,
 };
 pub use axil::{AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults};
 pub use axis::{AxisFrame, AxisSink, AxisSource, RecordedFrame, StreamFaults};
+pub use burst::{Burst, Piece};
 pub use env::{Agent, Cx, Env, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};
 pub use error::{BfmError, Resp, Result};
 pub use mem::Memory;

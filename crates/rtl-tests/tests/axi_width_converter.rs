@@ -4,7 +4,7 @@
 //! the backdoor; and narrow, unaligned reads.
 
 use axi_bfm::{AxiMaster, AxiMasterConfig, PauseSpec, Result};
-use rtl_tests::{apply_write, beat_lanes, incr, mm_path, record_axi, strobed_lanes, Rng};
+use rtl_tests::{apply_write, incr, mm_path, record_axi, strobed_lanes, Rng};
 
 /// Bytes per s_axi beat.
 const BEAT: usize = 16;
@@ -164,7 +164,9 @@ fn unaligned_narrow_reads_return_the_right_lanes() -> Result<()> {
                 (id, k + 1 == n, 0),
                 "burst at {addr:#x}"
             );
-            let (lo, hi, line) = beat_lanes(addr, size, k, BEAT);
+            let burst = incr(0, addr, size, n as usize);
+            let (lo, hi) = burst.beat_lanes(k as u32, BEAT);
+            let line = burst.beat_line(k as u32, BEAT);
             for lane in lo..hi {
                 let at = line + lane as u64;
                 assert_eq!(

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use axi_bfm::{
     AxiMaster, AxiMasterConfig, AxilMaster, AxisFrame, AxisMonitor, AxisMonitorConfig, AxisSink,
-    AxisSource, BfmError, Env, ResetPolarity, Resp, TxnId,
+    AxisSource, BfmError, Burst, Env, Piece, ResetPolarity, Resp, TxnId,
 };
 use card_sim::{Model, Top};
 
@@ -659,27 +659,20 @@ impl Link {
     }
 }
 
-fn axi_burst(b: &engine::Burst, id: u32, data_bytes: u32) -> axi_bfm::Burst {
-    axi_bfm::Burst {
-        id,
-        addr: b.addr,
-        len: (b.beats - 1) as u8,
-        size: data_bytes.trailing_zeros() as u8,
-        burst: 1,
-        lock: false,
-    }
-}
-
-/// The bursts of a transfer with each one's offset in it.
-fn plan(engine: &EngineConfig, host: u64, card: u64, len: u64) -> Vec<(engine::Burst, usize)> {
+/// The bursts of a transfer on AXI ID `id`, each with its offset in the transfer: the
+/// driver's descriptors (one per host page) cut into the engine's bursts.
+fn plan(engine: &EngineConfig, id: u32, host: u64, card: u64, len: u64) -> Vec<Piece> {
     engine::descriptors(host, card, len)
         .iter()
         .flat_map(|d| {
-            let base = d.card_addr;
             let off0 = (d.card_addr - card) as usize;
             engine::bursts(engine, d.card_addr, d.len)
                 .into_iter()
-                .map(move |b| (b, off0 + (b.addr - base) as usize))
+                .map(move |p| Piece {
+                    burst: Burst { id, ..p.burst },
+                    offset: off0 + p.offset,
+                    bytes: p.bytes,
+                })
         })
         .collect()
 }
@@ -692,11 +685,10 @@ fn bus_failed(what: &str, addr: u64, resp: Resp) -> Error {
 
 /// Memory-mapped H2C.
 struct MmWrite {
-    id: u32,
     frame: Frame,
     phase: Phase,
     data: Vec<u8>,
-    bursts: Vec<(engine::Burst, usize)>,
+    bursts: Vec<Piece>,
     next: usize,
     link: Link,
     window: usize,
@@ -707,12 +699,11 @@ struct MmWrite {
 
 /// Memory-mapped C2H.
 struct MmRead {
-    id: u32,
     frame: Frame,
     phase: Phase,
     host: u64,
     buf: Vec<u8>,
-    bursts: Vec<(engine::Burst, usize)>,
+    bursts: Vec<Piece>,
     next: usize,
     window: usize,
     /// Slots taken: (burst index, when its AXI read goes out or went out, its handle once
@@ -807,10 +798,9 @@ impl Job {
             } => {
                 let len = data.len() as u64;
                 Job::Write(MmWrite {
-                    id: ch as u32,
                     frame: Frame::new(t, host, addr, len, now),
                     phase: Phase::Setup,
-                    bursts: plan(&hw.engine, host, addr, len),
+                    bursts: plan(&hw.engine, ch as u32, host, addr, len),
                     next: 0,
                     link: Link::h2c(t, host, addr, len),
                     window: hw.engine.h2c.max_outstanding_writes as usize,
@@ -825,12 +815,11 @@ impl Job {
                 host,
                 len,
             } => Job::Read(MmRead {
-                id: ch as u32,
                 frame: Frame::new(t, host, addr, len as u64, now),
                 phase: Phase::Setup,
                 host,
                 buf: vec![0; len],
-                bursts: plan(&hw.engine, host, addr, len as u64),
+                bursts: plan(&hw.engine, ch as u32, host, addr, len as u64),
                 next: 0,
                 window: hw.engine.c2h.max_outstanding_reads as usize,
                 slots: VecDeque::new(),
@@ -1073,17 +1062,15 @@ impl Phased for MmWrite {
         }
         let arrived = self.link.arrived(self.frame.data_at, now);
         while self.next < self.bursts.len() && self.in_flight.len() < self.window {
-            let (b, off) = self.bursts[self.next];
-            let end = off as u64 + b.len;
+            let p = self.bursts[self.next];
+            let (off, b) = (p.offset, p.burst);
+            let end = (off + p.bytes) as u64;
             if end > arrived {
                 break;
             }
-            let slice = &self.data[off..off + b.len as usize];
-            match hw
-                .axi
-                .start_write_burst(axi_burst(&b, self.id, hw.engine.data_bytes), slice)
-            {
-                Ok(t) => self.in_flight.push_back((t, b.addr, now, b.beats)),
+            let slice = &self.data[off..off + p.bytes];
+            match hw.axi.start_write_burst(b, slice) {
+                Ok(t) => self.in_flight.push_back((t, b.addr, now, b.beats())),
                 Err(e) => {
                     self.failed.get_or_insert(bfm(e));
                 }
@@ -1119,11 +1106,8 @@ impl Phased for MmRead {
         }
         for slot in self.slots.iter_mut() {
             if slot.2.is_none() && now >= slot.1 {
-                let (b, _) = self.bursts[slot.0];
-                match hw
-                    .axi
-                    .start_read_burst(axi_burst(&b, self.id, hw.engine.data_bytes))
-                {
+                let b = self.bursts[slot.0].burst;
+                match hw.axi.start_read_burst(b) {
                     Ok(t) => {
                         slot.1 = now;
                         slot.2 = Some(t);
@@ -1150,12 +1134,13 @@ impl Phased for MmRead {
                 continue;
             }
             self.slots.remove(i);
-            let (b, off) = self.bursts[idx];
+            let p = self.bursts[idx];
+            let (b, off) = (p.burst, p.offset);
             if let Some(t) = t {
-                hw.measure(false, at, now, b.beats);
+                hw.measure(false, at, now, b.beats());
                 match hw.axi.take_read(t) {
                     Ok((data, r)) if r.is_ok() => {
-                        let n = b.len as usize;
+                        let n = p.bytes;
                         if let (Some(src), Some(dst)) =
                             (data.get(..n), self.buf.get_mut(off..off + n))
                         {
@@ -1171,8 +1156,9 @@ impl Phased for MmRead {
                     }
                 }
             }
-            self.link_free =
-                self.link_free.max(now) + hw.timing.c2h_writes_ps(self.host + off as u64, b.len);
+            self.link_free = self.link_free.max(now)
+                + hw.timing
+                    .c2h_writes_ps(self.host + off as u64, p.bytes as u64);
         }
         // Once every burst is in, the last write still crosses the link.
         (self.next == self.bursts.len() && self.slots.is_empty())

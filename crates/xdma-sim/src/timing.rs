@@ -19,7 +19,6 @@
 //! the card-side AXI latencies are an input ([`CardLatency`]) because they come from the RTL.
 
 use crate::engine::{self, EngineConfig};
-use xdma_core::Direction;
 use xdma_core::{Error, Result};
 
 /// PCIe link parameters.
@@ -160,16 +159,6 @@ pub struct TimingConfig {
     pub engine: EngineTiming,
     /// The host driver.
     pub host: HostConfig,
-}
-
-/// The card-side AXI latencies, which come from the RTL: the simulated card measures them on
-/// its `s_axi` port; a caller of the model alone passes an estimate.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CardLatency {
-    /// From a read burst's address handshake to its first data beat, in ns.
-    pub read_ns: f64,
-    /// From a write burst's last data beat to its response, in ns.
-    pub write_ns: f64,
 }
 
 /// Where the time of one transfer went, in picoseconds from the call.
@@ -365,51 +354,6 @@ impl TimingModel {
         beats as f64 * AXI_CYCLE_PS
     }
 
-    /// The duration of one transfer of `len` bytes between host address `host_addr` and card
-    /// address `card_addr`, given the card's AXI latencies.
-    pub fn transfer(
-        &self,
-        dir: Direction,
-        host_addr: u64,
-        card_addr: u64,
-        len: u64,
-        card: CardLatency,
-    ) -> TransferTime {
-        let descs = engine::descriptors(host_addr, card_addr, len);
-        let data = match dir {
-            Direction::H2C => {
-                // The last piece still crosses the AXI bus, then the card answers the write.
-                let arrivals = self.h2c_arrivals(host_addr, card_addr, len);
-                let last_piece = arrivals
-                    .windows(2)
-                    .last()
-                    .map_or(len, |w| w[1].bytes - w[0].bytes);
-                arrivals.last().map_or(0.0, |a| a.at_ps as f64)
-                    + self.axi_ps(last_piece.min(self.engine.max_burst_bytes()))
-                    + card.write_ns * PS_PER_NS
-            }
-            Direction::C2H => {
-                let reads: Vec<(u64, u64)> = descs
-                    .iter()
-                    .flat_map(|d| {
-                        let host = d.host_addr;
-                        let card0 = d.card_addr;
-                        engine::bursts(&self.engine, d.card_addr, d.len)
-                            .into_iter()
-                            .map(move |b| (host + (b.addr - card0), b.len))
-                    })
-                    .collect();
-                let window = self.engine.c2h.max_outstanding_reads as usize;
-                let read_rtt = (self.cfg.engine.c2h_engine_latency_ns + card.read_ns) * PS_PER_NS;
-                self.c2h_pipeline(&reads, window, read_rtt)
-            }
-        };
-        TransferTime {
-            data_ps: data.round() as u64,
-            ..self.fixed_phases(host_addr, card_addr, len)
-        }
-    }
-
     /// The phases of a transfer around its data, which do not depend on the card: submission,
     /// the first descriptor fetch, write-back and interrupt, host completion (`data_ps` is 0).
     pub fn fixed_phases(&self, host_addr: u64, card_addr: u64, len: u64) -> TransferTime {
@@ -497,68 +441,11 @@ impl TimingModel {
     pub fn axi_bus_ps(&self, len: u64) -> u64 {
         self.axi_ps(len).round() as u64
     }
-
-    /// C2H data: AXI read bursts `(host address, bytes)`, at most `window` in flight; each one's
-    /// data starts a read round trip after it is issued and takes the AXI read bus one beat per
-    /// cycle; its slot frees when its last beat is in; then it goes to the host as memory writes
-    /// queued on the upstream link. Returns when the last write has left plus its one-way trip.
-    fn c2h_pipeline(&self, reads: &[(u64, u64)], window: usize, rtt: f64) -> f64 {
-        let mut done: Vec<f64> = Vec::with_capacity(reads.len());
-        let mut bus_free = 0.0f64;
-        let mut link_free = 0.0f64;
-        for (i, &(host, len)) in reads.iter().enumerate() {
-            let issue = if i >= window { done[i - window] } else { 0.0 };
-            let data_start = (issue + rtt).max(bus_free);
-            let data_end = data_start + self.axi_ps(len);
-            bus_free = data_end;
-            done.push(data_end);
-            // A write leaves once its data is in and the link is free.
-            link_free = data_end.max(link_free) + self.writes_ps(host, len);
-        }
-        link_free + self.cfg.link.round_trip_ns * PS_PER_NS / 2.0
-    }
-
-    /// Reads the model's fixed cost and per-byte cost off two of its own transfers, as the
-    /// reference README does with the measured table's ends: t(N) = t0 + N x per_byte.
-    /// Returns (t0 in ns, per-byte cost in ns per byte).
-    pub fn fit(&self, dir: Direction, small: u64, large: u64, card: CardLatency) -> (f64, f64) {
-        let t = |n| self.transfer(dir, 0, 0, n, card).total_ps() as f64 / PS_PER_NS;
-        let (ts, tl) = (t(small), t(large));
-        let per_byte = (tl - ts) / (large - small) as f64;
-        (ts - per_byte * small as f64, per_byte)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A plausible card-side latency for the reference board's DDR path: the AXI SmartConnect's
-    /// width converter and clock crossing (250 -> 200 MHz) both ways, about 15 cycles or 70 ns,
-    /// plus a MIG DDR3-1600 read of about 30 ui_clk cycles at 200 MHz (150 ns) including the
-    /// controller's queueing: about 250 ns to the first read beat. A write is answered once
-    /// the data is in the MIG's write buffer: about 100 ns.
-    const CARD: CardLatency = CardLatency {
-        read_ns: 250.0,
-        write_ns: 100.0,
-    };
-
-    /// The reference table, shipped beside the tests (a copy of
-    /// shared/reference/k7-xdma-ddr3-block-sweep.csv): (block bytes, write MB/s, read MB/s).
-    fn reference() -> Vec<(u64, f64, f64)> {
-        include_str!("../tests/data/k7-xdma-ddr3-block-sweep.csv")
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.starts_with("block"))
-            .map(|l| {
-                let f: Vec<&str> = l.split(',').collect();
-                (
-                    f[0].parse().expect("block"),
-                    f[1].parse().expect("write"),
-                    f[2].parse().expect("read"),
-                )
-            })
-            .collect()
-    }
 
     fn model() -> TimingModel {
         TimingModel::new(TimingConfig::default(), EngineConfig::default()).expect("defaults")
@@ -581,88 +468,6 @@ mod tests {
         )
         .expect("gen3");
         assert!((g3.link_bytes_per_ns() - 8.0 * 4.0 * 128.0 / 130.0 / 8.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn back_to_back_transfers_match_the_reference_within_25_percent() {
-        let m = model();
-        let table = reference();
-        for &(block, write_ref, read_ref) in table.iter().filter(|r| r.0 == 4096 || r.0 == 8 << 20)
-        {
-            for (dir, reference) in [(Direction::H2C, write_ref), (Direction::C2H, read_ref)] {
-                let t = m.transfer(dir, 0, 0, block, CARD);
-                let mb_s = block as f64 / t.total_ps() as f64 * 1e6;
-                let err = (mb_s - reference) / reference;
-                println!(
-                    "{dir} {block:>8} B: model {mb_s:7.1} MB/s, reference {reference:7.1} MB/s ({:+.1} %), {t:?}",
-                    err * 100.0
-                );
-                assert!(
-                    err.abs() < 0.25,
-                    "{dir} {block} B: {mb_s:.1} MB/s vs {reference} MB/s"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn fixed_and_per_byte_costs_read_off_the_model() {
-        let m = model();
-        // The README's fit over the table's ends: (t0 us, ns per byte).
-        for (dir, t0_ref, pb_ref) in [(Direction::H2C, 18.8, 0.293), (Direction::C2H, 18.5, 0.398)]
-        {
-            let (t0, pb) = m.fit(dir, 4096, 8 << 20, CARD);
-            println!(
-                "{dir}: t0 = {:.2} us (reference {t0_ref}), per byte = {pb:.4} ns/B = {:.0} MB/s (reference {pb_ref} ns/B)",
-                t0 / 1000.0,
-                1000.0 / pb
-            );
-            assert!(
-                ((t0 / 1000.0) - t0_ref).abs() / t0_ref < 0.25,
-                "{dir} t0 {t0} ns"
-            );
-            assert!((pb - pb_ref).abs() / pb_ref < 0.25, "{dir} per byte {pb}");
-        }
-    }
-
-    #[test]
-    fn the_read_ceiling_follows_window_over_round_trip() {
-        // Doubling the read window or halving the card's latency must raise the C2H ceiling,
-        // while H2C (link-bound) hardly moves: the mechanism, not a fitted curve.
-        let base = model();
-        let n = 8 << 20;
-        let c2h = |m: &TimingModel, card| {
-            n as f64 / m.transfer(Direction::C2H, 0, 0, n, card).data_ps as f64
-        };
-        let mut wide = EngineConfig::default();
-        wide.c2h.max_outstanding_reads = 16;
-        wide.h2c.max_outstanding_reads = 16;
-        let wide = TimingModel::new(TimingConfig::default(), wide).expect("wide");
-        // Twice the window would double the rate, but the link's memory writes (3.6 GB/s at
-        // 256-byte payloads) now cap it: still well above the window-bound 2.5 GB/s.
-        assert!(c2h(&wide, CARD) > 1.35 * c2h(&base, CARD));
-        let fast = CardLatency {
-            read_ns: 0.0,
-            ..CARD
-        };
-        assert!(c2h(&base, fast) > c2h(&base, CARD));
-        let h2c =
-            |m: &TimingModel| n as f64 / m.transfer(Direction::H2C, 0, 0, n, CARD).data_ps as f64;
-        assert!((h2c(&wide) - h2c(&base)).abs() / h2c(&base) < 0.02);
-        // A narrower link slows the link-bound direction in proportion.
-        let x4 = TimingModel::new(
-            TimingConfig {
-                link: LinkConfig {
-                    lanes: 4,
-                    ..LinkConfig::default()
-                },
-                ..TimingConfig::default()
-            },
-            EngineConfig::default(),
-        )
-        .expect("x4");
-        let ratio = h2c(&base) / h2c(&x4);
-        assert!((ratio - 2.0).abs() < 0.1, "x8 / x4 = {ratio}");
     }
 
     #[test]

@@ -108,9 +108,10 @@ impl std::fmt::Display for Rule {
 }
 
 /// AXI burst types.
-pub(crate) const BURST_FIXED: u64 = 0;
-pub(crate) const BURST_INCR: u64 = 1;
-pub(crate) const BURST_WRAP: u64 = 2;
+// The burst encodings, as the bus carries them (the monitors read AxBURST as a number).
+pub(crate) const BURST_FIXED: u64 = crate::burst::FIXED as u64;
+pub(crate) const BURST_INCR: u64 = crate::burst::INCR as u64;
+pub(crate) const BURST_WRAP: u64 = crate::burst::WRAP as u64;
 
 type Finding = Option<String>;
 
