@@ -154,7 +154,7 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
     let stalls_before = card.h2c_stalls();
     let limit = total_beats + 1000;
     for _ in 0..limit {
-        while queued < FRAMES && card.h2c.sent() + 2 > u64::from(queued) {
+        while queued < FRAMES && card.h2c[0].sent() + 2 > u64::from(queued) {
             card.send_h2c(&test_bytes(queued, LEN))?;
             queued += 1;
         }
@@ -201,8 +201,7 @@ fn loop_survives_backpressure() -> Result<()> {
     let mut card = Card::new(Top::CardCore, false)?;
     card.write(regs::CONTROL, mode(control::MODE_LOOP, false, false))?;
     card.c2h[0].set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED, 25));
-    card.h2c
-        .set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED + 1, 30));
+    card.h2c[0].set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED + 1, 30));
     let lens = [64usize, 100, 17, 4096, 1, 333];
     for (n, &len) in lens.iter().enumerate() {
         card.send_h2c(&test_bytes(n as u32, len))?;
