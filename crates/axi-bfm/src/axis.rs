@@ -244,6 +244,22 @@ impl AxisSource {
         self.inner.borrow().sent
     }
 
+    /// Bytes of the head frame that the sink has taken so far (0 between frames).
+    pub fn progress(&self) -> usize {
+        self.inner.borrow().pos
+    }
+
+    /// Drops every queued frame that has not put a beat on the bus yet, and says whether the
+    /// head frame had started (a started frame must finish: AXI-Stream cannot take back a
+    /// beat, so it stays queued).
+    pub fn cancel_unstarted(&self) -> bool {
+        let mut c = self.inner.borrow_mut();
+        let started = c.pos > 0 || c.shown.is_some();
+        let keep = usize::from(started);
+        c.queue.truncate(keep);
+        started
+    }
+
     /// True when every queued frame is sent.
     pub fn idle(&self) -> bool {
         let c = self.inner.borrow();
@@ -502,6 +518,11 @@ impl AxisSink {
     /// Complete frames received and not yet taken.
     pub fn pending(&self) -> usize {
         self.inner.borrow().frames.len()
+    }
+
+    /// Bytes of the frame being received, whose last beat has not come yet.
+    pub fn partial(&self) -> usize {
+        self.inner.borrow().cur.as_ref().map_or(0, |f| f.data.len())
     }
 
     /// Takes the oldest complete frame, if any, without running.

@@ -1,12 +1,8 @@
-//! A model of the XDMA IP's DMA engines: how one transfer becomes descriptors, how each
-//! descriptor becomes AXI bursts, and how many requests each channel's engine keeps in flight.
-//!
-//! This is the logic that drives the card's AXI ports in the simulated card and whose request
-//! sizes and windows the timing model ([`crate::timing`]) uses, so that both agree on how a
-//! transfer is cut up.
+//! The XDMA IP's DMA engines' shape: how one transfer becomes descriptors, how each
+//! descriptor becomes AXI bursts and PCIe requests, and how many requests the engines keep in
+//! flight ([`EngineConfig`]).
 
 use axi_bfm::burst::{self, Piece};
-use xdma_core::Direction;
 use xdma_core::{Error, Result};
 
 /// The host page size by which the driver's scatter list is cut (one pinned page per entry).
@@ -15,79 +11,45 @@ pub const HOST_PAGE: u64 = 4096;
 /// The largest length one XDMA descriptor can carry: its length field has 28 bits.
 pub const MAX_DESCRIPTOR_BYTES: u64 = (1 << 28) - 1;
 
-/// The IP's allowed range of outstanding read requests per channel.
-pub const READS_RANGE: std::ops::RangeInclusive<u32> = 2..=64;
-/// The IP's allowed range of outstanding write requests per channel.
-pub const WRITES_RANGE: std::ops::RangeInclusive<u32> = 2..=32;
+/// The IP's range of H2C request IDs per channel (PG195: "Number of Request IDs for Read
+/// channel").
+pub const H2C_IDS: std::ops::RangeInclusive<u32> = 2..=64;
+/// The IP's range of C2H request IDs per channel ("Number of Request IDs for Write channel").
+pub const C2H_IDS: std::ops::RangeInclusive<u32> = 2..=32;
 
-/// How many requests one channel's engine may have in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ChannelLimits {
-    /// Read requests in flight: for H2C, PCIe memory reads of host memory; for C2H, AXI read
-    /// bursts on the card. The IP allows 2 to 64.
-    pub max_outstanding_reads: u32,
-    /// Write requests in flight awaiting their response: for H2C, AXI write bursts on the card;
-    /// for C2H, writes to the host. The IP allows 2 to 32.
-    pub max_outstanding_writes: u32,
-}
-
-impl Default for ChannelLimits {
-    fn default() -> Self {
-        ChannelLimits {
-            // Eight reads: the reference README reads the C2H ceiling (2.47-2.52 GB/s) as an
-            // in-flight read window over the read round trip. With MPS-sized 256-byte bursts
-            // and a round trip of about 0.8 us (a PCIe round trip of 0.5 us plus a DDR read
-            // behind a clock crossing, about 0.3 us), 2.5 GB/s x 0.8 us = 2 KiB = 8 bursts.
-            max_outstanding_reads: 8,
-            // Sixteen writes: half the IP's maximum. Writes are posted on PCIe and answered
-            // within a few hundred ns by the card's AXI slave, so this window never limits.
-            max_outstanding_writes: 16,
-        }
-    }
-}
-
-impl ChannelLimits {
-    /// Checks the limits against the ranges the IP allows.
-    pub fn validate(&self, dir: Direction) -> Result<()> {
-        if !READS_RANGE.contains(&self.max_outstanding_reads) {
-            return Err(Error::Config(format!(
-                "{dir} max_outstanding_reads = {}: the XDMA IP allows {} to {}",
-                self.max_outstanding_reads,
-                READS_RANGE.start(),
-                READS_RANGE.end()
-            )));
-        }
-        if !WRITES_RANGE.contains(&self.max_outstanding_writes) {
-            return Err(Error::Config(format!(
-                "{dir} max_outstanding_writes = {}: the XDMA IP allows {} to {}",
-                self.max_outstanding_writes,
-                WRITES_RANGE.start(),
-                WRITES_RANGE.end()
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// The engine's shape: bus width, burst length, alignment and per-channel limits.
+/// The engines' shape: bus width, burst length, alignment, and how many requests they keep in
+/// flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EngineConfig {
-    /// Bytes per AXI beat. Default 16: the reference board's 128-bit AXI at 250 MHz.
+    /// Bytes per AXI beat: 4 to 128, a power of two, and the card's `s_axi` width. Default
+    /// 16: the reference board's 128-bit AXI at 250 MHz.
     pub data_bytes: u32,
-    /// Most beats in one AXI burst. Default 16 (256 bytes): the engine turns each C2H read
-    /// burst into one memory write TLP, so bursts are sized to the link's max payload size
-    /// (256 bytes, see [`crate::timing::LinkConfig::max_payload`]).
+    /// Most beats in one H2C AXI write burst, 1 to 256. Default 16 (256 bytes). C2H read
+    /// bursts are sized by the link's max payload instead, since each becomes one memory write
+    /// TLP.
     pub max_burst_beats: u32,
-    /// The engines' address alignment in bytes; 1 means any address. Default 1: the IP is
-    /// built with unaligned transfers allowed, as the driver's alignment query reports on the
-    /// reference board.
+    /// The engines' address alignment in bytes, a power of two up to 4096; 1 means any
+    /// address. Default 1: the IP is built with unaligned transfers allowed, as the driver's
+    /// alignment query reports on the reference board.
     pub alignment: u64,
-    /// Limits of every H2C channel.
-    pub h2c: ChannelLimits,
-    /// Limits of every C2H channel.
-    pub c2h: ChannelLimits,
+    /// Request IDs of each H2C channel (2 to 64): memory reads of host memory in flight, each
+    /// held from its issue until the card has taken its data (PG195: until the write has
+    /// completed on the user interface). Default 8.
+    pub h2c_request_ids: u32,
+    /// Request IDs of each C2H channel (2 to 32): card reads in flight, each held from the AXI
+    /// read's issue until the PCIe core reports its memory write done (acknowledged by the
+    /// link partner). Default 8: with 256-byte reads and the card's read latency plus the
+    /// link's acknowledge this window, not the link, sets the read ceiling, as the reference
+    /// board shows.
+    pub c2h_request_ids: u32,
+    /// PCIe tags for non-posted requests, 1 to 256, shared by every channel's reads of host
+    /// memory and descriptor fetches. Default 32: the 7-series integrated block without
+    /// extended tags.
+    pub pcie_tags: u32,
+    /// Adjacent descriptors fetched with one read, 1 to 32 (the descriptors' Nxt_adj field
+    /// allows 31 more after the first). Default 32: the driver lays descriptors out adjacent.
+    pub descriptor_block: u32,
 }
 
 impl Default for EngineConfig {
@@ -96,8 +58,10 @@ impl Default for EngineConfig {
             data_bytes: 16,
             max_burst_beats: 16,
             alignment: 1,
-            h2c: ChannelLimits::default(),
-            c2h: ChannelLimits::default(),
+            h2c_request_ids: 8,
+            c2h_request_ids: 8,
+            pcie_tags: 32,
+            descriptor_block: 32,
         }
     }
 }
@@ -107,35 +71,57 @@ impl EngineConfig {
     pub fn validate(&self) -> Result<()> {
         if !self.data_bytes.is_power_of_two() || !(4..=128).contains(&self.data_bytes) {
             return Err(Error::Config(format!(
-                "engine data_bytes = {}: AXI data widths are 32 to 1024 bits (4 to 128 bytes, a power of two)",
+                "[sim] engine.data_bytes = {}: AXI data widths are 32 to 1024 bits (4 to 128 bytes, a power of two)",
                 self.data_bytes
             )));
         }
-        if !(1..=256).contains(&self.max_burst_beats) {
-            return Err(Error::Config(format!(
-                "engine max_burst_beats = {}: an AXI4 INCR burst has 1 to 256 beats",
-                self.max_burst_beats
-            )));
+        let ranges = [
+            (
+                "engine.max_burst_beats",
+                self.max_burst_beats,
+                1..=256,
+                "an AXI4 INCR burst has 1 to 256 beats",
+            ),
+            (
+                "engine.h2c_request_ids",
+                self.h2c_request_ids,
+                H2C_IDS,
+                "the XDMA IP allows 2 to 64",
+            ),
+            (
+                "engine.c2h_request_ids",
+                self.c2h_request_ids,
+                C2H_IDS,
+                "the XDMA IP allows 2 to 32",
+            ),
+            (
+                "engine.pcie_tags",
+                self.pcie_tags,
+                1..=256,
+                "PCIe tags are 8 bits at most",
+            ),
+            (
+                "engine.descriptor_block",
+                self.descriptor_block,
+                1..=32,
+                "Nxt_adj counts up to 31 more",
+            ),
+        ];
+        for (name, v, range, why) in ranges {
+            if !range.contains(&v) {
+                return Err(Error::Config(format!("[sim] {name} = {v}: {why}")));
+            }
         }
         if !self.alignment.is_power_of_two() || self.alignment > HOST_PAGE {
             return Err(Error::Config(format!(
-                "engine alignment = {}: a power of two from 1 to {HOST_PAGE}",
+                "[sim] engine.alignment = {}: a power of two from 1 to {HOST_PAGE}",
                 self.alignment
             )));
         }
-        self.h2c.validate(Direction::H2C)?;
-        self.c2h.validate(Direction::C2H)
+        Ok(())
     }
 
-    /// The limits of a direction's channels.
-    pub fn limits(&self, dir: Direction) -> ChannelLimits {
-        match dir {
-            Direction::H2C => self.h2c,
-            Direction::C2H => self.c2h,
-        }
-    }
-
-    /// The most bytes one burst can carry.
+    /// The most bytes one H2C write burst can carry.
     pub fn max_burst_bytes(&self) -> u64 {
         u64::from(self.max_burst_beats) * u64::from(self.data_bytes)
     }
@@ -222,31 +208,29 @@ mod tests {
 
     #[test]
     fn limits_are_checked_against_the_ip() {
-        let bad = |r, w| {
-            ChannelLimits {
-                max_outstanding_reads: r,
-                max_outstanding_writes: w,
-            }
-            .validate(Direction::H2C)
-            .expect_err("outside the IP's range")
-            .kind()
+        let bad = |f: fn(&mut EngineConfig)| {
+            let mut c = EngineConfig::default();
+            f(&mut c);
+            let e = c.validate().expect_err("outside the IP's range");
+            assert_eq!(e.kind(), xdma_core::ErrorKind::Config);
+            e.to_string()
         };
-        assert_eq!(bad(1, 8), xdma_core::ErrorKind::Config);
-        assert_eq!(bad(65, 8), xdma_core::ErrorKind::Config);
-        assert_eq!(bad(8, 1), xdma_core::ErrorKind::Config);
-        assert_eq!(bad(8, 33), xdma_core::ErrorKind::Config);
-        for (r, w) in [(2, 2), (64, 32)] {
-            ChannelLimits {
-                max_outstanding_reads: r,
-                max_outstanding_writes: w,
+        assert!(bad(|c| c.h2c_request_ids = 1).contains("engine.h2c_request_ids"));
+        assert!(bad(|c| c.h2c_request_ids = 65).contains("engine.h2c_request_ids"));
+        assert!(bad(|c| c.c2h_request_ids = 33).contains("engine.c2h_request_ids"));
+        assert!(bad(|c| c.max_burst_beats = 257).contains("engine.max_burst_beats"));
+        assert!(bad(|c| c.pcie_tags = 0).contains("engine.pcie_tags"));
+        assert!(bad(|c| c.alignment = 3).contains("engine.alignment"));
+        assert!(bad(|c| c.data_bytes = 24).contains("engine.data_bytes"));
+        for (h, c) in [(2, 2), (64, 32)] {
+            EngineConfig {
+                h2c_request_ids: h,
+                c2h_request_ids: c,
+                ..EngineConfig::default()
             }
-            .validate(Direction::C2H)
+            .validate()
             .expect("inside the IP's range");
         }
-        let mut cfg = EngineConfig::default();
-        assert!(cfg.validate().is_ok());
-        cfg.max_burst_beats = 257;
-        assert!(cfg.validate().is_err());
     }
 
     proptest! {

@@ -1,107 +1,74 @@
-//! The simulated card: the verilated `sim_top` (card_core with the DDR3 model) owned by a
-//! thread of its own, driven through axi-bfm bus models the way the XDMA IP drives the card.
+//! xdma-sim: the simulated card behind the host DMA API. The verilated card (`sim_top`: card_core
+//! with the DDR3 model), in the card harness on a thread of its own, with the XDMA IP, the PCIe
+//! link, the host's root complex and the host driver modelled around it.
 //!
-//! Requests reach the thread over a channel and answers come back over a per-request channel
-//! (a std channel for blocking calls, a tokio oneshot for async ones), so both APIs work and the
-//! model, which Verilator ties to one thread, never leaves it. Arguments are checked on the
-//! caller's side with the same rules as the driver backend.
+//! Calls reach the thread over a channel and answers come back over a per-call channel (a std
+//! channel for blocking calls, a tokio oneshot for async ones), so both APIs work and the model,
+//! which Verilator ties to one thread, never leaves it. Arguments are checked on the caller's
+//! side with the same rules as every backend (`xdma_core::check`).
 //!
-//! On the thread ([`card`]), each channel's engine runs its transfers concurrently with the
-//! others in simulated time: memory-mapped channels on `s_axi` (one AXI ID per channel, bursts
-//! from [`crate::engine`], the channel's outstanding limits), stream channels on
-//! `s_axis_h2c0` and `m_axis_c2h0/1`, registers on `s_axil`, user interrupts on `usr_irq_*`
-//! acknowledged as the IP does. The link and the host driver are timed by
-//! [`crate::timing::TimingModel`]; the card's own latencies come from the RTL. Every bus has
-//! its protocol monitor on.
+//! - The IP ([`ip`](crate::ip)) drives the card's ports through the harness's bus models:
+//!   memory-mapped channels on `s_axi` (one AXI ID per channel), stream channels on
+//!   `s_axis_h2c<k>` and `m_axis_c2h<k>`, registers on `s_axil`, user interrupts on
+//!   `usr_irq_*`; every bus has its protocol monitor on.
+//! - The link, root complex and driver are timed by [`timing`]; the card's latencies are
+//!   whatever the RTL does. `docs/timing-model.md` names every phase of a call.
+//! - Simulated time is deterministic: each handle ([`SimCard`], one per host thread or task: a
+//!   clone is a new one) has its own clock, and the card's clock advances only through the
+//!   model (see the `thread` module's documentation).
+//! - A call whose caller gives up (a wall-clock timeout, a dropped future) is cancelled: its
+//!   transfer is aborted on the card as the driver aborts an engine, and the buses are left
+//!   idle and legal. Dropping the last handle drains and stops the thread within a bound.
 //!
-//! Timeouts of event waits and stream receives count simulated time, the card's clock; the
-//! configuration's `reply_timeout_s` bounds every call in wall-clock time as well.
+//! Async calls are submitted when their future is created, not when it is first polled, as a
+//! driver's queued I/O is: two futures made one after the other are queued together.
 
-mod card;
+mod config;
 pub mod engine;
-mod irq;
+mod ip;
+mod thread;
 pub mod timing;
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use card_harness::{CardHarness, HarnessConfig, IrqAck, AXI_HZ};
+use card_sim::Top;
 use xdma_core::{
-    check, AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind,
-    Config, Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
+    check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
+    Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
 };
 
-use crate::engine::{EngineConfig, HOST_PAGE};
-use crate::timing::{TimingConfig, TimingModel};
+pub use config::{SimConfig, MAX_CHANNELS};
 
-pub use card::LatencyStats;
-use card::{Answer, CardThread, Found, Op, Reply, Request};
+use crate::engine::HOST_PAGE;
+use crate::ip::{Answer, Ip, Op};
+use crate::thread::{ClientId, JobId, Lane, Msg, Reply, SimThread};
 
-/// Settings of the simulated card: the `[sim]` section of the configuration.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SimConfig {
-    /// The RTL top that is the card, by module name. Default `sim_top` (card_core with the
-    /// DDR3 model). A name this build does not have is a missing device.
-    pub top: String,
-    /// The H2C channels of the simulated card, by index. Default: 0 memory-mapped (the card's
-    /// `s_axi` write side), 1 stream (`s_axis_h2c0`).
-    pub h2c: Vec<ChannelKind>,
-    /// The C2H channels. Default: 0 memory-mapped (`s_axi` read side), 1 and 2 streams
-    /// (`m_axis_c2h0`, `m_axis_c2h1`).
-    pub c2h: Vec<ChannelKind>,
-    /// User interrupt lines (`usr_irq_req` bits). Default 1.
-    pub events: usize,
-    /// The XDMA engine model's shape and limits.
-    pub engine: EngineConfig,
-    /// The link and driver timing model.
-    pub timing: TimingConfig,
-    /// How long, in microseconds of simulated time, the card may hold an H2C stream beat
-    /// waiting (TREADY low) before the send fails with a timeout. Default 1000: far longer than
-    /// any healthy stall, yet short enough to simulate in seconds.
-    pub stream_stall_limit_us: u64,
-    /// Wall-clock bound on any one request to the simulation thread, in seconds; a request
-    /// that takes longer fails with a timeout rather than hang. Default 600.
-    pub reply_timeout_s: u64,
-}
-
-impl Default for SimConfig {
-    fn default() -> Self {
-        SimConfig {
-            top: "sim_top".into(),
-            h2c: vec![ChannelKind::MemoryMapped, ChannelKind::Stream],
-            c2h: vec![
-                ChannelKind::MemoryMapped,
-                ChannelKind::Stream,
-                ChannelKind::Stream,
-            ],
-            events: 1,
-            engine: EngineConfig::default(),
-            timing: TimingConfig::default(),
-            stream_stall_limit_us: 1000,
-            reply_timeout_s: 600,
-        }
-    }
-}
-
-impl SimConfig {
-    /// The `[sim]` section of `cfg`.
-    pub fn from_config(cfg: &Config) -> Result<SimConfig> {
-        cfg.section(BackendKind::Sim)
-    }
-
-    /// The wall-clock bound on one request.
-    pub fn reply_timeout(&self) -> Duration {
-        Duration::from_secs(self.reply_timeout_s)
-    }
-
-    /// A whole configuration for the simulated card with these settings.
-    pub fn into_config(self) -> Result<Config> {
-        let mut cfg = Config::default();
-        cfg.set_section(BackendKind::Sim, &self)?;
-        Ok(cfg)
-    }
+/// Card-side latencies seen on `s_axi` so far, measured on the RTL.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LatencyStats {
+    /// Read bursts measured.
+    pub reads: u64,
+    /// Shortest read latency in ns: from the burst's issue to its last beat, less the time
+    /// its beats take at one per cycle, which is the wait for the first beat when the burst
+    /// streams without gaps. The shortest is the unloaded latency.
+    pub read_min_ns: f64,
+    /// Mean read latency in ns, queueing behind earlier bursts of the window included.
+    pub read_mean_ns: f64,
+    /// Write bursts measured.
+    pub writes: u64,
+    /// Shortest write latency in ns: from the burst's issue to its response, less the time
+    /// its data beats take: about the last beat to the response.
+    pub write_min_ns: f64,
+    /// Mean write latency in ns.
+    pub write_mean_ns: f64,
 }
 
 /// A simulator failure as the API's error.
@@ -138,33 +105,221 @@ pub(crate) fn bfm(e: axi_bfm::BfmError) -> Error {
     }
 }
 
+/// How long dropping the card waits for the simulation thread to drain and stop.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
 #[derive(Debug)]
 struct Inner {
-    tx: mpsc::Sender<Request>,
+    tx: Mutex<Option<mpsc::Sender<Msg>>>,
     info: CardInfo,
-    timing: TimingModel,
+    /// Per H2C / C2H channel: its stream port when it is a stream channel.
+    h2c_port: Vec<Option<usize>>,
+    c2h_port: Vec<Option<usize>>,
     reply_timeout: Duration,
-    thread: Option<JoinHandle<()>>,
+    next_client: AtomicU64,
+    next_job: AtomicU64,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    stopped: Mutex<Option<mpsc::Receiver<()>>>,
 }
 
-impl Drop for Inner {
-    fn drop(&mut self) {
-        // Closing the request channel ends the thread's loop once its running requests are
-        // answered (each is bounded by its own limits). The thread is joined so that the model
-        // is gone before the caller goes on: a model still being torn down while the process
-        // exits would race the Verilator runtime's own teardown.
-        let (closed, _) = mpsc::channel();
-        drop(std::mem::replace(&mut self.tx, closed));
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+impl Inner {
+    fn send(&self, m: Msg) -> Result<()> {
+        let guard = self.tx.lock().map_err(|_| gone())?;
+        match guard.as_ref() {
+            Some(tx) => tx.send(m).map_err(|_| gone()),
+            None => Err(gone()),
         }
     }
 }
 
-/// The simulated card. Cloning gives another handle to the same card and thread.
-#[derive(Debug, Clone)]
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread's loop: it aborts what runs, lets the buses
+        // drain for a bounded stretch of simulated time and stops. It is joined so that the
+        // model is gone before the caller goes on (a model torn down while the process exits
+        // would race the Verilator runtime's own teardown), but never waited for longer than
+        // SHUTDOWN_WAIT: a thread still busy then is left to finish on its own.
+        if let Ok(mut tx) = self.tx.lock() {
+            tx.take();
+        }
+        let stopped = self
+            .stopped
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .is_some_and(|rx| rx.recv_timeout(SHUTDOWN_WAIT).is_ok());
+        if stopped {
+            if let Some(t) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+/// The simulated card. Each handle is one host thread of the model with its own clock: give
+/// every thread or task that calls the card a clone of its own (see the crate documentation).
+#[derive(Debug)]
 pub struct SimCard {
     inner: Arc<Inner>,
+    client: ClientId,
+}
+
+impl Clone for SimCard {
+    /// A new handle on the same card whose clock starts at this handle's.
+    fn clone(&self) -> SimCard {
+        let client = self.inner.next_client.fetch_add(1, Ordering::Relaxed);
+        let _ = self.inner.send(Msg::Register {
+            client,
+            parent: self.client,
+        });
+        SimCard {
+            inner: self.inner.clone(),
+            client,
+        }
+    }
+}
+
+impl Drop for SimCard {
+    fn drop(&mut self) {
+        let _ = self.inner.send(Msg::Unregister {
+            client: self.client,
+        });
+    }
+}
+
+/// What the thread reports once the card is built.
+struct Found {
+    card_id: u32,
+    card_version: u32,
+    bar_size: u64,
+    irq_lines: usize,
+    memory_size: u64,
+    h2c_ports: usize,
+    c2h_ports: usize,
+    bus_bytes: usize,
+}
+
+/// The card's top as configured: a top of this build by name, or a missing device.
+fn find_top(name: &str) -> Result<Top> {
+    Top::ALL
+        .iter()
+        .copied()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| Error::NoDevice {
+            what: format!("simulated card `{name}`"),
+            hint: format!(
+                "this build has no RTL top of that name; set sim.top to a card top listed in sim/tops.txt (the card is `sim_top`; this build has {})",
+                Top::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+            ),
+        })
+}
+
+/// Builds the harness and the IP for `cfg` on the simulation thread.
+fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
+    let top = find_top(&cfg.top)?;
+    let not_a_card = |e: axi_bfm::BfmError| Error::NoDevice {
+        what: format!("simulated card `{}`", top.name()),
+        hint: format!("this RTL top is not a card with the XDMA-side ports ({e}); use `sim_top`"),
+    };
+    let stall_cycles =
+        u64::try_from(u128::from(cfg.stream_stall_limit_us) * u128::from(AXI_HZ) / 1_000_000)
+            .unwrap_or(u64::MAX);
+    let hcfg = HarnessConfig {
+        name: Some(name.to_string()),
+        monitors: cfg.monitors,
+        dma: axi_bfm::AxiMasterConfig {
+            max_burst_len: 256,
+            // The engines' windows are the IP's; the bus model must not limit them.
+            max_outstanding_writes: 1024,
+            max_outstanding_reads: 1024,
+            ..axi_bfm::AxiMasterConfig::default()
+        },
+        h2c_stall_bound: stall_cycles.max(1),
+        c2h_record: false,
+        irq_ack: IrqAck::After(0),
+        ..HarnessConfig::new(top)
+    };
+    let mut hw = match CardHarness::with_config(hcfg) {
+        Ok(hw) => hw,
+        // The RTL failing or the model not building is the simulator's failure; anything
+        // else (a port the harness needs that the top lacks) means the top is not a card.
+        Err(axi_bfm::BfmError::Sim(
+            e @ (card_sim::SimError::Rtl { .. } | card_sim::SimError::Create { .. }),
+        )) => return Err(sim(e)),
+        Err(e) => return Err(not_a_card(e)),
+    };
+    for s in &hw.c2h {
+        // A C2H stream engine takes data only while a receive has a buffer posted.
+        s.set_enabled(false);
+    }
+    let card_id = hw.read(0x000).map_err(bfm)?;
+    let card_version = hw.read(0x004).map_err(bfm)?;
+    let found = Found {
+        card_id,
+        card_version,
+        bar_size: hw.bar_size(),
+        irq_lines: hw.irq_lines(),
+        memory_size: hw.memory_size().unwrap_or(0),
+        h2c_ports: hw.h2c.len(),
+        c2h_ports: hw.c2h.len(),
+        bus_bytes: hw.dma.bus_bytes(),
+    };
+    let ip = Ip::new(
+        &cfg.timing,
+        cfg.engine,
+        found.irq_lines.max(cfg.events),
+        found.c2h_ports,
+    );
+    let thread = SimThread::new(
+        hw,
+        ip,
+        Duration::from_millis(cfg.host_grace_ms),
+        cfg.reply_timeout(),
+    );
+    Ok((thread, found))
+}
+
+/// The channel layout: each channel's stream port, checked against the ports the card has.
+fn ports(kinds: &[ChannelKind], have: usize, dir: Direction) -> Result<Vec<Option<usize>>> {
+    let mut next = 0;
+    let mut map = Vec::with_capacity(kinds.len());
+    for &k in kinds {
+        if k == ChannelKind::Stream {
+            if next >= have {
+                return Err(Error::Config(format!(
+                    "[sim] {} lists more stream channels than the card has {dir} stream ports ({have})",
+                    dir.to_string().to_ascii_lowercase()
+                )));
+            }
+            map.push(Some(next));
+            next += 1;
+        } else {
+            map.push(None);
+        }
+    }
+    Ok(map)
+}
+
+fn channels(dir: Direction, target: u32, kinds: &[ChannelKind]) -> Vec<ChannelInfo> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(index, &kind)| ChannelInfo {
+            dir,
+            index,
+            kind,
+            // The IP's identifier layout (subsystem 0x1fc, target, stream bit, channel);
+            // version 0, since this is a model rather than an IP release.
+            id_register: (0x1fc << 20)
+                | (target << 16)
+                | if kind == ChannelKind::Stream {
+                    1 << 15
+                } else {
+                    0
+                }
+                | ((index as u32 & 0xf) << 8),
+        })
+        .collect()
 }
 
 /// One data call before it is checked: which call, on which channel, with what buffer.
@@ -175,188 +330,10 @@ struct DataCall<'a> {
     channel: usize,
     addr: CardAddr,
     buf: &'a [u8],
-    /// True when the call sends the buffer's contents to the card.
-    sends: bool,
     timeout: Duration,
 }
 
-impl SimCard {
-    /// Builds the model on a new thread, resets it and runs discovery.
-    pub fn open(cfg: &Config) -> Result<SimCard> {
-        SimCard::open_with(&SimConfig::from_config(cfg)?)
-    }
-
-    /// Builds the card from its settings.
-    pub fn open_with(cfg: &SimConfig) -> Result<SimCard> {
-        let timing = TimingModel::new(cfg.timing, cfg.engine)?;
-        let (tx, rx) = mpsc::channel::<Request>();
-        let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<Found>>(1);
-        let name = format!(
-            "xdma-sim-{}",
-            std::thread::current().name().unwrap_or("card")
-        );
-        let (top, h2c, c2h) = (cfg.top.clone(), cfg.h2c.clone(), cfg.c2h.clone());
-        let stall_limit = Duration::from_micros(cfg.stream_stall_limit_us);
-        let thread_timing = timing.clone();
-        let thread = std::thread::Builder::new()
-            .name(name.clone())
-            .spawn(move || {
-                match CardThread::start(&top, &name, thread_timing, &h2c, &c2h, stall_limit) {
-                    Ok((card, found)) => {
-                        if ready_tx.send(Ok(found)).is_ok() {
-                            card.run(rx);
-                        }
-                    }
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                    }
-                }
-            })
-            .map_err(|e| Error::Backend(format!("cannot start the simulation thread: {e}")))?;
-        let found = ready_rx.recv_timeout(cfg.reply_timeout()).map_err(|_| {
-            Error::Backend("the simulation thread stopped while building the model".into())
-        })??;
-        if cfg.events > found.irq_lines {
-            return Err(Error::Config(format!(
-                "sim.events = {}: the card has {} user interrupt line(s) (usr_irq_req)",
-                cfg.events, found.irq_lines
-            )));
-        }
-        let chan = |dir: Direction, target: u32, kinds: &[ChannelKind]| -> Vec<ChannelInfo> {
-            kinds
-                .iter()
-                .enumerate()
-                .map(|(index, &kind)| ChannelInfo {
-                    dir,
-                    index,
-                    kind,
-                    // The IP's identifier layout (subsystem 0x1fc, target, stream bit, channel);
-                    // version 0, since this is a model rather than an IP release.
-                    id_register: (0x1fc << 20)
-                        | (target << 16)
-                        | if kind == ChannelKind::Stream {
-                            1 << 15
-                        } else {
-                            0
-                        }
-                        | ((index as u32 & 0xf) << 8),
-                })
-                .collect()
-        };
-        let info = CardInfo {
-            backend: "sim".into(),
-            h2c: chan(Direction::H2C, 0, &cfg.h2c),
-            c2h: chan(Direction::C2H, 1, &cfg.c2h),
-            memory_size: found.memory_size,
-            user_bar_size: found.bar_size,
-            events: cfg.events,
-            card_id: found.card_id,
-            card_version: found.card_version,
-            xdma_version: None,
-            alignment: cfg.engine.alignment,
-        };
-        Ok(SimCard {
-            inner: Arc::new(Inner {
-                tx,
-                info,
-                timing,
-                reply_timeout: cfg.reply_timeout(),
-                thread: Some(thread),
-            }),
-        })
-    }
-
-    /// The link and driver timing model that data transfers use.
-    pub fn timing(&self) -> &TimingModel {
-        &self.inner.timing
-    }
-
-    /// The card-side AXI latencies measured on the RTL's `s_axi` by the transfers so far: the
-    /// part of each transfer's time that comes from the card rather than the timing model.
-    pub fn card_latency(&self) -> Result<LatencyStats> {
-        match self.call(Op::Latency)? {
-            Answer::Latency(l) => Ok(l),
-            other => Err(Error::Backend(format!(
-                "simulation thread answered {other:?} to a latency query"
-            ))),
-        }
-    }
-
-    fn send(&self, op: Op, reply: Reply) -> Result<()> {
-        self.inner
-            .tx
-            .send(Request { op, reply })
-            .map_err(|_| gone())
-    }
-
-    fn call(&self, op: Op) -> Result<Answer> {
-        let (s, r) = mpsc::sync_channel(1);
-        self.send(op, Reply::Blocking(s))?;
-        match r.recv_timeout(self.inner.reply_timeout) {
-            Ok(a) => a,
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(self.no_answer()),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(gone()),
-        }
-    }
-
-    async fn call_async(&self, op: Op) -> Result<Answer> {
-        let (s, r) = tokio::sync::oneshot::channel();
-        self.send(op, Reply::Async(s))?;
-        match tokio::time::timeout(self.inner.reply_timeout, r).await {
-            Ok(Ok(a)) => a,
-            Ok(Err(_)) => Err(gone()),
-            Err(_) => Err(self.no_answer()),
-        }
-    }
-
-    fn no_answer(&self) -> Error {
-        Error::Timeout {
-            what: "the simulation thread's answer (wall clock; raise sim.reply_timeout_s for very long simulated transfers)".into(),
-            after: self.inner.reply_timeout,
-        }
-    }
-
-    /// Checks a data call as every backend does and turns it into the thread's request.
-    fn data_op(&self, c: DataCall<'_>) -> Result<Op> {
-        let info = &self.inner.info;
-        let ptr = c.buf.as_ptr() as usize;
-        match c.kind {
-            ChannelKind::MemoryMapped => {
-                check::mm(info, c.op, c.dir, c.channel, c.addr, ptr, c.buf.len())?
-            }
-            ChannelKind::Stream => check::stream(info, c.op, c.dir, c.channel, ptr, c.buf.len())?,
-        }
-        // Only the buffer's place within its page matters to the engine: it decides how the
-        // driver's scatter list cuts the transfer into descriptors.
-        let host = ptr as u64 % HOST_PAGE;
-        let (ch, addr, len) = (c.channel, c.addr.raw(), c.buf.len());
-        Ok(match (c.kind, c.sends) {
-            (ChannelKind::MemoryMapped, true) => Op::WriteMm {
-                ch,
-                addr,
-                host,
-                data: c.buf.to_vec(),
-            },
-            (ChannelKind::MemoryMapped, false) => Op::ReadMm {
-                ch,
-                addr,
-                host,
-                len,
-            },
-            (ChannelKind::Stream, true) => Op::Send {
-                ch,
-                host,
-                data: c.buf.to_vec(),
-            },
-            (ChannelKind::Stream, false) => Op::Recv {
-                ch,
-                host,
-                len,
-                timeout: c.timeout,
-            },
-        })
-    }
-
+impl DataCall<'_> {
     fn mm(dir: Direction, channel: usize, addr: CardAddr, buf: &[u8]) -> DataCall<'_> {
         DataCall {
             op: match dir {
@@ -368,7 +345,6 @@ impl SimCard {
             channel,
             addr,
             buf,
-            sends: dir == Direction::H2C,
             timeout: Duration::ZERO,
         }
     }
@@ -384,38 +360,300 @@ impl SimCard {
             channel,
             addr: CardAddr(0),
             buf,
-            sends: dir == Direction::H2C,
             timeout,
         }
     }
+}
 
-    /// Runs a data call, blocking.
-    fn data(&self, c: DataCall<'_>, into: Option<&mut [u8]>) -> Result<Transfer> {
-        let op = self.data_op(c)?;
-        landed(self.call(op)?, into)
+impl SimCard {
+    /// Builds the card that the `[sim]` section of `cfg` describes.
+    pub fn open(cfg: &Config) -> Result<SimCard> {
+        SimCard::open_with(&SimConfig::from_config(cfg)?)
     }
 
-    /// Runs a data call on a buffer it hands back, async.
-    async fn data_async(
+    /// Builds the model on a new thread, resets it and runs discovery.
+    pub fn open_with(cfg: &SimConfig) -> Result<SimCard> {
+        cfg.validate()?;
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<Found>>(1);
+        let (stopped_tx, stopped_rx) = mpsc::sync_channel::<()>(1);
+        let name = format!(
+            "xdma-sim-{}",
+            std::thread::current().name().unwrap_or("card")
+        );
+        let thread_cfg = cfg.clone();
+        let thread_name = name.clone();
+        let thread = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || {
+                match build(&thread_cfg, &thread_name) {
+                    Ok((card, found)) => {
+                        if ready_tx.send(Ok(found)).is_ok() {
+                            card.run(rx);
+                        }
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                    }
+                }
+                let _ = stopped_tx.send(());
+            })
+            .map_err(|e| Error::Backend(format!("cannot start the simulation thread: {e}")))?;
+        let found =
+            match ready_rx.recv_timeout(cfg.reply_timeout()) {
+                Ok(f) => f?,
+                Err(mpsc::RecvTimeoutError::Timeout) => return Err(Error::Timeout {
+                    what:
+                        "the simulated card to be built and reset (wall clock, sim.reply_timeout_s)"
+                            .into(),
+                    after: cfg.reply_timeout(),
+                }),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(Error::Backend(
+                        "the simulation thread stopped while building the model".into(),
+                    ))
+                }
+            };
+        if found.bus_bytes != cfg.engine.data_bytes as usize {
+            return Err(Error::Config(format!(
+                "[sim] engine.data_bytes = {} but the card's s_axi data bus has {} bytes; make them equal",
+                cfg.engine.data_bytes, found.bus_bytes
+            )));
+        }
+        if cfg.events > found.irq_lines {
+            return Err(Error::Config(format!(
+                "[sim] events = {}: the card has {} user interrupt line(s) (usr_irq_req)",
+                cfg.events, found.irq_lines
+            )));
+        }
+        let h2c_port = ports(&cfg.h2c, found.h2c_ports, Direction::H2C)?;
+        let c2h_port = ports(&cfg.c2h, found.c2h_ports, Direction::C2H)?;
+        let info = CardInfo {
+            backend: "sim".into(),
+            h2c: channels(Direction::H2C, 0, &cfg.h2c),
+            c2h: channels(Direction::C2H, 1, &cfg.c2h),
+            memory_size: found.memory_size,
+            user_bar_size: found.bar_size,
+            events: cfg.events,
+            card_id: found.card_id,
+            card_version: found.card_version,
+            xdma_version: None,
+            alignment: cfg.engine.alignment,
+        };
+        Ok(SimCard {
+            inner: Arc::new(Inner {
+                tx: Mutex::new(Some(tx)),
+                info,
+                h2c_port,
+                c2h_port,
+                reply_timeout: cfg.reply_timeout(),
+                next_client: AtomicU64::new(1),
+                next_job: AtomicU64::new(0),
+                thread: Mutex::new(Some(thread)),
+                stopped: Mutex::new(Some(stopped_rx)),
+            }),
+            client: 0,
+        })
+    }
+
+    /// The card-side AXI latencies measured on the RTL's `s_axi` by the transfers so far: the
+    /// part of each transfer's time that comes from the card rather than the timing model.
+    pub fn card_latency(&self) -> Result<LatencyStats> {
+        let (s, r) = mpsc::sync_channel(1);
+        self.inner.send(Msg::Latency { reply: s })?;
+        r.recv_timeout(self.inner.reply_timeout)
+            .map_err(|_| self.no_answer())
+    }
+
+    fn no_answer(&self) -> Error {
+        Error::Timeout {
+            what: "any answer from the simulation thread (wall clock): it did not even report a timeout of its own, so it is stuck inside one step of the model".into(),
+            after: self.inner.reply_timeout,
+        }
+    }
+
+    /// Checks a data call as every backend does and turns it into the thread's request.
+    fn data_op(&self, c: DataCall<'_>) -> Result<(Lane, Op)> {
+        let info = &self.inner.info;
+        let ptr = c.buf.as_ptr() as usize;
+        match c.kind {
+            ChannelKind::MemoryMapped => {
+                check::mm(info, c.op, c.dir, c.channel, c.addr, ptr, c.buf.len())?
+            }
+            ChannelKind::Stream => check::stream(info, c.op, c.dir, c.channel, ptr, c.buf.len())?,
+        }
+        // Only the buffer's place within its page matters to the engine: it decides how the
+        // driver's scatter list cuts the transfer into descriptors.
+        let host = ptr as u64 % HOST_PAGE;
+        let (ch, addr, len) = (c.channel, c.addr.raw(), c.buf.len());
+        let port = |map: &[Option<usize>]| {
+            map.get(ch).copied().flatten().ok_or_else(|| {
+                Error::Backend(format!(
+                    "{} channel {ch} has no stream port on the simulated card",
+                    c.dir
+                ))
+            })
+        };
+        Ok(match (c.kind, c.dir) {
+            (ChannelKind::MemoryMapped, Direction::H2C) => (
+                Lane::H2c(ch),
+                Op::WriteMm {
+                    ch,
+                    addr,
+                    host,
+                    data: c.buf.to_vec(),
+                },
+            ),
+            (ChannelKind::MemoryMapped, Direction::C2H) => (
+                Lane::C2h(ch),
+                Op::ReadMm {
+                    ch,
+                    addr,
+                    host,
+                    len,
+                },
+            ),
+            (ChannelKind::Stream, Direction::H2C) => (
+                Lane::H2c(ch),
+                Op::Send {
+                    port: port(&self.inner.h2c_port)?,
+                    host,
+                    data: c.buf.to_vec(),
+                },
+            ),
+            (ChannelKind::Stream, Direction::C2H) => (
+                Lane::C2h(ch),
+                Op::Recv {
+                    port: port(&self.inner.c2h_port)?,
+                    host,
+                    len,
+                    timeout: c.timeout,
+                },
+            ),
+        })
+    }
+
+    /// Runs a call, blocking: the caller waits on it at once.
+    fn call(&self, lane: Lane, op: Op) -> Result<Answer> {
+        let (s, r) = mpsc::sync_channel(1);
+        let job = self.inner.next_job.fetch_add(1, Ordering::Relaxed);
+        self.inner.send(Msg::Submit {
+            client: self.client,
+            job,
+            lane,
+            op,
+            reply: Reply::Blocking(s),
+            waits: true,
+        })?;
+        // The thread answers every call, with a timeout of its own past sim.reply_timeout_s;
+        // this bound only catches a thread stuck inside one step of the model.
+        match r.recv_timeout(self.inner.reply_timeout + Duration::from_secs(30)) {
+            Ok(a) => a,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let _ = self.inner.send(Msg::Cancel {
+                    client: self.client,
+                    job,
+                });
+                Err(self.no_answer())
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(gone()),
+        }
+    }
+
+    /// Submits a call now and returns the future of its answer.
+    fn submit_async(&self, lane: Lane, op: Op) -> Result<SimCall<'_>> {
+        let (s, r) = tokio::sync::oneshot::channel();
+        let job = self.inner.next_job.fetch_add(1, Ordering::Relaxed);
+        self.inner.send(Msg::Submit {
+            client: self.client,
+            job,
+            lane,
+            op,
+            reply: Reply::Async(s),
+            waits: false,
+        })?;
+        Ok(SimCall {
+            card: self,
+            job,
+            rx: r,
+            released: false,
+            finished: false,
+        })
+    }
+
+    /// A data call on an owned buffer, submitted at once, its answer awaited later.
+    fn data_async(
         &self,
         make: impl FnOnce(&DmaBuffer) -> DataCall<'_>,
         mut buf: DmaBuffer,
         fill: bool,
-    ) -> BufResult<Transfer> {
-        let op = self.data_op(make(&buf));
-        let r = match op {
-            Ok(op) => match self.call_async(op).await {
-                Ok(a) => landed(a, fill.then_some(&mut buf[..])),
+    ) -> impl Future<Output = BufResult<Transfer>> + Send + '_ {
+        let call = self
+            .data_op(make(&buf))
+            .and_then(|(lane, op)| self.submit_async(lane, op));
+        async move {
+            let r = match call {
+                Ok(c) => match c.await {
+                    Ok(a) => landed(a, fill.then_some(&mut buf[..])),
+                    Err(e) => Err(e),
+                },
                 Err(e) => Err(e),
-            },
-            Err(e) => Err(e),
-        };
-        (r, buf)
+            };
+            (r, buf)
+        }
+    }
+
+    fn small_async(&self, lane: Lane, op: Op) -> impl Future<Output = Result<Answer>> + Send + '_ {
+        let call = self.submit_async(lane, op);
+        async move { call?.await }
+    }
+}
+
+/// An async call in flight. Dropped before its answer, it cancels the call.
+struct SimCall<'a> {
+    card: &'a SimCard,
+    job: JobId,
+    rx: tokio::sync::oneshot::Receiver<Result<Answer>>,
+    released: bool,
+    finished: bool,
+}
+
+impl Future for SimCall<'_> {
+    type Output = Result<Answer>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Answer>> {
+        match Pin::new(&mut self.rx).poll(cx) {
+            Poll::Ready(r) => {
+                self.finished = true;
+                Poll::Ready(r.unwrap_or_else(|_| Err(gone())))
+            }
+            Poll::Pending => {
+                // The caller waits on its calls now: the simulation need not hold for it.
+                if !self.released {
+                    self.released = true;
+                    let _ = self.card.inner.send(Msg::Release {
+                        client: self.card.client,
+                    });
+                }
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl Drop for SimCall<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = self.card.inner.send(Msg::Cancel {
+                client: self.card.client,
+                job: self.job,
+            });
+        }
     }
 }
 
 fn gone() -> Error {
-    Error::Backend("the simulation thread has stopped (an earlier RTL error or panic ended it); open a new card".into())
+    Error::Backend("the simulation thread has stopped (an earlier RTL error ended it, or the card was closed); open a new card".into())
 }
 
 /// A data call's answer: the transfer, with received bytes copied into `into`.
@@ -458,107 +696,125 @@ impl Card for SimCard {
     }
 
     fn write_mm(&self, channel: usize, addr: CardAddr, data: &[u8]) -> Result<Transfer> {
-        self.data(Self::mm(Direction::H2C, channel, addr, data), None)
+        let (lane, op) = self.data_op(DataCall::mm(Direction::H2C, channel, addr, data))?;
+        landed(self.call(lane, op)?, None)
     }
 
     fn read_mm(&self, channel: usize, addr: CardAddr, buf: &mut [u8]) -> Result<Transfer> {
-        let op = self.data_op(Self::mm(Direction::C2H, channel, addr, buf))?;
-        landed(self.call(op)?, Some(buf))
+        let (lane, op) = self.data_op(DataCall::mm(Direction::C2H, channel, addr, buf))?;
+        landed(self.call(lane, op)?, Some(buf))
     }
 
     fn send_stream(&self, channel: usize, frame: &[u8]) -> Result<Transfer> {
-        self.data(
-            Self::stream(Direction::H2C, channel, frame, Duration::ZERO),
-            None,
-        )
+        let c = DataCall::stream(Direction::H2C, channel, frame, Duration::ZERO);
+        let (lane, op) = self.data_op(c)?;
+        landed(self.call(lane, op)?, None)
     }
 
     fn recv_stream(&self, channel: usize, buf: &mut [u8], timeout: Duration) -> Result<Transfer> {
-        let op = self.data_op(Self::stream(Direction::C2H, channel, buf, timeout))?;
-        landed(self.call(op)?, Some(buf))
+        let (lane, op) = self.data_op(DataCall::stream(Direction::C2H, channel, buf, timeout))?;
+        landed(self.call(lane, op)?, Some(buf))
     }
 
     fn read_reg(&self, offset: u64) -> Result<u32> {
         check::reg(&self.inner.info, offset)?;
-        word(self.call(Op::ReadReg(offset))?)
+        word(self.call(Lane::Reg, Op::ReadReg(offset))?)
     }
 
     fn write_reg(&self, offset: u64, value: u32) -> Result<()> {
         check::reg(&self.inner.info, offset)?;
-        done(self.call(Op::WriteReg(offset, value))?)
+        done(self.call(Lane::Reg, Op::WriteReg(offset, value))?)
     }
 
     fn wait_event(&self, event: usize, timeout: Duration) -> Result<u32> {
         check::event(&self.inner.info, event)?;
-        word(self.call(Op::WaitEvent(event, timeout))?)
+        word(self.call(Lane::Event(event), Op::WaitEvent(event, timeout))?)
     }
 
+    /// This handle's clock: the simulated time its next call would start at.
     fn now_ps(&self) -> Result<u64> {
-        match self.call(Op::Now)? {
-            Answer::Time(t) => Ok(t),
-            other => Err(Error::Backend(format!(
-                "simulation thread answered {other:?} to a time query"
-            ))),
-        }
+        let (s, r) = mpsc::sync_channel(1);
+        self.inner.send(Msg::Now {
+            client: self.client,
+            reply: s,
+        })?;
+        r.recv_timeout(self.inner.reply_timeout)
+            .map_err(|_| self.no_answer())
     }
 }
 
 impl AsyncCard for SimCard {
-    async fn write_mm_async(
+    fn write_mm_async(
         &self,
         channel: usize,
         addr: CardAddr,
         data: DmaBuffer,
-    ) -> BufResult<Transfer> {
-        self.data_async(|b| Self::mm(Direction::H2C, channel, addr, b), data, false)
-            .await
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
+        self.data_async(
+            move |b| DataCall::mm(Direction::H2C, channel, addr, b),
+            data,
+            false,
+        )
     }
 
-    async fn read_mm_async(
+    fn read_mm_async(
         &self,
         channel: usize,
         addr: CardAddr,
         buf: DmaBuffer,
-    ) -> BufResult<Transfer> {
-        self.data_async(|b| Self::mm(Direction::C2H, channel, addr, b), buf, true)
-            .await
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
+        self.data_async(
+            move |b| DataCall::mm(Direction::C2H, channel, addr, b),
+            buf,
+            true,
+        )
     }
 
-    async fn send_stream_async(&self, channel: usize, frame: DmaBuffer) -> BufResult<Transfer> {
+    fn send_stream_async(
+        &self,
+        channel: usize,
+        frame: DmaBuffer,
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
         self.data_async(
-            |b| Self::stream(Direction::H2C, channel, b, Duration::ZERO),
+            move |b| DataCall::stream(Direction::H2C, channel, b, Duration::ZERO),
             frame,
             false,
         )
-        .await
     }
 
-    async fn recv_stream_async(
+    fn recv_stream_async(
         &self,
         channel: usize,
         buf: DmaBuffer,
         timeout: Duration,
-    ) -> BufResult<Transfer> {
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
         self.data_async(
-            |b| Self::stream(Direction::C2H, channel, b, timeout),
+            move |b| DataCall::stream(Direction::C2H, channel, b, timeout),
             buf,
             true,
         )
-        .await
     }
 
-    async fn read_reg_async(&self, offset: u64) -> Result<u32> {
-        check::reg(&self.inner.info, offset)?;
-        word(self.call_async(Op::ReadReg(offset)).await?)
+    fn read_reg_async(&self, offset: u64) -> impl Future<Output = Result<u32>> + Send {
+        let checked = check::reg(&self.inner.info, offset);
+        let call = checked.map(|()| self.small_async(Lane::Reg, Op::ReadReg(offset)));
+        async move { word(call?.await?) }
     }
 
-    async fn write_reg_async(&self, offset: u64, value: u32) -> Result<()> {
-        check::reg(&self.inner.info, offset)?;
-        done(self.call_async(Op::WriteReg(offset, value)).await?)
+    fn write_reg_async(&self, offset: u64, value: u32) -> impl Future<Output = Result<()>> + Send {
+        let checked = check::reg(&self.inner.info, offset);
+        let call = checked.map(|()| self.small_async(Lane::Reg, Op::WriteReg(offset, value)));
+        async move { done(call?.await?) }
     }
 
-    async fn wait_event_async(&self, event: usize, timeout: Duration) -> Result<u32> {
-        check::event(&self.inner.info, event)?;
-        word(self.call_async(Op::WaitEvent(event, timeout)).await?)
+    fn wait_event_async(
+        &self,
+        event: usize,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<u32>> + Send {
+        let checked = check::event(&self.inner.info, event);
+        let call =
+            checked.map(|()| self.small_async(Lane::Event(event), Op::WaitEvent(event, timeout)));
+        async move { word(call?.await?) }
     }
 }

@@ -1,45 +1,47 @@
-//! The timing model of the PCIe link, the DMA engine and the host driver, in simulated time.
+//! The timing of everything around the card: the PCIe link, the host's root complex and memory,
+//! and the host driver, in simulated time.
 //!
-//! A transfer's duration comes out of the mechanism, never out of a table of measured rows:
-//!
-//! 1. the host submits it (system call, page pinning, scatter list, descriptors, doorbell);
-//! 2. the engine fetches the first block of descriptors with a PCIe read round trip;
-//! 3. the data moves through a pipeline of requests. H2C: memory reads of host memory, at most
-//!    the channel's read window in flight, each answered after a round trip by completions that
-//!    queue on the downstream link; then AXI write bursts to the card, whose last response
-//!    comes after the card's write latency. C2H: AXI read bursts on the card, at most the
-//!    channel's read window in flight, each answered after the read round trip (engine side
-//!    plus card side), then sent to the host as memory writes that queue on the upstream link;
-//! 4. the engine writes back its status and raises the interrupt (posted writes: half a round
-//!    trip);
-//! 5. the host takes the interrupt and completes the call.
-//!
-//! Link time per packet follows from the link's generation (rate and encoding), its width and
-//! the exact bytes each TLP and DLLP puts on the wire. Every parameter is in [`TimingConfig`];
-//! the card-side AXI latencies are an input ([`CardLatency`]) because they come from the RTL.
+//! Nothing here is a table of measured rows. The link is two queues, one per direction, each
+//! carrying every TLP and DLLP that crosses it for all channels at once, with the exact bytes
+//! each puts on the wire ([`Link`]); the host answers reads after its memory latency and
+//! acknowledges posted writes after its ACK latency; the driver's costs are named phases
+//! ([`HostConfig`]) whose sums come from two rows of the reference (`docs/timing-model.md`).
+//! The card's own latencies are whatever the RTL does.
 
-use crate::engine::{self, EngineConfig};
+use serde::{Deserialize, Serialize};
 use xdma_core::{Error, Result};
 
+/// One picosecond is the unit of simulated time.
+pub type Ps = u64;
+
+const PS_PER_NS: f64 = 1000.0;
+
+/// A value in nanoseconds as picoseconds, rounded; the ranges that configuration checks keep
+/// every value far from overflow.
+pub(crate) fn ns(v: f64) -> Ps {
+    (v * PS_PER_NS).round().max(0.0) as Ps
+}
+
 /// PCIe link parameters.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LinkConfig {
-    /// PCIe generation, 1 to 5. Default 2: the reference board's link (README: Gen2 x8).
+    /// PCIe generation, 1 to 5. Default 2: the reference board's link (Gen2 x8).
     pub generation: u8,
-    /// Lanes. Default 8 (README: Gen2 x8).
+    /// Lanes: 1, 2, 4, 8, 12, 16 or 32. Default 8.
     pub lanes: u8,
-    /// Max payload size in bytes of a memory write or completion. Default 256: the Kintex-7
-    /// endpoint offers up to 1024, but the root port caps it, and x86 root ports grant 256.
+    /// Max payload size in bytes of a memory write or completion, 128 to 4096, a power of
+    /// two. Default 256: the Kintex-7 endpoint offers up to 1024, but the root port caps it,
+    /// and x86 root ports grant 256.
     pub max_payload: u32,
-    /// Max read request size in bytes. Default 512: what Linux and Windows program by
-    /// default into an endpoint's Device Control register.
+    /// Max read request size in bytes, 128 to 4096, a power of two. Default 512: what Linux
+    /// and Windows program into an endpoint's Device Control register by default.
     pub max_read_request: u32,
-    /// Size in bytes of the completions the host returns for a read (it splits a read's data
-    /// at read completion boundaries). Default 128: with 64-byte completions the downstream
-    /// link could carry at most 64 / (64 + 20) of 4.0 GB/s = 3.05 GB/s, less than the 3.39
-    /// GB/s that the reference measured for 8 MiB writes, so the reference host returns (at
-    /// least) 128-byte completions.
+    /// Size in bytes of the completions the host returns for a read (it cuts a read's data at
+    /// read completion boundaries): 64, or a power of two from 128 up to `max_payload`.
+    /// Default 128: with 64-byte completions the downstream link could carry at most
+    /// 64 / (64 + 20) of 4.0 GB/s = 3.05 GB/s, less than the 3.39 GB/s the reference measured
+    /// for 8 MiB writes, so the reference host returns (at least) 128-byte completions.
     pub read_completion_boundary: u32,
     /// True when host addresses are 64-bit, so memory requests carry a 4-dword header.
     /// Default true: DMA buffers on a 64-bit host sit above 4 GiB.
@@ -47,17 +49,18 @@ pub struct LinkConfig {
     /// True when TLPs carry an end-to-end CRC (4 bytes). Default false: the XDMA IP does not
     /// generate ECRC unless asked to.
     pub ecrc: bool,
-    /// TLPs per acknowledge or flow-control DLLP travelling the same way as the data. Default
-    /// 4: receivers coalesce ACKs over a few TLPs and update credits at a similar pace; at
-    /// 128-byte completions this costs 8 / (4 x 148) = 1.4 % of the link.
+    /// TLPs received per acknowledge or flow-control DLLP sent back, 1 to 64. Default 4:
+    /// receivers coalesce ACKs over a few TLPs and update credits at a similar pace; at
+    /// 128-byte completions this costs the reverse direction 8 / 4 bytes per TLP.
     pub tlps_per_dllp: f64,
-    /// Symbol times between SKP ordered sets. Default 1359: Gen1/2 transmitters send one every
-    /// 1180 to 1538 symbol times; the middle of that range.
+    /// Symbol times between SKP ordered sets, 1180 to 1538 as Gen1/2 transmitters send them
+    /// (Gen3 and later: 370 to 375 blocks; the same field). Default 1359, the middle.
     pub skp_interval_symbols: f64,
-    /// Round trip of a memory read from the endpoint to host memory and back (first completion),
-    /// in ns. Default 500: the order of a root port plus memory controller read on x86 hosts,
-    /// and consistent with the reference (see [`EngineTiming::c2h_engine_latency_ns`]).
-    pub round_trip_ns: f64,
+    /// One-way latency of the link in ns, 0 to 10 000: both ends' transaction and data link
+    /// layers, the PHYs and the wire, from a TLP's last byte leaving one end to its arrival at
+    /// the other. Default 125: a Gen2 endpoint plus root port pipeline of about 60 to 70 ns
+    /// each way on each side.
+    pub flight_ns: f64,
 }
 
 impl Default for LinkConfig {
@@ -72,13 +75,187 @@ impl Default for LinkConfig {
             ecrc: false,
             tlps_per_dllp: 4.0,
             skp_interval_symbols: 1359.0,
-            round_trip_ns: 500.0,
+            flight_ns: 125.0,
         }
     }
 }
 
+/// The host's root complex and memory as the card sees them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RootConfig {
+    /// From a memory read request arriving at the root port to its first completion leaving
+    /// it, in ns, 0 to 100 000: the root complex and a DRAM read. Default 250: with the link's
+    /// flight both ways, a read round trip of about 0.5 us, the order of x86 root ports.
+    pub read_latency_ns: f64,
+    /// From a posted write arriving at the root port to the acknowledge DLLP that frees its
+    /// place in the endpoint's replay buffer leaving the root port, in ns, 0 to 100 000.
+    /// Default 250: the PCIe specification's AckNak latency limit for a Gen2 x8 link at a
+    /// 256-byte max payload is about 120 symbol times (240 ns); the XDMA IP releases a C2H
+    /// request ID when the IP reports the write done, which needs this acknowledge.
+    pub ack_latency_ns: f64,
+}
+
+impl Default for RootConfig {
+    fn default() -> Self {
+        RootConfig {
+            read_latency_ns: 250.0,
+            ack_latency_ns: 250.0,
+        }
+    }
+}
+
+/// The host driver's costs, each a phase of a call. Which of them a caller pays in full
+/// depends on how it submits (see `docs/timing-model.md`): a transfer queued behind another
+/// on its channel hides `submit`, `wake` and `turnaround` behind the previous transfer; a
+/// serial caller pays every phase.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostConfig {
+    /// From the call to the transfer waiting in the driver's queue, in ns: system call, pinning
+    /// the user pages, the scatter list. Off the engine's critical path when the transfer is
+    /// queued behind another. Default 5000.
+    pub submit_ns: f64,
+    /// From the engine being free to its doorbell write: the driver takes the next queued
+    /// transfer, builds its descriptors and starts the engine. On the engine's critical path.
+    /// Default 9000.
+    pub start_ns: f64,
+    /// From the completion interrupt reaching the host to the driver having finished with the
+    /// transfer (interrupt entry, deferred work, status, unmapping): on the engine's critical
+    /// path, since the next queued transfer starts after it. Default 8000.
+    pub irq_ns: f64,
+    /// From the driver finishing a transfer to the caller running again: waking the thread
+    /// and returning from the system call. Off the critical path of queued transfers.
+    /// Default 6000.
+    pub wake_ns: f64,
+    /// What the caller does between a call's return and its next call (its own loop, timing,
+    /// checks), in ns: the modelled host time between calls, never wall-clock time.
+    /// Default 2000.
+    pub turnaround_ns: f64,
+    /// A register access through the user BAR node: the system call and the MMIO access's
+    /// host side, in ns. Default 1000.
+    pub register_ns: f64,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            submit_ns: 5000.0,
+            start_ns: 9000.0,
+            irq_ns: 8000.0,
+            wake_ns: 6000.0,
+            turnaround_ns: 2000.0,
+            register_ns: 1000.0,
+        }
+    }
+}
+
+/// All timing parameters, with defaults for the reference board (Kintex-7, XDMA Gen2 x8).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimingConfig {
+    /// The PCIe link.
+    pub link: LinkConfig,
+    /// The root complex and host memory.
+    pub root: RootConfig,
+    /// The host driver.
+    pub host: HostConfig,
+}
+
+/// Checks a number against its range; the error names the field.
+pub(crate) fn in_range(name: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<()> {
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::Config(format!(
+            "[sim] {name} = {v}: must be {lo} to {hi} ({what})"
+        )))
+    }
+}
+
+impl TimingConfig {
+    /// Checks every field against its range.
+    pub fn validate(&self) -> Result<()> {
+        let l = &self.link;
+        if !(1..=5).contains(&l.generation) {
+            return Err(Error::Config(format!(
+                "[sim] timing.link.generation = {}: PCIe generations 1 to 5 are modelled",
+                l.generation
+            )));
+        }
+        if ![1, 2, 4, 8, 12, 16, 32].contains(&l.lanes) {
+            return Err(Error::Config(format!(
+                "[sim] timing.link.lanes = {}: PCIe links have 1, 2, 4, 8, 12, 16 or 32 lanes",
+                l.lanes
+            )));
+        }
+        for (name, v) in [
+            ("timing.link.max_payload", l.max_payload),
+            ("timing.link.max_read_request", l.max_read_request),
+        ] {
+            if !v.is_power_of_two() || !(128..=4096).contains(&v) {
+                return Err(Error::Config(format!(
+                    "[sim] {name} = {v}: PCIe allows 128 to 4096 bytes, a power of two"
+                )));
+            }
+        }
+        let rcb = l.read_completion_boundary;
+        if !rcb.is_power_of_two() || rcb < 64 || rcb > l.max_payload {
+            return Err(Error::Config(format!(
+                "[sim] timing.link.read_completion_boundary = {rcb}: 64, or a power of two from 128 up to max_payload ({})",
+                l.max_payload
+            )));
+        }
+        in_range(
+            "timing.link.tlps_per_dllp",
+            l.tlps_per_dllp,
+            1.0,
+            64.0,
+            "TLPs per acknowledge DLLP",
+        )?;
+        in_range(
+            "timing.link.skp_interval_symbols",
+            l.skp_interval_symbols,
+            370.0,
+            1538.0,
+            "symbol times or blocks between SKP ordered sets",
+        )?;
+        let latencies = [
+            ("timing.link.flight_ns", l.flight_ns, 10_000.0),
+            (
+                "timing.root.read_latency_ns",
+                self.root.read_latency_ns,
+                100_000.0,
+            ),
+            (
+                "timing.root.ack_latency_ns",
+                self.root.ack_latency_ns,
+                100_000.0,
+            ),
+        ];
+        for (name, v, hi) in latencies {
+            in_range(name, v, 0.0, hi, "nanoseconds")?;
+        }
+        let h = &self.host;
+        let host = [
+            ("timing.host.submit_ns", h.submit_ns),
+            ("timing.host.start_ns", h.start_ns),
+            ("timing.host.irq_ns", h.irq_ns),
+            ("timing.host.wake_ns", h.wake_ns),
+            ("timing.host.turnaround_ns", h.turnaround_ns),
+            ("timing.host.register_ns", h.register_ns),
+        ];
+        for (name, v) in host {
+            // Ten milliseconds: far beyond any driver's cost, short enough that every sum of
+            // phases stays within a u64 of picoseconds.
+            in_range(name, v, 0.0, 10_000_000.0, "nanoseconds")?;
+        }
+        Ok(())
+    }
+}
+
 /// Bytes that every TLP carries besides its header and payload, and a DLLP's size.
-mod wire {
+pub(crate) mod wire {
     /// Sequence number added by the data link layer.
     pub const SEQ: u64 = 2;
     /// Link CRC.
@@ -93,353 +270,156 @@ mod wire {
     pub const HDR_MEM64: u64 = 16;
     /// A DLLP: 6 bytes plus 2 bytes of framing.
     pub const DLLP: u64 = 8;
-    /// An XDMA descriptor.
-    pub const DESCRIPTOR: u64 = 32;
-    /// Descriptors the engine fetches in one read when they are adjacent (the driver chains up
-    /// to 32 adjacent descriptors, the "Nxt_adj" field's limit).
-    pub const DESC_BLOCK: u64 = 32;
 }
 
-/// The engine's own latencies.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EngineTiming {
-    /// The part of a C2H read round trip outside the card's AXI slave, in ns: from the engine
-    /// issuing a read to the card until the data is back in the engine, less the card's own
-    /// read latency. Default 500: the reference README names the read round trip's parts as
-    /// the PCIe request/completion path, the AXI clock crossing and the DDR read; the PCIe part
-    /// is one link round trip ([`LinkConfig::round_trip_ns`]). With the default window of eight
-    /// 256-byte reads and a card-side latency of about 0.3 us this gives 2 KiB / 0.8 us = 2.5
-    /// GB/s, the README's read plateau.
-    pub c2h_engine_latency_ns: f64,
-}
-
-impl Default for EngineTiming {
-    fn default() -> Self {
-        EngineTiming {
-            c2h_engine_latency_ns: 500.0,
-        }
-    }
-}
-
-/// The host driver's costs per transfer.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HostConfig {
-    /// From the call to the doorbell write, in ns: system call, pinning the user pages,
-    /// building the scatter list and the descriptors, starting the engine. Default 8000.
-    pub submit_ns: f64,
-    /// From the engine's interrupt to the call's return, in ns: interrupt service, deferred
-    /// work, unpinning, waking the caller. Default 9300.
-    ///
-    /// Why these two: the reference README fits a fixed cost t0 of 18.8 us (writes) and 18.5
-    /// us (reads) per transfer, of which this model's link and engine parts (descriptor fetch,
-    /// first data round trip, write-back and interrupt) account for about 1.4 us; the rest,
-    /// about 17.3 us, is host software. The split between submit and completion does not change
-    /// one transfer's duration.
-    pub complete_ns: f64,
-}
-
-impl Default for HostConfig {
-    fn default() -> Self {
-        HostConfig {
-            submit_ns: 8000.0,
-            complete_ns: 9300.0,
-        }
-    }
-}
-
-/// All timing parameters, with defaults for the reference board (Kintex-7, XDMA Gen2 x8).
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TimingConfig {
-    /// The PCIe link.
-    pub link: LinkConfig,
-    /// The engine's latencies.
-    pub engine: EngineTiming,
-    /// The host driver.
-    pub host: HostConfig,
-}
-
-/// Where the time of one transfer went, in picoseconds from the call.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TransferTime {
-    /// Host submission (system call to doorbell).
-    pub submit_ps: u64,
-    /// Fetching the first descriptor block.
-    pub descriptor_ps: u64,
-    /// From the first data request to the last data accepted by the far side.
-    pub data_ps: u64,
-    /// Status write-back and interrupt delivery.
-    pub completion_ps: u64,
-    /// Host completion (interrupt to return).
-    pub host_complete_ps: u64,
-}
-
-impl TransferTime {
-    /// The whole duration in picoseconds.
-    pub fn total_ps(&self) -> u64 {
-        self.submit_ps
-            + self.descriptor_ps
-            + self.data_ps
-            + self.completion_ps
-            + self.host_complete_ps
-    }
-}
-
-/// One step of an H2C transfer's data reaching the engine (see [`TimingModel::h2c_arrivals`]).
+/// What crosses the link, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Arrival {
-    /// Bytes of the transfer, from its start, that have arrived.
-    pub bytes: u64,
-    /// When, in ps from the start of the data phase.
-    pub at_ps: u64,
+pub(crate) enum Tlp {
+    /// A memory read request (no payload).
+    Read,
+    /// A memory write of this many bytes (DMA data, a write-back, an MSI).
+    Write(u64),
+    /// A completion with this many data bytes.
+    Completion(u64),
 }
 
-/// The timing model: link, engine and host parameters together.
+/// One direction of the link: a single queue that sends what it is given in order, each TLP
+/// taking its wire time, and the DLLPs that the other direction's traffic causes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LinkDir {
+    /// When the last queued byte has left, in ps (fractional, so rounding does not drift).
+    free_at: f64,
+    /// DLLP bytes owed: they go out between TLPs, in idle time when there is some, else they
+    /// delay the next TLP.
+    debt: f64,
+    /// Bytes sent so far, DLLPs included.
+    pub bytes: f64,
+}
+
+/// Which way a TLP goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Way {
+    /// Card to host.
+    Up,
+    /// Host to card.
+    Down,
+}
+
+/// The link with its two directions and the arithmetic of what each TLP costs on the wire.
 #[derive(Debug, Clone)]
-pub struct TimingModel {
-    cfg: TimingConfig,
-    engine: EngineConfig,
+pub(crate) struct Link {
+    cfg: LinkConfig,
+    /// Usable bytes per ps after line coding and SKP ordered sets.
+    rate: f64,
+    framing: u64,
+    up: LinkDir,
+    down: LinkDir,
 }
 
-const PS_PER_NS: f64 = 1000.0;
-
-impl TimingModel {
-    /// A model from its parameters, checked.
-    pub fn new(cfg: TimingConfig, engine: EngineConfig) -> Result<TimingModel> {
-        let l = &cfg.link;
-        if !(1..=5).contains(&l.generation) {
-            return Err(Error::Config(format!(
-                "link generation {}: PCIe generations 1 to 5 are modelled",
-                l.generation
-            )));
+impl Link {
+    pub(crate) fn new(cfg: LinkConfig) -> Link {
+        // Transfer rate per lane in GT/s and the line code's efficiency, per generation.
+        let (gt_s, code, framing) = match cfg.generation {
+            1 => (2.5, 8.0 / 10.0, 2),
+            2 => (5.0, 8.0 / 10.0, 2),
+            3 => (8.0, 128.0 / 130.0, 4),
+            4 => (16.0, 128.0 / 130.0, 4),
+            _ => (32.0, 128.0 / 130.0, 4),
+        };
+        let raw_bytes_per_ns = gt_s * code * f64::from(cfg.lanes) / 8.0;
+        let skp = 4.0 / cfg.skp_interval_symbols;
+        Link {
+            cfg,
+            rate: raw_bytes_per_ns * (1.0 - skp) / PS_PER_NS,
+            framing,
+            up: LinkDir::default(),
+            down: LinkDir::default(),
         }
-        if ![1, 2, 4, 8, 12, 16, 32].contains(&l.lanes) {
-            return Err(Error::Config(format!(
-                "link width x{}: PCIe links have 1, 2, 4, 8, 12, 16 or 32 lanes",
-                l.lanes
-            )));
-        }
-        for (name, v) in [
-            ("max_payload", l.max_payload),
-            ("max_read_request", l.max_read_request),
-        ] {
-            if !v.is_power_of_two() || !(128..=4096).contains(&v) {
-                return Err(Error::Config(format!(
-                    "link {name} = {v}: PCIe allows 128 to 4096 bytes, a power of two"
-                )));
-            }
-        }
-        let rcb = l.read_completion_boundary;
-        if !rcb.is_power_of_two() || rcb < 64 || rcb > l.max_payload {
-            return Err(Error::Config(format!(
-                "link read_completion_boundary = {rcb}: 64 or 128 bytes as PCIe defines it (or a larger power of two up to max_payload for hosts that return larger completions)"
-            )));
-        }
-        let positive = [
-            ("tlps_per_dllp", l.tlps_per_dllp),
-            ("skp_interval_symbols", l.skp_interval_symbols),
-        ];
-        for (name, v) in positive {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(Error::Config(format!(
-                    "link {name} = {v}: must be a positive number"
-                )));
-            }
-        }
-        let non_negative = [
-            ("link round_trip_ns", l.round_trip_ns),
-            (
-                "engine c2h_engine_latency_ns",
-                cfg.engine.c2h_engine_latency_ns,
-            ),
-            ("host submit_ns", cfg.host.submit_ns),
-            ("host complete_ns", cfg.host.complete_ns),
-        ];
-        for (name, v) in non_negative {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(Error::Config(format!("{name} = {v}: must be zero or more")));
-            }
-        }
-        engine.validate()?;
-        Ok(TimingModel { cfg, engine })
     }
 
-    /// The parameters.
-    pub fn config(&self) -> &TimingConfig {
+    /// Raw bandwidth per direction after line coding, in bytes per ns (GB/s).
+    #[cfg(test)]
+    pub(crate) fn raw_gb_per_s(&self) -> f64 {
+        self.rate * PS_PER_NS / (1.0 - 4.0 / self.cfg.skp_interval_symbols)
+    }
+
+    /// The link's parameters.
+    pub(crate) fn config(&self) -> &LinkConfig {
         &self.cfg
     }
 
-    /// The engine's shape.
-    pub fn engine(&self) -> &EngineConfig {
-        &self.engine
-    }
-
-    /// Raw link bandwidth per direction after line encoding, in bytes per ns (GB/s).
-    pub fn link_bytes_per_ns(&self) -> f64 {
-        let l = &self.cfg.link;
-        // Transfer rate per lane in GT/s and the line code's efficiency, per generation.
-        let (gt_s, code) = match l.generation {
-            1 => (2.5, 8.0 / 10.0),
-            2 => (5.0, 8.0 / 10.0),
-            3 => (8.0, 128.0 / 130.0),
-            4 => (16.0, 128.0 / 130.0),
-            _ => (32.0, 128.0 / 130.0),
-        };
-        gt_s * code * f64::from(l.lanes) / 8.0
-    }
-
-    /// Bytes per ns left for TLPs and DLLPs after SKP ordered sets (4 symbols per interval).
-    fn usable_bytes_per_ns(&self) -> f64 {
-        let skp = 4.0 / self.cfg.link.skp_interval_symbols;
-        self.link_bytes_per_ns() * (1.0 - skp)
-    }
-
-    /// Framing bytes per TLP: STP and END symbols on Gen1/2, the 4-byte STP token on Gen3 on.
-    fn framing(&self) -> u64 {
-        if self.cfg.link.generation <= 2 {
-            2
-        } else {
-            4
-        }
-    }
-
-    /// Wire bytes of one TLP with `header` header bytes and `payload` payload bytes, plus its
-    /// share of the acknowledge and flow-control DLLPs that travel the same way.
-    fn tlp_wire_bytes(&self, header: u64, payload: u64) -> f64 {
-        let ecrc = if self.cfg.link.ecrc { wire::ECRC } else { 0 };
-        let tlp = self.framing() + wire::SEQ + header + payload + ecrc + wire::LCRC;
-        tlp as f64 + wire::DLLP as f64 / self.cfg.link.tlps_per_dllp
-    }
-
-    fn wire_ps(&self, bytes: f64) -> f64 {
-        bytes / self.usable_bytes_per_ns() * PS_PER_NS
-    }
-
-    /// Link time in ps of the completions that answer a read of `len` bytes at host address
-    /// `addr`: the data is cut at read completion boundaries.
-    fn completions_ps(&self, addr: u64, len: u64) -> f64 {
-        let rcb = u64::from(self.cfg.link.read_completion_boundary);
-        let mut bytes = 0.0;
-        let mut a = addr;
-        let end = addr + len;
-        while a < end {
-            let n = (end - a).min(rcb - a % rcb);
-            bytes += self.tlp_wire_bytes(wire::HDR_CPL, n);
-            a += n;
-        }
-        self.wire_ps(bytes)
-    }
-
-    /// Link time in ps of the memory writes that carry `len` bytes to host address `addr`.
-    fn writes_ps(&self, addr: u64, len: u64) -> f64 {
-        let hdr = if self.cfg.link.address_64bit {
+    /// Wire bytes of one TLP.
+    pub(crate) fn wire_bytes(&self, tlp: Tlp) -> u64 {
+        let mem_hdr = if self.cfg.address_64bit {
             wire::HDR_MEM64
         } else {
             wire::HDR_MEM32
         };
-        let bytes: f64 = engine::pcie_pieces(addr, len, u64::from(self.cfg.link.max_payload))
-            .into_iter()
-            .map(|n| self.tlp_wire_bytes(hdr, n))
-            .sum();
-        self.wire_ps(bytes)
+        let (header, payload) = match tlp {
+            Tlp::Read => (mem_hdr, 0),
+            Tlp::Write(n) => (mem_hdr, n),
+            Tlp::Completion(n) => (wire::HDR_CPL, n),
+        };
+        let ecrc = if self.cfg.ecrc { wire::ECRC } else { 0 };
+        self.framing + wire::SEQ + header + payload + ecrc + wire::LCRC
     }
 
-    /// Time in ps of `len` bytes on the card's AXI data bus (one beat per `axi_aclk` cycle).
-    fn axi_ps(&self, len: u64) -> f64 {
-        // 250 MHz: the XDMA IP's AXI clock on the reference board (README).
-        const AXI_CYCLE_PS: f64 = 4000.0;
-        let beats = len.div_ceil(u64::from(self.engine.data_bytes));
-        beats as f64 * AXI_CYCLE_PS
-    }
-
-    /// The phases of a transfer around its data, which do not depend on the card: submission,
-    /// the first descriptor fetch, write-back and interrupt, host completion (`data_ps` is 0).
-    pub fn fixed_phases(&self, host_addr: u64, card_addr: u64, len: u64) -> TransferTime {
-        let rtt = self.cfg.link.round_trip_ns * PS_PER_NS;
-        let ndesc = engine::descriptors(host_addr, card_addr, len).len() as u64;
-        let first_block = ndesc.min(wire::DESC_BLOCK);
-        // The first descriptor block is one read: a round trip and its completions.
-        let descriptor = rtt + self.completions_ps(0, first_block * wire::DESCRIPTOR);
-        TransferTime {
-            submit_ps: (self.cfg.host.submit_ns * PS_PER_NS).round() as u64,
-            descriptor_ps: descriptor.round() as u64,
-            data_ps: 0,
-            // Status write-back and the interrupt message are posted writes: half a round trip.
-            completion_ps: (rtt / 2.0).round() as u64,
-            host_complete_ps: (self.cfg.host.complete_ns * PS_PER_NS).round() as u64,
+    fn dir(&mut self, way: Way) -> (&mut LinkDir, &mut LinkDir) {
+        match way {
+            Way::Up => (&mut self.up, &mut self.down),
+            Way::Down => (&mut self.down, &mut self.up),
         }
     }
 
-    /// When the data of an H2C transfer reaches the engine, counted from the start of its data
-    /// phase (after the first descriptor block is in): one entry per memory read of host
-    /// memory, in order, with the bytes of the transfer received once that read's last
-    /// completion has arrived.
-    ///
-    /// The engine keeps at most the channel's read window in flight; each read's completions
-    /// arrive a round trip after it is issued and queue on the downstream link; a read's slot
-    /// frees when its last completion is in. When the data reaches a new block of 32
-    /// descriptors, the engine fetches the next block, whose completions take the same link.
-    pub fn h2c_arrivals(&self, host_addr: u64, card_addr: u64, len: u64) -> Vec<Arrival> {
-        let rtt = self.cfg.link.round_trip_ns * PS_PER_NS;
-        let mrrs = u64::from(self.cfg.link.max_read_request);
-        let descs = engine::descriptors(host_addr, card_addr, len);
-        let window = self.engine.h2c.max_outstanding_reads as usize;
-        let mut out: Vec<Arrival> = Vec::with_capacity(descs.len() * 8);
-        let mut done_ps: Vec<f64> = Vec::with_capacity(descs.len() * 8);
-        let mut link_free = 0.0f64;
-        let mut bytes = 0;
-        for (d, desc) in descs.iter().enumerate() {
-            let block = d as u64 / wire::DESC_BLOCK;
-            if block > 0 && d as u64 % wire::DESC_BLOCK == 0 {
-                // The prefetch of this block was issued a block earlier; its completions take
-                // their turn on the link now.
-                let n = (descs.len() as u64 - d as u64).min(wire::DESC_BLOCK);
-                link_free += self.completions_ps(0, n * wire::DESCRIPTOR);
-            }
-            let mut a = desc.host_addr;
-            for n in engine::pcie_pieces(desc.host_addr, desc.len, mrrs) {
-                let i = done_ps.len();
-                let issue = if i >= window {
-                    done_ps[i - window]
-                } else {
-                    0.0
-                };
-                let start = (issue + rtt).max(link_free);
-                let end = start + self.completions_ps(a, n);
-                link_free = end;
-                done_ps.push(end);
-                a += n;
-                bytes += n;
-                out.push(Arrival {
-                    bytes,
-                    at_ps: end.round() as u64,
-                });
-            }
+    /// Queues `tlp` on the `way` direction at time `at` (never later than the simulation's
+    /// present, so that the queue serves TLPs in the order they became ready); returns when its
+    /// last byte has left, in ps. The acknowledge and flow-control DLLPs it causes take their
+    /// share of the other direction.
+    pub(crate) fn send(&mut self, way: Way, at: Ps, tlp: Tlp) -> Ps {
+        let bytes = self.wire_bytes(tlp) as f64;
+        let dllp = wire::DLLP as f64 / self.cfg.tlps_per_dllp;
+        let rate = self.rate;
+        let (this, other) = self.dir(way);
+        let at = at as f64;
+        // DLLPs owed by this direction went out in whatever idle time it had before `at`;
+        // what did not fit delays this TLP.
+        let idle = (at - this.free_at).max(0.0);
+        let owed = (this.debt - idle * rate).max(0.0);
+        this.debt = 0.0;
+        let start = this.free_at.max(at) + owed / rate;
+        this.free_at = start + bytes / rate;
+        this.bytes += bytes;
+        // The acknowledge and flow-control DLLPs that receiving this TLP causes go the other
+        // way.
+        other.debt += dllp;
+        other.bytes += dllp;
+        this.free_at.ceil() as Ps
+    }
+
+    /// Queues the completions that answer a read of `len` bytes at host address `addr`, cut
+    /// at read completion boundaries, on the downstream direction at `at`; returns each one's
+    /// departure (when its last byte has left) with the bytes of the read it carries.
+    pub(crate) fn completions(&mut self, at: Ps, addr: u64, len: u64) -> Vec<(Ps, u64)> {
+        let rcb = u64::from(self.cfg.read_completion_boundary);
+        let mut out = Vec::with_capacity((len / rcb) as usize + 2);
+        let (mut a, end) = (addr, addr + len);
+        while a < end {
+            let n = (end - a).min(rcb - a % rcb);
+            out.push((self.send(Way::Down, at, Tlp::Completion(n)), n));
+            a += n;
         }
         out
     }
 
-    /// Link time in ps of the memory writes that carry `len` bytes to host address `addr`
-    /// (C2H data on the upstream link).
-    pub fn c2h_writes_ps(&self, addr: u64, len: u64) -> u64 {
-        self.writes_ps(addr, len).round() as u64
+    /// The link's one-way latency in ps.
+    pub(crate) fn flight(&self) -> Ps {
+        ns(self.cfg.flight_ns)
     }
 
-    /// The part of a C2H read round trip outside the card's AXI slave, in ps.
-    pub fn c2h_engine_latency_ps(&self) -> u64 {
-        (self.cfg.engine.c2h_engine_latency_ns * PS_PER_NS).round() as u64
-    }
-
-    /// One link crossing (half the round trip), in ps.
-    pub fn one_way_ps(&self) -> u64 {
-        (self.cfg.link.round_trip_ns * PS_PER_NS / 2.0).round() as u64
-    }
-
-    /// Time in ps of `len` bytes on the card's AXI data bus at one beat per cycle.
-    pub fn axi_bus_ps(&self, len: u64) -> u64 {
-        self.axi_ps(len).round() as u64
+    /// Bytes sent so far on each direction (upstream, downstream), DLLPs included.
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> (f64, f64) {
+        (self.up.bytes, self.down.bytes)
     }
 }
 
@@ -447,75 +427,69 @@ impl TimingModel {
 mod tests {
     use super::*;
 
-    fn model() -> TimingModel {
-        TimingModel::new(TimingConfig::default(), EngineConfig::default()).expect("defaults")
-    }
-
     #[test]
     fn gen2_x8_is_4_gb_per_s_after_encoding() {
-        let m = model();
-        assert!((m.link_bytes_per_ns() - 4.0).abs() < 1e-9);
-        let g3 = TimingModel::new(
-            TimingConfig {
-                link: LinkConfig {
-                    generation: 3,
-                    lanes: 4,
-                    ..LinkConfig::default()
-                },
-                ..TimingConfig::default()
-            },
-            EngineConfig::default(),
-        )
-        .expect("gen3");
-        assert!((g3.link_bytes_per_ns() - 8.0 * 4.0 * 128.0 / 130.0 / 8.0).abs() < 1e-9);
+        let l = Link::new(LinkConfig::default());
+        assert!((l.raw_gb_per_s() - 4.0).abs() < 1e-9);
+        let g3 = Link::new(LinkConfig {
+            generation: 3,
+            lanes: 4,
+            ..LinkConfig::default()
+        });
+        assert!((g3.raw_gb_per_s() - 8.0 * 4.0 * 128.0 / 130.0 / 8.0).abs() < 1e-9);
     }
 
     #[test]
-    fn h2c_data_arrives_in_order_at_the_link_rate() {
-        let m = model();
-        let len = 1 << 20;
-        let a = m.h2c_arrivals(0, 0, len);
-        // One memory read per max read request: 512-byte reads of 4 KiB pages.
-        assert_eq!(a.len() as u64, len / 512);
-        assert!(a
-            .windows(2)
-            .all(|w| w[0].bytes < w[1].bytes && w[0].at_ps <= w[1].at_ps));
-        assert_eq!(a.last().map(|x| x.bytes), Some(len));
-        // The first data needs a round trip; after that the link's completion rate rules:
-        // 128-byte completions carry 128 of 12 + 128 + 8 bytes of TLP, plus DLLP share.
-        assert!(a[0].at_ps >= 500_000);
-        let rate = (len - a[0].bytes) as f64 / (a[a.len() - 1].at_ps - a[0].at_ps) as f64 * 1000.0;
-        let expected = 4.0 * (1.0 - 4.0 / 1359.0) * 128.0 / (2.0 + 2.0 + 12.0 + 128.0 + 4.0 + 2.0);
-        assert!(
-            (rate - expected).abs() / expected < 0.02,
-            "{rate:.3} GB/s, link allows {expected:.3}"
+    fn a_busy_direction_serves_tlps_in_order_at_the_wire_rate() {
+        let mut l = Link::new(LinkConfig::default());
+        // 256-byte writes with 64-bit headers: 2 + 2 + 16 + 256 + 4 = 280 wire bytes each.
+        assert_eq!(l.wire_bytes(Tlp::Write(256)), 280);
+        assert_eq!(l.wire_bytes(Tlp::Completion(128)), 148);
+        assert_eq!(l.wire_bytes(Tlp::Read), 24);
+        let n = 1000u64;
+        let mut end = 0;
+        for _ in 0..n {
+            end = l.send(Way::Up, 0, Tlp::Write(256));
+        }
+        let usable = 4.0 * (1.0 - 4.0 / 1359.0);
+        let expected = (n * 280) as f64 / usable * 1000.0;
+        assert!((end as f64 - expected).abs() < 2.0, "{end} vs {expected}");
+        // The downstream direction carried their acknowledges: 8 / 4 bytes per TLP.
+        assert!((l.bytes().1 - n as f64 * 2.0).abs() < 1e-6);
+        // A TLP ready later than the queue's end starts when it is ready.
+        let later = end + 1_000_000;
+        let t = l.send(Way::Up, later, Tlp::Read);
+        assert_eq!(t, later + (24.0 / usable * 1000.0_f64).ceil() as u64);
+    }
+
+    #[test]
+    fn completions_are_cut_at_the_read_completion_boundary() {
+        let mut l = Link::new(LinkConfig::default());
+        let c = l.completions(0, 0x1f40, 512);
+        assert_eq!(
+            c.iter().map(|x| x.1).collect::<Vec<_>>(),
+            vec![64, 128, 128, 128, 64]
         );
-        // A buffer that starts mid-page needs one more descriptor, hence one more read.
-        assert_eq!(m.h2c_arrivals(100, 0, len).len() as u64, len / 512 + 1);
+        assert!(c.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]
-    fn bad_parameters_are_config_errors() {
+    fn every_field_has_a_range() {
         let bad = |f: fn(&mut TimingConfig)| {
             let mut c = TimingConfig::default();
             f(&mut c);
-            TimingModel::new(c, EngineConfig::default())
-                .expect_err("bad")
-                .kind()
+            let e = c.validate().expect_err("out of range");
+            assert_eq!(e.kind(), xdma_core::ErrorKind::Config);
+            e.to_string()
         };
-        assert_eq!(bad(|c| c.link.generation = 0), xdma_core::ErrorKind::Config);
-        assert_eq!(bad(|c| c.link.lanes = 3), xdma_core::ErrorKind::Config);
-        assert_eq!(
-            bad(|c| c.link.max_payload = 100),
-            xdma_core::ErrorKind::Config
-        );
-        assert_eq!(
-            bad(|c| c.link.tlps_per_dllp = 0.0),
-            xdma_core::ErrorKind::Config
-        );
-        assert_eq!(
-            bad(|c| c.host.submit_ns = f64::NAN),
-            xdma_core::ErrorKind::Config
-        );
+        assert!(TimingConfig::default().validate().is_ok());
+        assert!(bad(|c| c.link.generation = 0).contains("timing.link.generation"));
+        assert!(bad(|c| c.link.lanes = 3).contains("timing.link.lanes"));
+        assert!(bad(|c| c.link.max_payload = 100).contains("timing.link.max_payload"));
+        assert!(bad(|c| c.link.tlps_per_dllp = 0.0).contains("tlps_per_dllp"));
+        assert!(bad(|c| c.link.flight_ns = 1e20).contains("timing.link.flight_ns"));
+        assert!(bad(|c| c.root.read_latency_ns = f64::NAN).contains("read_latency_ns"));
+        assert!(bad(|c| c.host.submit_ns = -1.0).contains("timing.host.submit_ns"));
+        assert!(bad(|c| c.host.turnaround_ns = f64::INFINITY).contains("turnaround_ns"));
     }
 }

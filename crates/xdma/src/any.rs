@@ -2,8 +2,13 @@
 
 // Built with no backend, the enum has no variants and every forwarding method matches nothing,
 // so its arguments go unused.
-#![cfg_attr(not(any(feature = "sim", feature = "hw")), allow(unused_variables))]
+#![cfg_attr(
+    not(any(feature = "sim", feature = "hw")),
+    allow(unused_variables, unreachable_code)
+)]
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use xdma_core::{
@@ -93,41 +98,66 @@ impl Card for Xdma {
     }
 }
 
+/// A backend's future, boxed so that both backends' futures have one type.
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Forwards an async call to the backend in use, creating the backend's future at once: a
+/// backend that submits when the future is created (the simulated card) keeps doing so.
+macro_rules! each_async {
+    ($self:ident, $c:ident => $e:expr) => {{
+        let f: Boxed<'_, _> = match *$self {
+            #[cfg(feature = "sim")]
+            Xdma::Sim(ref $c) => Box::pin($e),
+            #[cfg(all(feature = "hw", target_os = "linux"))]
+            Xdma::Hw(ref $c) => Box::pin($e),
+        };
+        f
+    }};
+}
+
 impl AsyncCard for Xdma {
-    async fn write_mm_async(
+    fn write_mm_async(
         &self,
         channel: usize,
         addr: CardAddr,
         data: DmaBuffer,
-    ) -> BufResult<Transfer> {
-        each!(self, c => c.write_mm_async(channel, addr, data).await)
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
+        each_async!(self, c => c.write_mm_async(channel, addr, data))
     }
-    async fn read_mm_async(
+    fn read_mm_async(
         &self,
         channel: usize,
         addr: CardAddr,
         buf: DmaBuffer,
-    ) -> BufResult<Transfer> {
-        each!(self, c => c.read_mm_async(channel, addr, buf).await)
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
+        each_async!(self, c => c.read_mm_async(channel, addr, buf))
     }
-    async fn send_stream_async(&self, channel: usize, frame: DmaBuffer) -> BufResult<Transfer> {
-        each!(self, c => c.send_stream_async(channel, frame).await)
+    fn send_stream_async(
+        &self,
+        channel: usize,
+        frame: DmaBuffer,
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
+        each_async!(self, c => c.send_stream_async(channel, frame))
     }
-    async fn recv_stream_async(
+    fn recv_stream_async(
         &self,
         channel: usize,
         buf: DmaBuffer,
         timeout: Duration,
-    ) -> BufResult<Transfer> {
-        each!(self, c => c.recv_stream_async(channel, buf, timeout).await)
+    ) -> impl Future<Output = BufResult<Transfer>> + Send {
+        each_async!(self, c => c.recv_stream_async(channel, buf, timeout))
     }
-    async fn read_reg_async(&self, offset: u64) -> Result<u32> {
-        each!(self, c => c.read_reg_async(offset).await)
+    fn read_reg_async(&self, offset: u64) -> impl Future<Output = Result<u32>> + Send {
+        each_async!(self, c => c.read_reg_async(offset))
     }
-    async fn write_reg_async(&self, offset: u64, value: u32) -> Result<()> {
-        each!(self, c => c.write_reg_async(offset, value).await)
+    fn write_reg_async(&self, offset: u64, value: u32) -> impl Future<Output = Result<()>> + Send {
+        each_async!(self, c => c.write_reg_async(offset, value))
     }
-    async fn wait_event_async(&self, event: usize, timeout: Duration) -> Result<u32> {
-        each!(self, c => c.wait_event_async(event, timeout).await)
+    fn wait_event_async(
+        &self,
+        event: usize,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<u32>> + Send {
+        each_async!(self, c => c.wait_event_async(event, timeout))
     }
 }

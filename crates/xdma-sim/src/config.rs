@@ -1,0 +1,185 @@
+//! The simulated card's settings: the `[sim]` section of the configuration, every field with
+//! a range that opening the card checks.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use xdma_core::{BackendKind, ChannelKind, Config, Error, Result};
+
+use crate::engine::EngineConfig;
+use crate::timing::TimingConfig;
+
+/// Channels per direction that one XDMA IP can have.
+pub const MAX_CHANNELS: usize = 4;
+
+/// Settings of the simulated card: the `[sim]` section of the configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimConfig {
+    /// The RTL top that is the card, by name. Default `sim_top` (card_core with the DDR3
+    /// model). A name this build does not have, or a top that is not a card, is a missing
+    /// device.
+    pub top: String,
+    /// The H2C channels of the simulated card, by index, at most 4. Default: 0 memory-mapped
+    /// (the card's `s_axi` write side), 1 stream (`s_axis_h2c0`).
+    pub h2c: Vec<ChannelKind>,
+    /// The C2H channels, at most 4. Default: 0 memory-mapped (`s_axi` read side), 1 and 2
+    /// streams (`m_axis_c2h0`, `m_axis_c2h1`).
+    pub c2h: Vec<ChannelKind>,
+    /// User interrupt lines served as event nodes, 1 to 16 and at most the card's
+    /// `usr_irq_req` bits. Default 1.
+    pub events: usize,
+    /// The XDMA engines' shape and limits.
+    pub engine: EngineConfig,
+    /// The link, root complex and host driver timing.
+    pub timing: TimingConfig,
+    /// How long, in microseconds of simulated time, the card may hold an H2C stream beat
+    /// waiting (TREADY low) before the send fails with a timeout, 1 to 10 000 000. Default
+    /// 1000: far longer than any healthy stall, yet short enough to simulate in seconds.
+    pub stream_stall_limit_us: u64,
+    /// Wall-clock bound on any one call, in seconds, 1 to 86 400; a call that takes longer
+    /// fails with a timeout that says so and its transfer is aborted. Default 600.
+    pub reply_timeout_s: u64,
+    /// Wall-clock time, in milliseconds, that the simulation waits for a handle to make its
+    /// next call before it stops waiting for it, 1 to 600 000 (see `docs/timing-model.md`:
+    /// simulated time is deterministic as long as the host code between two calls of one handle
+    /// runs within this). Default 200.
+    pub host_grace_ms: u64,
+    /// Protocol monitors on every bus of the card. Default true.
+    pub monitors: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            top: "sim_top".into(),
+            h2c: vec![ChannelKind::MemoryMapped, ChannelKind::Stream],
+            c2h: vec![
+                ChannelKind::MemoryMapped,
+                ChannelKind::Stream,
+                ChannelKind::Stream,
+            ],
+            events: 1,
+            engine: EngineConfig::default(),
+            timing: TimingConfig::default(),
+            stream_stall_limit_us: 1000,
+            reply_timeout_s: 600,
+            host_grace_ms: 200,
+            monitors: true,
+        }
+    }
+}
+
+fn int_range(name: &str, v: u64, lo: u64, hi: u64, what: &str) -> Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::Config(format!(
+            "[sim] {name} = {v}: must be {lo} to {hi} ({what})"
+        )))
+    }
+}
+
+impl SimConfig {
+    /// The `[sim]` section of `cfg`, checked.
+    pub fn from_config(cfg: &Config) -> Result<SimConfig> {
+        let s: SimConfig = cfg.section(BackendKind::Sim)?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// A whole configuration for the simulated card with these settings.
+    pub fn into_config(self) -> Result<Config> {
+        let mut cfg = Config::default();
+        cfg.set_section(BackendKind::Sim, &self)?;
+        Ok(cfg)
+    }
+
+    /// Checks every field against its range; the card's own limits (its interrupt lines, its
+    /// stream ports, its bus width) are checked when it is built.
+    pub fn validate(&self) -> Result<()> {
+        for (name, list) in [("h2c", &self.h2c), ("c2h", &self.c2h)] {
+            if list.len() > MAX_CHANNELS {
+                return Err(Error::Config(format!(
+                    "[sim] {name} lists {} channels: an XDMA IP has at most {MAX_CHANNELS} per direction",
+                    list.len()
+                )));
+            }
+        }
+        int_range(
+            "events",
+            self.events as u64,
+            1,
+            16,
+            "usr_irq_req has at most 16 bits",
+        )?;
+        int_range(
+            "stream_stall_limit_us",
+            self.stream_stall_limit_us,
+            1,
+            10_000_000,
+            "microseconds of simulated time",
+        )?;
+        int_range(
+            "reply_timeout_s",
+            self.reply_timeout_s,
+            1,
+            86_400,
+            "seconds of wall-clock time",
+        )?;
+        int_range(
+            "host_grace_ms",
+            self.host_grace_ms,
+            1,
+            600_000,
+            "milliseconds of wall-clock time",
+        )?;
+        self.engine.validate()?;
+        self.timing.validate()
+    }
+
+    /// The wall-clock bound on one call.
+    pub fn reply_timeout(&self) -> Duration {
+        Duration::from_secs(self.reply_timeout_s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_pass_and_every_bound_names_its_field() {
+        assert!(SimConfig::default().validate().is_ok());
+        let bad = |f: fn(&mut SimConfig)| {
+            let mut c = SimConfig::default();
+            f(&mut c);
+            let e = c.validate().expect_err("out of range");
+            assert_eq!(e.kind(), xdma_core::ErrorKind::Config);
+            e.to_string()
+        };
+        assert!(bad(|c| c.reply_timeout_s = 0).contains("reply_timeout_s"));
+        assert!(bad(|c| c.events = 0).contains("events"));
+        assert!(bad(|c| c.events = 17).contains("events"));
+        assert!(bad(|c| c.stream_stall_limit_us = u64::MAX).contains("stream_stall_limit_us"));
+        assert!(bad(|c| c.host_grace_ms = 0).contains("host_grace_ms"));
+        assert!(bad(|c| c.h2c = vec![ChannelKind::Stream; 5]).contains("h2c"));
+        assert!(bad(|c| c.timing.link.flight_ns = 1e20).contains("flight_ns"));
+        assert!(bad(|c| c.engine.c2h_request_ids = 1).contains("c2h_request_ids"));
+    }
+
+    #[test]
+    fn the_section_round_trips_and_rejects_unknown_fields() {
+        let cfg = SimConfig::default().into_config().expect("config");
+        assert_eq!(
+            SimConfig::from_config(&cfg).expect("back"),
+            SimConfig::default()
+        );
+        let bad = Config::from_toml("[sim]\nmemory_size = 8589934592\n").expect("toml");
+        let e = SimConfig::from_config(&bad).expect_err("unknown field");
+        assert!(e.to_string().contains("memory_size"), "{e}");
+        let bad = Config::from_toml("[sim.timing.link]\nflight_ns = 1e20\n").expect("toml");
+        let e = SimConfig::from_config(&bad).expect_err("out of range");
+        assert!(e.to_string().contains("flight_ns"), "{e}");
+    }
+}

@@ -1,0 +1,570 @@
+//! The simulation thread: the card harness and the simulated IP, serving the calls of every
+//! handle in simulated time.
+//!
+//! Simulated time is deterministic because the card's clock advances only through the model,
+//! never through the host's scheduling. Each handle of the card is one host thread of the
+//! model with a clock of its own: a call starts at the handle's clock, which is the end of its
+//! previous call plus the modelled turnaround (`host.turnaround_ns`). The simulation steps the
+//! RTL past a time only once no handle can still make a call that starts before it: a handle
+//! holds the simulation at its clock from its last answer until it calls again (or, for async
+//! calls, until it waits on one), is dropped, or has not called for `host_grace_ms` of wall
+//! time (a thread that waits on something else, such as joining other threads, is then no
+//! longer waited for; its next call starts at the card's time when it arrives).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::time::{Duration, Instant};
+
+use card_harness::CardHarness;
+use xdma_core::{Error, Result};
+
+use crate::bfm;
+use crate::ip::{Answer, Ip, Job, Op, Poll};
+use crate::timing::Ps;
+use crate::LatencyStats;
+
+/// A handle of the card: one host thread of the model.
+pub(crate) type ClientId = u64;
+/// One call.
+pub(crate) type JobId = u64;
+
+/// Where an answer goes.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    Blocking(SyncSender<Result<Answer>>),
+    Async(tokio::sync::oneshot::Sender<Result<Answer>>),
+}
+
+impl Reply {
+    fn send(self, a: Result<Answer>) {
+        // A caller that gave up no longer listens; nothing to do then.
+        match self {
+            Reply::Blocking(s) => {
+                let _ = s.send(a);
+            }
+            Reply::Async(s) => {
+                let _ = s.send(a);
+            }
+        }
+    }
+}
+
+/// The queues calls wait in: the register path, each interrupt line, each channel. Calls on
+/// one lane run one at a time in the order of their start times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Lane {
+    Reg,
+    Event(usize),
+    H2c(usize),
+    C2h(usize),
+}
+
+/// What a handle sends the thread.
+#[derive(Debug)]
+pub(crate) enum Msg {
+    /// A new handle, a clone of `parent`: its clock starts at the parent's.
+    Register { client: ClientId, parent: ClientId },
+    /// A handle dropped.
+    Unregister { client: ClientId },
+    /// A call. `waits` says the caller blocks on it at once (a blocking call).
+    Submit {
+        client: ClientId,
+        job: JobId,
+        lane: Lane,
+        op: Op,
+        reply: Reply,
+        waits: bool,
+    },
+    /// An async caller waits on its calls (a poll returned Pending).
+    Release { client: ClientId },
+    /// A call whose caller gave up.
+    Cancel { client: ClientId, job: JobId },
+    /// The handle's clock.
+    Now {
+        client: ClientId,
+        reply: SyncSender<Ps>,
+    },
+    /// The card-side latencies measured so far.
+    Latency { reply: SyncSender<LatencyStats> },
+}
+
+#[derive(Debug)]
+struct Client {
+    clock: Ps,
+    outstanding: usize,
+    /// The thread waits for this handle before passing its clock.
+    bounded: bool,
+    /// Not heard from for longer than the grace: no longer waited for.
+    stale: bool,
+    since: Instant,
+    seq: u64,
+}
+
+type Key = (Ps, ClientId, u64);
+
+#[derive(Debug)]
+struct Queued {
+    job: JobId,
+    client: ClientId,
+    op: Op,
+    reply: Reply,
+    wall: Instant,
+}
+
+#[derive(Debug, Default)]
+struct LaneState {
+    queue: BTreeMap<Key, Queued>,
+    busy: bool,
+    free_at: Ps,
+}
+
+#[derive(Debug)]
+struct Running {
+    id: JobId,
+    client: ClientId,
+    lane: Lane,
+    job: Job,
+    /// `None` once the caller no longer waits (cancelled or timed out).
+    reply: Option<Reply>,
+    wall: Instant,
+}
+
+/// The state the simulation thread owns.
+pub(crate) struct SimThread {
+    pub(crate) hw: CardHarness,
+    pub(crate) ip: Ip,
+    clients: BTreeMap<ClientId, Client>,
+    lanes: BTreeMap<Lane, LaneState>,
+    where_queued: HashMap<JobId, (Lane, Key)>,
+    running: Vec<Running>,
+    grace: Duration,
+    reply_timeout: Duration,
+    /// Set once the model has failed for good: every call after fails with this.
+    poisoned: Option<String>,
+}
+
+impl std::fmt::Debug for SimThread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimThread")
+            .field("clients", &self.clients.len())
+            .field("running", &self.running.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long shutdown may simulate to let aborted transfers drain, in simulated time.
+const DRAIN_PS: Ps = 1_000_000_000; // 1 ms
+
+impl SimThread {
+    pub(crate) fn new(
+        hw: CardHarness,
+        ip: Ip,
+        grace: Duration,
+        reply_timeout: Duration,
+    ) -> SimThread {
+        let now = hw.env.time_ps();
+        let mut clients = BTreeMap::new();
+        clients.insert(
+            0,
+            Client {
+                clock: now,
+                outstanding: 0,
+                bounded: true,
+                stale: false,
+                since: Instant::now(),
+                seq: 0,
+            },
+        );
+        SimThread {
+            hw,
+            ip,
+            clients,
+            lanes: BTreeMap::new(),
+            where_queued: HashMap::new(),
+            running: Vec::new(),
+            grace,
+            reply_timeout,
+            poisoned: None,
+        }
+    }
+
+    fn now(&self) -> Ps {
+        self.hw.env.time_ps()
+    }
+
+    /// Serves messages until every handle is gone, then drains what is in flight.
+    pub(crate) fn run(mut self, rx: Receiver<Msg>) {
+        let mut edges: u64 = 0;
+        loop {
+            loop {
+                match rx.try_recv() {
+                    Ok(m) => self.handle(m),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return self.shutdown(),
+                }
+            }
+            edges += 1;
+            if edges.is_multiple_of(1024) {
+                self.wall_deadlines();
+            }
+            self.settle();
+            let work = !self.running.is_empty() || self.lanes.values().any(|l| !l.queue.is_empty());
+            if !work {
+                match rx.recv() {
+                    Ok(m) => self.handle(m),
+                    Err(_) => return self.shutdown(),
+                }
+                continue;
+            }
+            let next = self.hw.env.model().next_edges().map_or(Ps::MAX, |(t, _)| t);
+            if next < self.horizon() {
+                self.step();
+                continue;
+            }
+            // A handle may still call before the next edge: wait for it, as long as the grace.
+            let wait = self.grace_left();
+            match rx.recv_timeout(wait) {
+                Ok(m) => self.handle(m),
+                Err(RecvTimeoutError::Timeout) => self.expire(),
+                Err(RecvTimeoutError::Disconnected) => return self.shutdown(),
+            }
+            self.wall_deadlines();
+        }
+    }
+
+    /// The earliest time a handle could still start a call at.
+    fn horizon(&self) -> Ps {
+        self.clients
+            .values()
+            .filter(|c| c.bounded && !c.stale)
+            .map(|c| c.clock)
+            .min()
+            .unwrap_or(Ps::MAX)
+    }
+
+    fn grace_left(&self) -> Duration {
+        let h = self.horizon();
+        self.clients
+            .values()
+            .filter(|c| c.bounded && !c.stale && c.clock == h)
+            .map(|c| self.grace.saturating_sub(c.since.elapsed()))
+            .min()
+            .unwrap_or(Duration::ZERO)
+            .max(Duration::from_micros(100))
+    }
+
+    /// Handles that held the simulation longer than the grace are no longer waited for.
+    fn expire(&mut self) {
+        let grace = self.grace;
+        for c in self.clients.values_mut() {
+            if c.bounded && !c.stale && c.since.elapsed() >= grace {
+                c.stale = true;
+            }
+        }
+    }
+
+    fn handle(&mut self, m: Msg) {
+        let now = self.now();
+        match m {
+            Msg::Register { client, parent } => {
+                let clock = self.clients.get(&parent).map_or(now, |p| p.clock);
+                self.clients.insert(
+                    client,
+                    Client {
+                        clock,
+                        outstanding: 0,
+                        bounded: true,
+                        stale: false,
+                        since: Instant::now(),
+                        seq: 0,
+                    },
+                );
+            }
+            Msg::Unregister { client } => {
+                self.clients.remove(&client);
+            }
+            Msg::Submit {
+                client,
+                job,
+                lane,
+                op,
+                reply,
+                waits,
+            } => {
+                if let Some(p) = &self.poisoned {
+                    reply.send(Err(Error::Backend(p.clone())));
+                    return;
+                }
+                let c = self.clients.entry(client).or_insert(Client {
+                    clock: now,
+                    outstanding: 0,
+                    bounded: false,
+                    stale: true,
+                    since: Instant::now(),
+                    seq: 0,
+                });
+                let stamp = if c.stale { c.clock.max(now) } else { c.clock };
+                c.clock = stamp;
+                c.outstanding += 1;
+                c.seq += 1;
+                c.bounded = !waits;
+                c.stale = false;
+                c.since = Instant::now();
+                let key = (stamp, client, c.seq);
+                self.where_queued.insert(job, (lane, key));
+                self.lanes.entry(lane).or_default().queue.insert(
+                    key,
+                    Queued {
+                        job,
+                        client,
+                        op,
+                        reply,
+                        wall: Instant::now(),
+                    },
+                );
+            }
+            Msg::Release { client } => {
+                if let Some(c) = self.clients.get_mut(&client) {
+                    if c.outstanding > 0 {
+                        c.bounded = false;
+                    }
+                }
+            }
+            Msg::Cancel { client, job } => self.cancel(client, job),
+            Msg::Now { client, reply } => {
+                let t = self.clients.get(&client).map_or(now, |c| c.clock);
+                let _ = reply.send(t);
+            }
+            Msg::Latency { reply } => {
+                let _ = reply.send(self.ip.latency());
+            }
+        }
+    }
+
+    /// A call whose caller gave up: a queued one is dropped, a running one is aborted at the
+    /// caller's time (its own clock while the thread still waits for it, so that the abort
+    /// lands at the same simulated time in every run), and the caller may call again.
+    fn cancel(&mut self, client: ClientId, job: JobId) {
+        let now = self.now();
+        let at = match self.clients.get_mut(&client) {
+            Some(c) => {
+                c.outstanding = c.outstanding.saturating_sub(1);
+                let at = if c.stale { now.max(c.clock) } else { c.clock };
+                c.bounded = true;
+                c.since = Instant::now();
+                at
+            }
+            None => now,
+        };
+        if let Some((lane, key)) = self.where_queued.remove(&job) {
+            if let Some(l) = self.lanes.get_mut(&lane) {
+                l.queue.remove(&key);
+            }
+            return;
+        }
+        if let Some(r) = self.running.iter_mut().find(|r| r.id == job) {
+            r.reply = None;
+            r.job.abort(at);
+        }
+    }
+
+    /// Calls that have run longer than the wall-clock bound fail with a timeout that says so,
+    /// and their transfers are aborted on the card.
+    fn wall_deadlines(&mut self) {
+        let now = self.now();
+        let limit = self.reply_timeout;
+        for r in &mut self.running {
+            if r.reply.is_some() && r.wall.elapsed() > limit {
+                if let Some(reply) = r.reply.take() {
+                    reply.send(Err(Error::Timeout {
+                        what: format!(
+                            "the simulated card to finish this call in wall-clock time (sim.reply_timeout_s; the card had simulated up to {:.3} ms of its time); the call was cancelled and its transfer aborted on the card, so the next call finds the buses idle; raise sim.reply_timeout_s for calls that need longer",
+                            now as f64 / 1e9
+                        ),
+                        after: limit,
+                    }));
+                }
+                r.job.abort(now);
+            }
+        }
+        for l in self.lanes.values_mut() {
+            let late: Vec<Key> = l
+                .queue
+                .iter()
+                .filter(|(_, q)| q.wall.elapsed() > limit)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in late {
+                if let Some(q) = l.queue.remove(&k) {
+                    self.where_queued.remove(&q.job);
+                    q.reply.send(Err(Error::Timeout {
+                        what: "the simulated card to start this call in wall-clock time (sim.reply_timeout_s): the calls ahead of it on its channel did not finish; it was dropped before it started".into(),
+                        after: limit,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// Starts what may start and polls what runs at the present instant, until nothing more
+    /// changes.
+    fn settle(&mut self) {
+        let now = self.now();
+        let irqs = self.hw.take_irqs();
+        self.ip.advance(irqs, now);
+        loop {
+            let mut changed = self.start_jobs(now);
+            let mut i = 0;
+            while i < self.running.len() {
+                let p = self.running[i].job.poll(&mut self.ip, &mut self.hw, now);
+                match p {
+                    Poll::Pending => i += 1,
+                    Poll::Done {
+                        end,
+                        free_at,
+                        answer,
+                    } => {
+                        let r = self.running.remove(i);
+                        self.finish(r, end, free_at, answer);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Starts the head of every lane whose engine is free, once its start time has come.
+    fn start_jobs(&mut self, now: Ps) -> bool {
+        let mut started = false;
+        for (&lane, l) in self.lanes.iter_mut() {
+            if l.busy {
+                continue;
+            }
+            let Some((&key, _)) = l.queue.first_key_value() else {
+                continue;
+            };
+            if key.0 > now {
+                continue;
+            }
+            let Some((_, q)) = l.queue.pop_first() else {
+                continue;
+            };
+            self.where_queued.remove(&q.job);
+            let job = Job::new(&self.ip, q.op, key.0, l.free_at);
+            l.busy = true;
+            self.running.push(Running {
+                id: q.job,
+                client: q.client,
+                lane,
+                job,
+                reply: Some(q.reply),
+                wall: q.wall,
+            });
+            started = true;
+        }
+        started
+    }
+
+    fn finish(&mut self, r: Running, end: Ps, free_at: Ps, answer: Result<Answer>) {
+        if let Some(l) = self.lanes.get_mut(&r.lane) {
+            l.busy = false;
+            l.free_at = free_at;
+        }
+        let Some(reply) = r.reply else {
+            return;
+        };
+        let turnaround = self.ip.costs.turnaround;
+        if let Some(c) = self.clients.get_mut(&r.client) {
+            c.outstanding = c.outstanding.saturating_sub(1);
+            c.clock = c.clock.max(end.saturating_add(turnaround));
+            c.bounded = true;
+            c.stale = false;
+            c.since = Instant::now();
+        }
+        reply.send(answer);
+    }
+
+    /// Advances the model one edge instant. A protocol violation fails the calls on that
+    /// bus; the environment finished the instant, so the others go on. Any other error (the
+    /// RTL stopped) fails every call, now and later.
+    fn step(&mut self) {
+        let Err(e) = self.hw.env.step() else {
+            return;
+        };
+        let now = self.now();
+        if let Some(bus) = e.violation().map(|v| v.bus.clone()) {
+            let mut first = Some(bfm(e));
+            let mut i = 0;
+            while i < self.running.len() {
+                if self.running[i].job.bus(&self.hw) == bus {
+                    let mut r = self.running.remove(i);
+                    r.job.quiet(&mut self.hw);
+                    let err = first.take().unwrap_or_else(|| {
+                        Error::Backend(format!(
+                            "simulated card: an earlier protocol violation on `{bus}` failed this transfer too"
+                        ))
+                    });
+                    self.finish(r, now, now, Err(err));
+                } else {
+                    i += 1;
+                }
+            }
+            return;
+        }
+        let text = format!("the simulated card stopped: {e}; open a new card");
+        self.poisoned = Some(text.clone());
+        let mut first = Some(bfm(e));
+        for mut r in std::mem::take(&mut self.running) {
+            r.job.quiet(&mut self.hw);
+            let err = first.take().unwrap_or_else(|| Error::Backend(text.clone()));
+            self.finish(r, now, now, Err(err));
+        }
+        for l in self.lanes.values_mut() {
+            for (_, q) in std::mem::take(&mut l.queue) {
+                q.reply.send(Err(Error::Backend(text.clone())));
+            }
+        }
+        self.where_queued.clear();
+    }
+
+    /// Every handle is gone: queued calls are dropped, running ones aborted and given a
+    /// bounded stretch of simulated time to leave the buses idle.
+    fn shutdown(mut self) {
+        for l in self.lanes.values_mut() {
+            for (_, q) in std::mem::take(&mut l.queue) {
+                q.reply
+                    .send(Err(Error::Backend("the simulated card was closed".into())));
+            }
+        }
+        let now = self.now();
+        for r in &mut self.running {
+            if let Some(reply) = r.reply.take() {
+                reply.send(Err(Error::Backend(
+                    "the simulated card was closed while this call ran".into(),
+                )));
+            }
+            r.job.abort(now);
+        }
+        // Nobody calls any more: nothing holds the simulation back.
+        self.clients.clear();
+        let until = now.saturating_add(DRAIN_PS);
+        let started = Instant::now();
+        while !self.running.is_empty()
+            && self.poisoned.is_none()
+            && self.now() < until
+            && started.elapsed() < Duration::from_secs(5)
+        {
+            self.settle();
+            if self.running.is_empty() {
+                break;
+            }
+            self.step();
+        }
+        for mut r in std::mem::take(&mut self.running) {
+            r.job.quiet(&mut self.hw);
+        }
+    }
+}
