@@ -579,6 +579,7 @@ pub(crate) struct Wait {
     stamp: Ps,
     deadline: Ps,
     timeout: Duration,
+    abort_at: Option<Ps>,
 }
 
 /// A job: one call as the IP and the driver carry it out.
@@ -684,6 +685,7 @@ impl Job {
                 stamp,
                 deadline: stamp.saturating_add(dur_ps(timeout)),
                 timeout,
+                abort_at: None,
             }),
             Op::WriteMm {
                 ch,
@@ -797,7 +799,9 @@ impl Job {
             Job::Read(j) => &mut j.abort_at,
             Job::Send(j) => &mut j.abort_at,
             Job::Recv(j) => &mut j.abort_at,
-            Job::Reg(_) | Job::Wait(_) => return,
+            Job::Wait(j) => &mut j.abort_at,
+            // A register access is one AXI-Lite transaction: it finishes on its own.
+            Job::Reg(_) => return,
         };
         *slot = Some(slot.map_or(at, |t| t.min(at)));
     }
@@ -921,6 +925,10 @@ impl Reg {
 
 impl Wait {
     fn poll(&mut self, ip: &mut Ip, now: Ps) -> Poll {
+        if aborted(self.abort_at, now) {
+            // The read of the event node is interrupted; interrupts stay latched.
+            return drained(now);
+        }
         let c = ip.costs;
         let Some(q) = ip.latched.get_mut(self.event) else {
             return Poll::at(
