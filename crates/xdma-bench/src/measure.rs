@@ -56,16 +56,24 @@ pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
         .collect()
 }
 
-type CallFut<'a> = Pin<Box<dyn Future<Output = BufResult<Transfer>> + Send + 'a>>;
+pub(crate) type CallFut<'a> = Pin<Box<dyn Future<Output = BufResult<Transfer>> + Send + 'a>>;
 
 /// Futures in flight on one channel, polled together (so that a backend that submits on the
 /// first poll submits them all at once) and answered in order.
-struct InOrder<'a> {
+pub(crate) struct InOrder<'a> {
     q: VecDeque<(CallFut<'a>, Option<BufResult<Transfer>>)>,
 }
 
 impl<'a> InOrder<'a> {
-    fn push(&mut self, f: CallFut<'a>) {
+    pub(crate) fn new() -> InOrder<'a> {
+        InOrder { q: VecDeque::new() }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub(crate) fn push(&mut self, f: CallFut<'a>) {
         self.q.push_back((f, None));
     }
 
@@ -81,7 +89,7 @@ impl<'a> InOrder<'a> {
     }
 
     /// The oldest call's answer.
-    async fn next(&mut self) -> Option<BufResult<Transfer>> {
+    pub(crate) async fn next(&mut self) -> Option<BufResult<Transfer>> {
         std::future::poll_fn(|cx| {
             self.kick(cx);
             match self.q.front_mut() {
@@ -156,11 +164,11 @@ pub async fn back_to_back<C: AsyncCard + Card>(
     let mut free: Vec<DmaBuffer> = (0..depth)
         .map(|_| DmaBuffer::from_slice(&data))
         .collect::<Result<_>>()?;
-    let mut inflight = InOrder { q: VecDeque::new() };
+    let mut inflight = InOrder::new();
     let (mut issued, mut prev_end) = (0, None::<u64>);
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
-        while issued < total && inflight.q.len() < depth {
+        while issued < total && inflight.len() < depth {
             let buf = free
                 .pop()
                 .ok_or_else(|| Error::Backend("no free buffer".into()))?;

@@ -37,7 +37,10 @@ impl Jitter {
         if self.0 == 0 {
             return;
         }
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
         std::thread::sleep(Duration::from_micros((self.0 >> 33) % 4000));
     }
 }
@@ -50,7 +53,8 @@ impl Jitter {
 fn program(jitter: bool) -> Vec<(String, u64, u64)> {
     let card = SimCard::open_with(&SimConfig::default()).expect("open");
     let reg = |r: u32| u64::from(r);
-    card.write_reg(reg(regs::SRC0_FRAME_LEN), 1024).expect("frame length");
+    card.write_reg(reg(regs::SRC0_FRAME_LEN), 1024)
+        .expect("frame length");
     card.write_reg(
         reg(regs::CONTROL),
         (regs::control::MODE_GEN | regs::control::CH0_EN_MASK) as u32,
@@ -67,8 +71,8 @@ fn program(jitter: bool) -> Vec<(String, u64, u64)> {
             let mut j = Jitter(seed(1));
             for k in 0..6usize {
                 j.pause();
-                let data = DmaBuffer::from_slice(&pattern((k + 1) * 16 << 10, k as u32))
-                    .expect("data");
+                let data =
+                    DmaBuffer::from_slice(&pattern((k + 1) * 16 << 10, k as u32)).expect("data");
                 let t = c.write_mm(0, CardAddr(0x10_0000), &data).expect("write");
                 record(&l, "writer", t.start_ps, t.end_ps);
             }
@@ -133,7 +137,10 @@ fn simulated_time_does_not_depend_on_host_scheduling() {
     let jittered = program(true);
     assert_eq!(calm.len(), 6 + 6 + 8 + 4 + 5 + 1);
     for (a, b) in calm.iter().zip(&jittered) {
-        assert_eq!(a, b, "the same call started or ended at another simulated time");
+        assert_eq!(
+            a, b,
+            "the same call started or ended at another simulated time"
+        );
     }
     assert_eq!(calm, jittered);
     // The actors did run at once: the writer's and the reader's transfers overlap.
@@ -142,7 +149,10 @@ fn simulated_time_does_not_depend_on_host_scheduling() {
         (v[0].1, v[v.len() - 1].2)
     };
     let (w, r) = (span("writer"), span("reader"));
-    assert!(w.0 < r.1 && r.0 < w.1, "writer {w:?} and reader {r:?} overlap");
+    assert!(
+        w.0 < r.1 && r.0 < w.1,
+        "writer {w:?} and reader {r:?} overlap"
+    );
 }
 
 #[test]
@@ -251,7 +261,9 @@ fn values_out_of_range_are_refused_naming_the_field() {
     let cases: &[(&str, fn(&mut SimConfig))] = &[
         ("timing.link.flight_ns", |c| c.timing.link.flight_ns = 1e20),
         ("reply_timeout_s", |c| c.reply_timeout_s = 0),
-        ("timing.host.submit_ns", |c| c.timing.host.submit_ns = f64::NAN),
+        ("timing.host.submit_ns", |c| {
+            c.timing.host.submit_ns = f64::NAN
+        }),
         ("timing.root.read_latency_ns", |c| {
             c.timing.root.read_latency_ns = -1.0
         }),
