@@ -101,16 +101,48 @@ impl Stat {
     }
 }
 
+/// Request slots (request IDs, tags) held from their request until a release point, freed in
+/// order: the one piece of logic behind every window of outstanding requests the IP keeps.
+#[derive(Debug)]
+struct Slots<K> {
+    cap: usize,
+    held: VecDeque<K>,
+}
+
+impl<K: PartialOrd + Copy> Slots<K> {
+    fn new(cap: u32) -> Slots<K> {
+        Slots {
+            cap: cap as usize,
+            held: VecDeque::with_capacity(cap as usize),
+        }
+    }
+
+    /// Frees the slots whose release point is at or before `at`.
+    fn free_upto(&mut self, at: K) {
+        while self.held.front().is_some_and(|&k| k <= at) {
+            self.held.pop_front();
+        }
+    }
+
+    /// Whether a slot is free, with `pending` more slots taken whose release is not known yet.
+    fn has_room(&self, pending: usize) -> bool {
+        self.held.len() + pending < self.cap
+    }
+
+    /// Holds a slot until `until` (release points come in order).
+    fn hold(&mut self, until: K) {
+        self.held.push_back(until);
+    }
+}
+
 /// The IP's state that all channels share.
 #[derive(Debug)]
 pub(crate) struct Ip {
     pub link: Link,
     pub costs: Costs,
     pub engine: EngineConfig,
-    /// Free PCIe tags.
-    tags: u32,
-    /// When tags in use come free (the last completion of their read has arrived).
-    tag_frees: Vec<Ps>,
+    /// PCIe tags in use, each until the last completion of its read has arrived.
+    tags: Slots<Ps>,
     /// User interrupts on their way to the driver: (bit, when the driver has it).
     irq_in_flight: VecDeque<(u32, Ps)>,
     /// User interrupts the driver holds for each event node, with when it got them.
@@ -132,8 +164,7 @@ impl Ip {
             link: Link::new(t.link),
             costs: Costs::new(t),
             engine,
-            tags: engine.pcie_tags,
-            tag_frees: Vec::new(),
+            tags: Slots::new(engine.pcie_tags),
             irq_in_flight: VecDeque::new(),
             latched: vec![VecDeque::new(); events],
             leftovers: vec![VecDeque::new(); c2h_ports],
@@ -146,9 +177,7 @@ impl Ip {
     /// completed come free, and acknowledged user interrupts travel to the driver as MSI
     /// messages.
     pub(crate) fn advance(&mut self, irqs: Vec<IrqEvent>, now: Ps) {
-        let before = self.tag_frees.len();
-        self.tag_frees.retain(|&t| t > now);
-        self.tags += (before - self.tag_frees.len()) as u32;
+        self.tags.free_upto(now);
         for e in irqs {
             let sent = self.link.send(Way::Up, e.time_ps, Tlp::Write(MSI_BYTES));
             let at_driver = sent + self.link.flight() + self.costs.irq;
@@ -165,20 +194,14 @@ impl Ip {
         }
     }
 
-    /// Takes a tag for a non-posted request, if one is free.
-    fn take_tag(&mut self) -> bool {
-        if self.tags == 0 {
-            return false;
+    /// A memory read of `len` bytes at host address `host`, issued at `at` if a tag is free:
+    /// the request goes up, the root complex answers after its read latency, the completions
+    /// come down. Returns each completion's arrival at the card with the bytes it carries;
+    /// the tag is held until the last one is in.
+    fn host_read(&mut self, at: Ps, host: u64, len: u64) -> Option<Vec<(Ps, u64)>> {
+        if !self.tags.has_room(0) {
+            return None;
         }
-        self.tags -= 1;
-        true
-    }
-
-    /// A memory read of `len` bytes at host address `host`, issued at `at`: the request goes
-    /// up, the root complex answers after its read latency, the completions come down. Returns
-    /// each completion's arrival at the card with the bytes it carries, and frees the tag once
-    /// the last one is in.
-    fn host_read(&mut self, at: Ps, host: u64, len: u64) -> Vec<(Ps, u64)> {
         let flight = self.link.flight();
         let sent = self.link.send(Way::Up, at, Tlp::Read);
         let answer = sent + flight + self.costs.root_read;
@@ -188,9 +211,8 @@ impl Ip {
             .into_iter()
             .map(|(t, n)| (t + flight, n))
             .collect();
-        self.tag_frees
-            .push(out.last().map_or(answer + flight, |l| l.0));
-        out
+        self.tags.hold(out.last().map_or(answer + flight, |l| l.0));
+        Some(out)
     }
 
     /// The card-side latencies measured so far.
@@ -289,12 +311,13 @@ impl Descs {
 
     /// Issues block `b`'s fetch at `at` if it is not issued yet and a tag is free.
     fn fetch(&mut self, ip: &mut Ip, b: usize, at: Ps) {
-        if b >= self.sizes.len() || self.ready_at[b].is_some() || !ip.take_tag() {
+        if b >= self.sizes.len() || self.ready_at[b].is_some() {
             return;
         }
         let bytes = self.sizes[b] * DESCRIPTOR_BYTES;
-        let cpls = ip.host_read(at, RING_ADDR + b as u64 * 1024, bytes);
-        self.ready_at[b] = Some(cpls.last().map_or(at, |c| c.0));
+        if let Some(cpls) = ip.host_read(at, RING_ADDR + b as u64 * 1024, bytes) {
+            self.ready_at[b] = Some(cpls.last().map_or(at, |c| c.0));
+        }
     }
 
     /// Whether block `b` is in the engine at `now`.
@@ -419,8 +442,9 @@ struct ReadReq {
 struct HostReads {
     reqs: Vec<ReadReq>,
     next: usize,
-    /// Requests whose IDs are held, oldest first: (request index, end offset).
-    held: VecDeque<(usize, u64)>,
+    /// The channel's request IDs, each held until the card has taken its bytes (the end
+    /// offset of the request's bytes in the transfer).
+    ids: Slots<u64>,
     /// Completion arrivals still to come: (time, end offset of the transfer's bytes so far).
     arrivals: VecDeque<(Ps, u64)>,
     /// Bytes of the transfer in the engine.
@@ -448,7 +472,7 @@ impl HostReads {
         HostReads {
             reqs,
             next: 0,
-            held: VecDeque::new(),
+            ids: Slots::new(ip.engine.h2c_request_ids),
             arrivals: VecDeque::new(),
             arrived: 0,
         }
@@ -457,25 +481,23 @@ impl HostReads {
     /// Frees the IDs of requests whose bytes the card has taken (`consumed` from the start),
     /// issues what the IDs, tags and descriptors allow at `now`, and counts what has arrived.
     fn poll(&mut self, ip: &mut Ip, descs: &mut Descs, consumed: u64, stop: bool, now: Ps) {
-        while self.held.front().is_some_and(|&(_, end)| end <= consumed) {
-            self.held.pop_front();
-        }
+        self.ids.free_upto(consumed);
         while !stop && self.next < self.reqs.len() {
             let r = self.reqs[self.next];
             // The next block's descriptors are fetched one block ahead.
             descs.fetch(ip, r.block + 1, now);
-            if self.held.len() >= ip.engine.h2c_request_ids as usize || !descs.ready(r.block, now) {
+            if !self.ids.has_room(0) || !descs.ready(r.block, now) {
                 break;
             }
-            if !ip.take_tag() {
+            let Some(cpls) = ip.host_read(now, r.host, r.len) else {
                 break;
-            }
+            };
             let mut end = r.off;
-            for (t, n) in ip.host_read(now, r.host, r.len) {
+            for (t, n) in cpls {
                 end += n;
                 self.arrivals.push_back((t, end));
             }
-            self.held.push_back((self.next, r.off + r.len));
+            self.ids.hold(r.off + r.len);
             self.next += 1;
         }
         while let Some(&(t, end)) = self.arrivals.front() {
@@ -523,8 +545,9 @@ pub(crate) struct MmRead {
     next: usize,
     /// Bursts on the bus, in issue order: handle, index, issue time.
     in_flight: VecDeque<(TxnId, usize, Ps)>,
-    /// When each held request ID comes free (its write acknowledged).
-    ids: VecDeque<Ps>,
+    /// The channel's request IDs: those whose write has gone, each held until it is
+    /// acknowledged (the bursts still on the bus hold one each as well).
+    ids: Slots<Ps>,
     last_write: Ps,
     failed: Option<Error>,
     abort_at: Option<Ps>,
@@ -737,7 +760,7 @@ impl Job {
                     bursts,
                     next: 0,
                     in_flight: VecDeque::new(),
-                    ids: VecDeque::new(),
+                    ids: Slots::new(e.c2h_request_ids),
                     last_write: 0,
                     failed: None,
                     abort_at: None,
@@ -1045,14 +1068,11 @@ impl MmRead {
         if !self.life.before_data(ip, &mut self.descs, now) {
             return if stop { drained(now) } else { Poll::Pending };
         }
-        while self.ids.front().is_some_and(|&t| t <= now) {
-            self.ids.pop_front();
-        }
-        let window = ip.engine.c2h_request_ids as usize;
+        self.ids.free_upto(now);
         while !stop && self.next < self.bursts.len() {
             let b = self.block_of[self.next];
             self.descs.fetch(ip, b + 1, now);
-            if self.ids.len() + self.in_flight.len() >= window || !self.descs.ready(b, now) {
+            if !self.ids.has_room(self.in_flight.len()) || !self.descs.ready(b, now) {
                 break;
             }
             match hw.dma.start_read_burst(self.bursts[self.next].burst) {
@@ -1102,7 +1122,7 @@ impl MmRead {
                 self.last_write = self.last_write.max(sent);
                 acked = acked.max(sent + flight + ip.costs.root_ack + flight);
             }
-            self.ids.push_back(acked);
+            self.ids.hold(acked);
         }
         if !self.in_flight.is_empty() {
             return Poll::Pending;
