@@ -219,3 +219,57 @@ fn tempfile_dir() -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
+
+/// The crates of the simulated world and the driver's: none may be a dependency of the host API
+/// crate, and the facade may have them only behind a feature.
+const BACKEND_CRATES: &[&str] = &[
+    "card-sim",
+    "axi-bfm",
+    "card-harness",
+    "xdma-sim",
+    "xdma-hw",
+    "verilator-find",
+];
+
+/// A crate's `[dependencies]`: (name, optional).
+fn dependencies(manifest: &Path) -> Vec<(String, bool)> {
+    let doc: toml::Table = toml::from_str(&read(manifest)).expect("a manifest parses");
+    doc.get("dependencies")
+        .and_then(|d| d.as_table())
+        .map(|t| {
+            t.iter()
+                .map(|(name, spec)| {
+                    let optional = spec
+                        .get("optional")
+                        .and_then(toml::Value::as_bool)
+                        .unwrap_or(false);
+                    (name.clone(), optional)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_host_api_knows_no_backend() {
+    let core = dependencies(&root().join("crates/xdma-core/Cargo.toml"));
+    let bad: Vec<&String> = core
+        .iter()
+        .map(|(n, _)| n)
+        .filter(|n| BACKEND_CRATES.contains(&n.as_str()))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "xdma-core must build without a simulator or a driver, but depends on {bad:?}"
+    );
+    let facade = dependencies(&root().join("crates/xdma/Cargo.toml"));
+    let bad: Vec<&String> = facade
+        .iter()
+        .filter(|(n, optional)| BACKEND_CRATES.contains(&n.as_str()) && !optional)
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "xdma may depend on a backend only behind a feature, but always depends on {bad:?}"
+    );
+}
