@@ -45,7 +45,9 @@
  *   a burst that follows one of the same direction starts one idle cycle after its last beat.
  * - Not modelled: tCCD beyond one column per cycle, ZQ calibration, reordering of requests
  *   within a direction (MIG's bank machines may serve reads out of order; the model keeps AR
- *   order), command slots within a ui cycle.
+ *   order), command slots within a ui cycle (MIG's own tRTP counter comes to 3 because of
+ *   them), and the limit that MIG's bank machines put on how far ahead rows are opened (the
+ *   model looks as far ahead as its queues, a little optimistic for random traffic).
  *
  * Converting DDR3 timing to ui cycles: one ui cycle is 4 tCK (4:1), and MIG places at most one
  * row and one column command in each ui cycle, so a spacing of n tCK between two commands is
