@@ -1,6 +1,6 @@
 /*
- * Simulation-only model of a DDR3 SDRAM behind a Xilinx MIG controller, seen from its AXI4
- * slave port (the user side, ui_clk domain).
+ * Simulation-only model of a DDR3 SDRAM behind a Xilinx MIG 7-series controller, seen from
+ * its AXI4 slave port (the user side, ui_clk domain).
  *
  * Storage lives in C++ (sim/cpp/ddr3_mem.cpp) behind DPI-C, in sparse 64 KiB pages allocated
  * on first write, so the full address space (2 GiB by default) costs only what a test touches.
@@ -8,40 +8,73 @@
  * the backdoor functions that docs/ddr3-model.md lists. Unwritten memory reads as zero.
  *
  * Timing (all in clk cycles, i.e. MIG ui_clk cycles):
- * - Bursts are served one at a time, in the order the scheduler picks them: reads and writes
- *   alternate when both are waiting, and a refresh that is due goes first.
- * - Each beat (DATA_WIDTH bits = one BL8 burst of the 64-bit DDR3 bus at 4:1) is one column
- *   command, at most one per cycle. Its bank and row come from the address, mapped
- *   row-bank-column as MIG's default: byte = {row, bank, column, BUS_BYTES_LOG2 bits}.
- * - Open-page policy: a row stays open until a conflict or a refresh closes it.
+ * - A read context and a write context each hold one burst, taken from the AR and AW queues in
+ *   order; a context that finishes a burst takes the next one in the following cycle. Every
+ *   beat (DATA_WIDTH bits = one BL8 burst of the 64-bit DDR3 bus at 4:1) is one column
+ *   command, at most one per cycle, and an arbiter picks which context issues the next one.
+ * - Read/write arbitration follows MIG's AXI shim with its default scheme (RD_PRI_REG): the
+ *   direction that gets the command slot holds it while it has beats to issue, also across
+ *   burst boundaries while more bursts of that direction are queued, until it has issued
+ *   HOLD_BEATS beats (then it yields at the next burst boundary) or has had no beat ready for
+ *   HOLD_IDLE cycles (write data not yet arrived, read data buffer full). When no direction
+ *   holds, a read goes first. A write beat is ready when its data is in the write buffer, a
+ *   read beat when the read data pipeline has room; a refresh that is due stops both contexts
+ *   from taking new bursts and goes once both are between bursts.
+ * - Bank and row come from the address, mapped row-bank-column as MIG's default:
+ *   byte = {row, bank, column, BUS_BYTES_LOG2 bits}. Open-page policy: a row stays open until a
+ *   conflict or a refresh closes it.
  *     row hit       the column command waits for nothing but the bank's tRCD;
- *     closed bank   ACT now, column command T_RCD later;
- *     row conflict  PRE once T_RAS after the ACT (and T_WR after the last write) have passed,
- *                   ACT T_RP later, column command T_RCD after that.
- *   Commands to other banks are not overlapped with a miss (no look-ahead), so random
- *   traffic is somewhat slower than on MIG; a stream of row hits moves one beat per cycle.
+ *     closed bank   ACT, column command T_RCD later;
+ *     row conflict  PRE once T_RAS after the ACT, T_WR after the last write and T_RTP after
+ *                   the last read of the bank have passed, ACT T_RP later, column T_RCD later.
+ *   The ACT of a burst's row may go as early as the cycle after the burst's address handshake,
+ *   as MIG's bank machines open rows ahead of their column commands, but never closer than
+ *   T_RRD to the previous ACT, nor within T_FAW of the fourth ACT before it, nor before the
+ *   end of a refresh. So a miss behind other traffic can cost nothing, and an idle one costs
+ *   what the list says.
+ * - Bus turnaround: a read column command comes at least T_WTR after the last write column
+ *   command and a write at least T_RTW after the last read (one rank, so always the same rank).
  * - Read data leaves CL + CTRL_LAT cycles after its column command; CTRL_LAT stands for MIG's
  *   AXI shim, controller queue and PHY.
- * - Refresh: every T_REFI cycles a refresh becomes due; at the next burst boundary all open
- *   banks are precharged (after their T_RAS/T_WR), T_RP later REF occupies the device for
- *   T_RFC cycles, and every bank is closed afterwards.
+ * - Refresh: every T_REFI cycles a refresh becomes due; all open banks are precharged (after
+ *   their T_RAS/T_WR/T_RTP), T_RP later REF occupies the device for T_RFC cycles, and every
+ *   bank is closed afterwards.
  * - Fixed overhead of the model itself: a read burst whose AR handshake is at edge N issues
  *   its first column command at edge N+1 when nothing is in the way, so a row hit's first
  *   beat is valid after edge N+1+CL+CTRL_LAT (R handshake at N+2+CL+CTRL_LAT at the soonest);
- *   a burst behind a busy scheduler starts one idle cycle after the previous one's last beat.
- * - Not modelled: tRRD, tFAW, tWTR, tRTP, tCCD beyond one column per cycle, ZQ calibration,
- *   read/write reordering.
+ *   a burst that follows one of the same direction starts one idle cycle after its last beat.
+ * - Not modelled: tCCD beyond one column per cycle, ZQ calibration, reordering of requests
+ *   within a direction (MIG's bank machines may serve reads out of order; the model keeps AR
+ *   order), command slots within a ui cycle (MIG's own tRTP counter comes to 3 because of
+ *   them), and the limit that MIG's bank machines put on how far ahead rows are opened (the
+ *   model looks as far ahead as its queues, a little optimistic for random traffic).
+ *
+ * Converting DDR3 timing to ui cycles: one ui cycle is 4 tCK (4:1), and MIG places at most one
+ * row and one column command in each ui cycle, so a spacing of n tCK between two commands is
+ * met from ceil(n/4) ui cycles on, as MIG's rank and bank machines count it.
  *
  * Protocol: INCR bursts of full-width beats only (what MIG's AXI shim sees from SmartConnect
  * and from axi_mm_path); anything else stops the simulation with $error, as does a WLAST that
- * disagrees with AWLEN. Responses are always OKAY. R data returns in AR order, B in AW order.
+ * disagrees with AWLEN. Responses are always OKAY. R data returns in AR order, B in AW order;
+ * a read and a write may be served in either order (AXI orders neither against the other).
  *
- * Default timing: DDR3-1600 (tCK 1.25 ns, 11-11-11) at MIG 4:1, ui_clk 200 MHz (5 ns):
- *   CL    = 11 tCK = 13.75 ns -> 2.75 -> 3 ui cycles
- *   T_RCD = 13.75 ns -> 3,  T_RP = 13.75 ns -> 3,  T_RAS = 35 ns -> 7
- *   T_WR  = CWL 8 tCK + BL8/2 4 tCK + tWR 15 ns (12 tCK) = 24 tCK = 30 ns -> 6
- *   T_RFC = 160 ns (2 Gb devices: 2 GiB as 8 x8 chips) -> 32
+ * Default timing: DDR3-1600K (tCK 1.25 ns, 11-11-11, CWL 8), 2 Gb x8 devices (1 KiB page),
+ * at MIG 4:1, ui_clk 200 MHz (5 ns):
+ *   CL     = 11 tCK = 13.75 ns -> 2.75 -> 3 ui cycles
+ *   T_RCD  = 13.75 ns -> 3,  T_RP = 13.75 ns -> 3,  T_RAS = 35 ns -> 7
+ *   T_WR   = CWL 8 tCK + BL8/2 4 tCK + tWR 15 ns (12 tCK) = 24 tCK = 30 ns -> 6
+ *   T_RTP  = tRTP max(4 tCK, 7.5 ns) = 6 tCK -> 2
+ *   T_WTR  = CWL 8 + BL8/2 4 + tWTR max(4 tCK, 7.5 ns) 6 = 18 tCK (write to read command) -> 5
+ *   T_RTW  = CL 11 + BL8/2 4 + 2 tCK bus turnaround - CWL 8 = 9 tCK (JEDEC RL + tCCD + 2 - WL,
+ *            AL 0; MIG's DQRD2DQWR_DLY default is the 2 tCK) -> 3
+ *   T_RRD  = max(4 tCK, 6 ns) = 5 tCK -> 2 (1 KiB page)
+ *   T_FAW  = 30 ns = 24 tCK -> 6 (1 KiB page). The fifth ACT is T_RRD after the fourth, i.e.
+ *            at least 4 T_RRD = 8 after the first, so the window binds only when it exceeds
+ *            4 T_RRD (not for DDR3-1600 at 4:1, even with 2 KiB pages: 40 ns -> 8)
+ *   T_RFC  = 160 ns (2 Gb devices: 2 GiB as 8 x8 chips) -> 32
  *   T_REFI = 7.8 us -> 1560
+ *   HOLD_BEATS = 510: MIG's starve counter starts at 2 and ends a hold when it reaches 512,
+ *                counting one per command at 4:1;  HOLD_IDLE = 16: MIG's wait limit.
  *   CTRL_LAT = 20 (100 ns): an estimate of MIG 7-series AXI read overhead, not a measured
  *   figure of the reference board; override it when a measurement is available.
  */
@@ -80,8 +113,22 @@ module ddr3_model #
     parameter T_RFC = 32,
     // Average refresh interval, in clk cycles
     parameter T_REFI = 1560,
+    // Last read column command to PRE of the same bank (tRTP), in clk cycles
+    parameter T_RTP = 2,
+    // Write column command to read column command, same rank (CWL + BL/2 + tWTR), in clk cycles
+    parameter T_WTR = 5,
+    // Read column command to write column command (CL + BL/2 + 2 tCK - CWL), in clk cycles
+    parameter T_RTW = 3,
+    // ACT to ACT of different banks (tRRD), in clk cycles
+    parameter T_RRD = 2,
+    // Window in which at most four ACTs may go (tFAW), in clk cycles
+    parameter T_FAW = 6,
     // Fixed read latency of controller, AXI shim and PHY on top of CL, in clk cycles
     parameter CTRL_LAT = 20,
+    // Beats after which the direction holding the command slot yields at a burst boundary
+    parameter HOLD_BEATS = 510,
+    // Cycles without a ready beat after which the direction holding the slot yields
+    parameter HOLD_IDLE = 16,
     // Entries of the AW, AR and B queues (bursts accepted ahead of service)
     parameter QUEUE_DEPTH = 8,
     // Entries of the write data buffer (beats accepted ahead of service)
@@ -150,10 +197,10 @@ localparam [1:0]
     BURST_INCR = 2'b01,
     RESP_OKAY = 2'b00;
 
-// scheduler states
+// transfer directions of the command slot
 localparam [0:0]
-    STATE_IDLE = 1'd0,
-    STATE_BURST = 1'd1;
+    DIR_WRITE = 1'd0,
+    DIR_READ = 1'd1;
 
 // check configuration
 initial begin
@@ -172,8 +219,14 @@ initial begin
         $finish;
     end
 
-    if (CL < 1 || T_RCD < 1 || T_RP < 1 || T_RAS < 1 || T_WR < 0 || T_RFC < 1 || CTRL_LAT < 0) begin
+    if (CL < 1 || T_RCD < 1 || T_RP < 1 || T_RAS < 1 || T_WR < 0 || T_RFC < 1 || CTRL_LAT < 0 ||
+            T_RTP < 1 || T_WTR < 1 || T_RTW < 1 || T_RRD < 1 || T_FAW < 0) begin
         $error("Error: timing parameters must be positive (instance %m)");
+        $finish;
+    end
+
+    if (HOLD_BEATS < 1 || HOLD_IDLE < 1) begin
+        $error("Error: HOLD_BEATS and HOLD_IDLE must be at least 1 (instance %m)");
         $finish;
     end
 
@@ -204,17 +257,20 @@ initial mem_handle = ddr3_model_open(64'd1 << ADDR_WIDTH);
 final ddr3_model_close(mem_handle);
 
 /*
- * Queues, all owned by the single process below.
+ * Queues, all owned by the single process below. The address queues remember the cycle of
+ * each burst's handshake, from which its row may be opened.
  */
 reg [ID_WIDTH-1:0]   aw_q_id[QUEUE_DEPTH-1:0];
 reg [ADDR_WIDTH-1:0] aw_q_addr[QUEUE_DEPTH-1:0];
 reg [7:0]            aw_q_len[QUEUE_DEPTH-1:0];
+reg [63:0]           aw_q_time[QUEUE_DEPTH-1:0];
 reg [QW-1:0] aw_q_rd = 0, aw_q_wr = 0;
 reg [QW:0]   aw_q_count = 0;
 
 reg [ID_WIDTH-1:0]   ar_q_id[QUEUE_DEPTH-1:0];
 reg [ADDR_WIDTH-1:0] ar_q_addr[QUEUE_DEPTH-1:0];
 reg [7:0]            ar_q_len[QUEUE_DEPTH-1:0];
+reg [63:0]           ar_q_time[QUEUE_DEPTH-1:0];
 reg [QW-1:0] ar_q_rd = 0, ar_q_wr = 0;
 reg [QW:0]   ar_q_count = 0;
 
@@ -241,24 +297,50 @@ reg [RW:0]   r_q_count = 0;
 reg [63:0]         now = 64'd0;          // clk cycles since reset
 reg [63:0]         ref_due = T_REFI;     // when the next refresh becomes due
 reg                ref_pending = 1'b0;
-reg [63:0]         busy_until = 64'd0;   // end of the current refresh
+reg [63:0]         busy_until = 64'd0;   // end of the current refresh; no ACT before it
 reg [63:0]         refresh_count = 64'd0;
 reg [BANKS-1:0]    bank_open = {BANKS{1'b0}};
 reg [ROW_BITS-1:0] bank_row[BANKS-1:0];
 reg [63:0]         bank_col_ok[BANKS-1:0];  // earliest column command (ACT + T_RCD)
-reg [63:0]         bank_pre_ok[BANKS-1:0];  // earliest PRE (ACT + T_RAS, write + T_WR)
+reg [63:0]         bank_pre_ok[BANKS-1:0];  // earliest PRE (ACT + T_RAS, write + T_WR, read + T_RTP)
+reg [63:0]         act_time[3:0];           // the last four ACTs, oldest at act_wr once full
+reg [1:0]          act_wr = 2'd0;
+reg [2:0]          act_count = 3'd0;        // ACTs recorded, at most four
+reg [63:0]         last_rd_col = 64'd0;     // last read column command (for T_RTW)
+reg [63:0]         last_wr_col = 64'd0;     // last write column command (for T_WTR)
+reg                rd_col_seen = 1'b0;
+reg                wr_col_seen = 1'b0;
 
 /*
- * Scheduler: the burst in service
+ * The read and the write context: the burst each is working on
  */
-reg [0:0]            state = STATE_IDLE;
-reg                  last_was_read = 1'b0;
-reg                  cur_write = 1'b0;
-reg [ID_WIDTH-1:0]   cur_id = {ID_WIDTH{1'b0}};
-reg [ADDR_WIDTH-1:0] cur_addr = {ADDR_WIDTH{1'b0}};
-reg [8:0]            cur_left = 9'd0;     // beats still to issue
-reg                  cur_planned = 1'b0;  // the next beat's bank commands are scheduled
-reg [63:0]           cur_col_at = 64'd0;  // ...and its column command may issue from here
+reg                  rd_busy = 1'b0;
+reg                  rd_fresh = 1'b0;         // no beat of the burst issued yet
+reg [ID_WIDTH-1:0]   rd_id = {ID_WIDTH{1'b0}};
+reg [ADDR_WIDTH-1:0] rd_addr = {ADDR_WIDTH{1'b0}};
+reg [8:0]            rd_left = 9'd0;          // beats still to issue
+reg [63:0]           rd_known = 64'd0;        // earliest ACT for the burst's row
+reg [63:0]           rd_start = 64'd0;        // first cycle a beat of the burst may issue
+
+reg                  wr_busy = 1'b0;
+reg                  wr_fresh = 1'b0;
+reg [ID_WIDTH-1:0]   wr_id = {ID_WIDTH{1'b0}};
+reg [ADDR_WIDTH-1:0] wr_addr = {ADDR_WIDTH{1'b0}};
+reg [8:0]            wr_left = 9'd0;
+reg [63:0]           wr_known = 64'd0;
+reg [63:0]           wr_start = 64'd0;
+
+/*
+ * Arbiter: the direction holding the command slot, and the beat it has planned
+ */
+reg                  hold = 1'b0;
+reg [0:0]            hold_dir = DIR_WRITE;
+reg [31:0]           hold_beats = 32'd0;      // beats issued since the direction took the slot
+reg [31:0]           hold_wait = 32'd0;       // cycles the holder has had no beat ready
+reg                  plan_valid = 1'b0;       // a beat's bank commands are scheduled...
+reg [0:0]            plan_dir = DIR_WRITE;
+reg [BANK_BITS-1:0]  plan_bank = {BANK_BITS{1'b0}};
+reg [63:0]           plan_col_at = 64'd0;     // ...and its column command may issue from here
 
 /*
  * Registered outputs
@@ -307,10 +389,10 @@ always @(posedge clk) begin : model
     reg aw_fire, w_fire, ar_fire, b_fire, r_fire;
     reg b_valid_next, r_valid_next;
     reg any_open;
-    reg can_rd, can_wr;
+    reg rd_ready, wr_ready, more, boundary;
     reg [BANK_BITS-1:0] bank;
     reg [ROW_BITS-1:0] row;
-    reg [63:0] t_act, t_free;
+    reg [63:0] t_act, t_free, t_col;
     reg [511:0] rd_data;
     reg [511:0] wr_data;
     reg [63:0] wr_strb;
@@ -332,9 +414,14 @@ always @(posedge clk) begin : model
         ref_pending = 1'b0;
         busy_until = 64'd0;
         bank_open = {BANKS{1'b0}};
-        state = STATE_IDLE;
-        last_was_read = 1'b0;
-        cur_planned = 1'b0;
+        act_wr = 2'd0;
+        act_count = 3'd0;
+        rd_col_seen = 1'b0;
+        wr_col_seen = 1'b0;
+        rd_busy = 1'b0;
+        wr_busy = 1'b0;
+        hold = 1'b0;
+        plan_valid = 1'b0;
         s_axi_awready_reg <= 1'b0;
         s_axi_wready_reg <= 1'b0;
         s_axi_arready_reg <= 1'b0;
@@ -352,6 +439,7 @@ always @(posedge clk) begin : model
             aw_q_id[aw_q_wr] = s_axi_awid;
             aw_q_addr[aw_q_wr] = s_axi_awaddr;
             aw_q_len[aw_q_wr] = s_axi_awlen;
+            aw_q_time[aw_q_wr] = now;
             aw_q_wr = aw_q_wr + 1;
             aw_q_count = aw_q_count + 1;
         end
@@ -363,6 +451,7 @@ always @(posedge clk) begin : model
             ar_q_id[ar_q_wr] = s_axi_arid;
             ar_q_addr[ar_q_wr] = s_axi_araddr;
             ar_q_len[ar_q_wr] = s_axi_arlen;
+            ar_q_time[ar_q_wr] = now;
             ar_q_wr = ar_q_wr + 1;
             ar_q_count = ar_q_count + 1;
         end
@@ -383,115 +472,187 @@ always @(posedge clk) begin : model
         end
 
         /*
-         * Scheduler
+         * Refresh, once both contexts are between bursts: precharge all (once each open bank
+         * allows it), then REF.
          */
-        if (state == STATE_IDLE) begin
-            if (now >= busy_until) begin
-                if (ref_pending) begin
-                    // Precharge all (once each open bank allows it), then REF.
-                    t_free = now;
-                    any_open = 1'b0;
-                    for (i = 0; i < BANKS; i = i + 1) begin
-                        if (bank_open[i]) begin
-                            any_open = 1'b1;
-                            t_free = max64(t_free, bank_pre_ok[i]);
-                        end
-                    end
-                    if (any_open) begin
-                        t_free = t_free + T_RP;
-                    end
-                    busy_until = t_free + T_RFC;
-                    bank_open = {BANKS{1'b0}};
-                    ref_pending = 1'b0;
-                    refresh_count = refresh_count + 1;
-                end else begin
-                    can_rd = ar_q_count != 0;
-                    can_wr = aw_q_count != 0 && w_q_count != 0 && b_q_count < QUEUE_DEPTH;
-                    if (can_rd && (!can_wr || !last_was_read)) begin
-                        cur_write = 1'b0;
-                        cur_id = ar_q_id[ar_q_rd];
-                        cur_addr = ar_q_addr[ar_q_rd];
-                        cur_left = {1'b0, ar_q_len[ar_q_rd]} + 9'd1;
-                        ar_q_rd = ar_q_rd + 1;
-                        ar_q_count = ar_q_count - 1;
-                        last_was_read = 1'b1;
-                        cur_planned = 1'b0;
-                        state = STATE_BURST;
-                    end else if (can_wr) begin
-                        cur_write = 1'b1;
-                        cur_id = aw_q_id[aw_q_rd];
-                        cur_addr = aw_q_addr[aw_q_rd];
-                        cur_left = {1'b0, aw_q_len[aw_q_rd]} + 9'd1;
-                        aw_q_rd = aw_q_rd + 1;
-                        aw_q_count = aw_q_count - 1;
-                        last_was_read = 1'b0;
-                        cur_planned = 1'b0;
-                        state = STATE_BURST;
-                    end
+        if (ref_pending && now >= busy_until && !plan_valid && !rd_busy && !wr_busy) begin
+            t_free = now;
+            any_open = 1'b0;
+            for (i = 0; i < BANKS; i = i + 1) begin
+                if (bank_open[i]) begin
+                    any_open = 1'b1;
+                    t_free = max64(t_free, bank_pre_ok[i]);
                 end
             end
-        end else begin
-            bank = cur_addr[BANK_LSB +: BANK_BITS];
-            row = cur_addr[ROW_LSB +: ROW_BITS];
-            if (!cur_planned) begin
+            if (any_open) begin
+                t_free = t_free + T_RP;
+            end
+            busy_until = t_free + T_RFC;
+            bank_open = {BANKS{1'b0}};
+            ref_pending = 1'b0;
+            refresh_count = refresh_count + 1;
+        end
+
+        /*
+         * Each context takes the next burst of its direction when it has none; a due
+         * refresh holds new bursts back. A write burst also needs room for its response.
+         */
+        if (!ref_pending && !rd_busy && ar_q_count != 0) begin
+            rd_busy = 1'b1;
+            rd_fresh = 1'b1;
+            rd_id = ar_q_id[ar_q_rd];
+            rd_addr = ar_q_addr[ar_q_rd];
+            rd_left = {1'b0, ar_q_len[ar_q_rd]} + 9'd1;
+            rd_known = ar_q_time[ar_q_rd] + 64'd1;
+            rd_start = now + 64'd1;
+            ar_q_rd = ar_q_rd + 1;
+            ar_q_count = ar_q_count - 1;
+        end
+        if (!ref_pending && !wr_busy && aw_q_count != 0 && b_q_count < QUEUE_DEPTH) begin
+            wr_busy = 1'b1;
+            wr_fresh = 1'b1;
+            wr_id = aw_q_id[aw_q_rd];
+            wr_addr = aw_q_addr[aw_q_rd];
+            wr_left = {1'b0, aw_q_len[aw_q_rd]} + 9'd1;
+            wr_known = aw_q_time[aw_q_rd] + 64'd1;
+            wr_start = now + 64'd1;
+            aw_q_rd = aw_q_rd + 1;
+            aw_q_count = aw_q_count - 1;
+        end
+
+        /*
+         * Arbiter: decide which direction holds the command slot, then schedule the bank
+         * commands of its next beat.
+         */
+        if (!plan_valid && now >= busy_until) begin
+            rd_ready = rd_busy && now >= rd_start && r_q_count < R_DEPTH;
+            wr_ready = wr_busy && now >= wr_start && w_q_count != 0;
+            if (hold) begin
+                if (hold_dir == DIR_READ) begin
+                    more = rd_busy || (ar_q_count != 0 && !ref_pending);
+                    boundary = !rd_busy || rd_fresh;
+                end else begin
+                    more = wr_busy || (aw_q_count != 0 && !ref_pending);
+                    boundary = !wr_busy || wr_fresh;
+                end
+                if (!more || (boundary && hold_beats >= HOLD_BEATS) || hold_wait >= HOLD_IDLE) begin
+                    hold = 1'b0;
+                end
+            end
+            if (!hold) begin
+                hold_beats = 32'd0;
+                hold_wait = 32'd0;
+                if (rd_ready) begin
+                    hold = 1'b1;
+                    hold_dir = DIR_READ;
+                end else if (wr_ready) begin
+                    hold = 1'b1;
+                    hold_dir = DIR_WRITE;
+                end
+            end
+            if (hold && (hold_dir == DIR_READ ? rd_ready : wr_ready)) begin
+                hold_wait = 32'd0;
+                if (hold_dir == DIR_READ) begin
+                    bank = rd_addr[BANK_LSB +: BANK_BITS];
+                    row = rd_addr[ROW_LSB +: ROW_BITS];
+                end else begin
+                    bank = wr_addr[BANK_LSB +: BANK_BITS];
+                    row = wr_addr[ROW_LSB +: ROW_BITS];
+                end
                 if (bank_open[bank] && bank_row[bank] == row) begin
                     // Row hit.
-                    cur_col_at = max64(now, bank_col_ok[bank]);
+                    t_col = max64(now, bank_col_ok[bank]);
                 end else begin
+                    t_act = hold_dir == DIR_READ ? rd_known : wr_known;
                     if (bank_open[bank]) begin
                         // Row conflict: precharge first.
-                        t_act = max64(now, bank_pre_ok[bank]) + T_RP;
-                    end else begin
-                        t_act = now;
+                        t_act = max64(t_act, bank_pre_ok[bank]) + T_RP;
                     end
-                    cur_col_at = t_act + T_RCD;
+                    t_act = max64(t_act, busy_until);
+                    if (act_count != 3'd0) begin
+                        t_act = max64(t_act, act_time[act_wr - 2'd1] + T_RRD);
+                    end
+                    if (act_count == 3'd4) begin
+                        t_act = max64(t_act, act_time[act_wr] + T_FAW);
+                    end
+                    act_time[act_wr] = t_act;
+                    act_wr = act_wr + 2'd1;
+                    if (act_count != 3'd4) begin
+                        act_count = act_count + 3'd1;
+                    end
                     bank_open[bank] = 1'b1;
                     bank_row[bank] = row;
-                    bank_col_ok[bank] = cur_col_at;
+                    bank_col_ok[bank] = t_act + T_RCD;
                     bank_pre_ok[bank] = t_act + T_RAS;
+                    t_col = max64(now, t_act + T_RCD);
                 end
-                cur_planned = 1'b1;
+                // Bus turnaround.
+                if (hold_dir == DIR_READ && wr_col_seen) begin
+                    t_col = max64(t_col, last_wr_col + T_WTR);
+                end
+                if (hold_dir == DIR_WRITE && rd_col_seen) begin
+                    t_col = max64(t_col, last_rd_col + T_RTW);
+                end
+                plan_valid = 1'b1;
+                plan_dir = hold_dir;
+                plan_bank = bank;
+                plan_col_at = t_col;
+            end else if (hold) begin
+                hold_wait = hold_wait + 32'd1;
             end
-            if (now >= cur_col_at) begin
-                if (cur_write && w_q_count != 0) begin
-                    if (w_q_last[w_q_rd] != (cur_left == 9'd1)) begin
-                        $error("ddr3_model %m: WLAST is %0d on a beat with %0d beats left in the burst",
-                            w_q_last[w_q_rd], cur_left);
-                    end
-                    wr_data = 512'd0;
-                    wr_data[DATA_WIDTH-1:0] = w_q_data[w_q_rd];
-                    wr_strb = 64'd0;
-                    wr_strb[STRB_WIDTH-1:0] = w_q_strb[w_q_rd];
-                    ddr3_model_write(mem_handle, {{64-ADDR_WIDTH{1'b0}}, cur_addr}, DATA_BYTES,
-                        wr_data, wr_strb);
-                    w_q_rd = w_q_rd + 1;
-                    w_q_count = w_q_count - 1;
-                    bank_pre_ok[bank] = max64(bank_pre_ok[bank], now + T_WR);
-                    cur_planned = 1'b0;
-                end else if (!cur_write && r_q_count < R_DEPTH) begin
-                    ddr3_model_read(mem_handle, {{64-ADDR_WIDTH{1'b0}}, cur_addr}, DATA_BYTES,
-                        rd_data);
-                    r_q_data[r_q_wr] = rd_data[DATA_WIDTH-1:0];
-                    r_q_id[r_q_wr] = cur_id;
-                    r_q_last[r_q_wr] = cur_left == 9'd1;
-                    r_q_due[r_q_wr] = now + CL + CTRL_LAT;
-                    r_q_wr = r_q_wr + 1;
-                    r_q_count = r_q_count + 1;
-                    cur_planned = 1'b0;
+        end
+
+        /*
+         * The planned beat's column command. Its data (write) or room for its data (read)
+         * was there when it was planned and cannot have gone since.
+         */
+        if (plan_valid && now >= plan_col_at) begin
+            if (plan_dir == DIR_WRITE) begin
+                if (w_q_last[w_q_rd] != (wr_left == 9'd1)) begin
+                    $error("ddr3_model %m: WLAST is %0d on a beat with %0d beats left in the burst",
+                        w_q_last[w_q_rd], wr_left);
                 end
-                if (!cur_planned) begin
-                    cur_addr = cur_addr + DATA_BYTES;
-                    cur_left = cur_left - 9'd1;
-                    if (cur_left == 9'd0) begin
-                        if (cur_write) begin
-                            b_q_id[b_q_wr] = cur_id;
-                            b_q_wr = b_q_wr + 1;
-                            b_q_count = b_q_count + 1;
-                        end
-                        state = STATE_IDLE;
-                    end
+                wr_data = 512'd0;
+                wr_data[DATA_WIDTH-1:0] = w_q_data[w_q_rd];
+                wr_strb = 64'd0;
+                wr_strb[STRB_WIDTH-1:0] = w_q_strb[w_q_rd];
+                ddr3_model_write(mem_handle, {{64-ADDR_WIDTH{1'b0}}, wr_addr}, DATA_BYTES,
+                    wr_data, wr_strb);
+                w_q_rd = w_q_rd + 1;
+                w_q_count = w_q_count - 1;
+                bank_pre_ok[plan_bank] = max64(bank_pre_ok[plan_bank], now + T_WR);
+                last_wr_col = now;
+                wr_col_seen = 1'b1;
+                wr_addr = wr_addr + DATA_BYTES;
+                wr_left = wr_left - 9'd1;
+                wr_fresh = 1'b0;
+                if (wr_left == 9'd0) begin
+                    b_q_id[b_q_wr] = wr_id;
+                    b_q_wr = b_q_wr + 1;
+                    b_q_count = b_q_count + 1;
+                    wr_busy = 1'b0;
+                end
+            end else begin
+                ddr3_model_read(mem_handle, {{64-ADDR_WIDTH{1'b0}}, rd_addr}, DATA_BYTES,
+                    rd_data);
+                r_q_data[r_q_wr] = rd_data[DATA_WIDTH-1:0];
+                r_q_id[r_q_wr] = rd_id;
+                r_q_last[r_q_wr] = rd_left == 9'd1;
+                r_q_due[r_q_wr] = now + CL + CTRL_LAT;
+                r_q_wr = r_q_wr + 1;
+                r_q_count = r_q_count + 1;
+                bank_pre_ok[plan_bank] = max64(bank_pre_ok[plan_bank], now + T_RTP);
+                last_rd_col = now;
+                rd_col_seen = 1'b1;
+                rd_addr = rd_addr + DATA_BYTES;
+                rd_left = rd_left - 9'd1;
+                rd_fresh = 1'b0;
+                if (rd_left == 9'd0) begin
+                    rd_busy = 1'b0;
                 end
             end
+            plan_valid = 1'b0;
+            hold_beats = hold_beats + 32'd1;
         end
 
         /*

@@ -2,8 +2,8 @@
  * Simulation-only test top for ddr3_model: two instances side by side on one clock, one with
  * the model's default DDR3-1600 timing (ddr_std) and one with deliberately different timing
  * (ddr_alt), so that a test can show that latency follows the parameters and that each
- * instance keeps storage of its own. The timing of both is on output ports, so the test
- * compares its measurements with the values the RTL really uses.
+ * instance keeps storage of its own. The timing and arbitration parameters of both are on
+ * output ports, so the test compares its measurements with the values the RTL really uses.
  */
 
 `resetall
@@ -35,7 +35,21 @@ module ddr3_model_tb #
     // ddr_alt: T_REFI, in clk cycles
     parameter ALT_T_REFI = 400,
     // ddr_alt: CTRL_LAT, in clk cycles
-    parameter ALT_CTRL_LAT = 7
+    parameter ALT_CTRL_LAT = 7,
+    // ddr_alt: T_RTP, in clk cycles
+    parameter ALT_T_RTP = 3,
+    // ddr_alt: T_WTR, in clk cycles
+    parameter ALT_T_WTR = 6,
+    // ddr_alt: T_RTW, in clk cycles
+    parameter ALT_T_RTW = 4,
+    // ddr_alt: T_RRD, in clk cycles (above the model's two-cycle spacing of bursts, so visible)
+    parameter ALT_T_RRD = 4,
+    // ddr_alt: T_FAW, in clk cycles (above 4 T_RRD, so the fifth ACT waits for it)
+    parameter ALT_T_FAW = 20,
+    // ddr_alt: HOLD_BEATS (1: the direction changes at every burst boundary when both wait)
+    parameter ALT_HOLD_BEATS = 1,
+    // ddr_alt: HOLD_IDLE, in clk cycles
+    parameter ALT_HOLD_IDLE = 8
 )
 (
     input  wire                    clk,
@@ -130,6 +144,13 @@ module ddr3_model_tb #
     output wire [15:0]             std_t_rfc,
     output wire [15:0]             std_t_refi,
     output wire [15:0]             std_ctrl_lat,
+    output wire [15:0]             std_t_rtp,
+    output wire [15:0]             std_t_wtr,
+    output wire [15:0]             std_t_rtw,
+    output wire [15:0]             std_t_rrd,
+    output wire [15:0]             std_t_faw,
+    output wire [15:0]             std_hold_beats,
+    output wire [15:0]             std_hold_idle,
 
     /*
      * Timing of ddr_alt, for the test to compare its measurements with
@@ -141,7 +162,14 @@ module ddr3_model_tb #
     output wire [15:0]             alt_t_wr,
     output wire [15:0]             alt_t_rfc,
     output wire [15:0]             alt_t_refi,
-    output wire [15:0]             alt_ctrl_lat
+    output wire [15:0]             alt_ctrl_lat,
+    output wire [15:0]             alt_t_rtp,
+    output wire [15:0]             alt_t_wtr,
+    output wire [15:0]             alt_t_rtw,
+    output wire [15:0]             alt_t_rrd,
+    output wire [15:0]             alt_t_faw,
+    output wire [15:0]             alt_hold_beats,
+    output wire [15:0]             alt_hold_idle
 );
 
 // check configuration
@@ -160,6 +188,13 @@ assign std_t_wr = ddr_std.T_WR;
 assign std_t_rfc = ddr_std.T_RFC;
 assign std_t_refi = ddr_std.T_REFI;
 assign std_ctrl_lat = ddr_std.CTRL_LAT;
+assign std_t_rtp = ddr_std.T_RTP;
+assign std_t_wtr = ddr_std.T_WTR;
+assign std_t_rtw = ddr_std.T_RTW;
+assign std_t_rrd = ddr_std.T_RRD;
+assign std_t_faw = ddr_std.T_FAW;
+assign std_hold_beats = ddr_std.HOLD_BEATS;
+assign std_hold_idle = ddr_std.HOLD_IDLE;
 assign alt_cl = ALT_CL;
 assign alt_t_rcd = ALT_T_RCD;
 assign alt_t_rp = ALT_T_RP;
@@ -168,6 +203,13 @@ assign alt_t_wr = ALT_T_WR;
 assign alt_t_rfc = ALT_T_RFC;
 assign alt_t_refi = ALT_T_REFI;
 assign alt_ctrl_lat = ALT_CTRL_LAT;
+assign alt_t_rtp = ALT_T_RTP;
+assign alt_t_wtr = ALT_T_WTR;
+assign alt_t_rtw = ALT_T_RTW;
+assign alt_t_rrd = ALT_T_RRD;
+assign alt_t_faw = ALT_T_FAW;
+assign alt_hold_beats = ALT_HOLD_BEATS;
+assign alt_hold_idle = ALT_HOLD_IDLE;
 
 // Default parameters: this instance is the model exactly as sim_top uses it.
 ddr3_model #(
@@ -226,7 +268,14 @@ ddr3_model #(
     .T_WR(ALT_T_WR),
     .T_RFC(ALT_T_RFC),
     .T_REFI(ALT_T_REFI),
-    .CTRL_LAT(ALT_CTRL_LAT)
+    .CTRL_LAT(ALT_CTRL_LAT),
+    .T_RTP(ALT_T_RTP),
+    .T_WTR(ALT_T_WTR),
+    .T_RTW(ALT_T_RTW),
+    .T_RRD(ALT_T_RRD),
+    .T_FAW(ALT_T_FAW),
+    .HOLD_BEATS(ALT_HOLD_BEATS),
+    .HOLD_IDLE(ALT_HOLD_IDLE)
 )
 ddr_alt (
     .clk(clk),

@@ -1,15 +1,25 @@
 //! The DDR3 model on its own (`ddr3_model_tb`: one instance with the default DDR3-1600
 //! timing, one with other timing), driven through 512-bit AXI4 master bus models with their
 //! protocol monitors: read latency for row hits, closed banks and bank conflicts, refresh
-//! stalls, the backdoor against bus contents, and storage isolation between instances and
-//! between models on different threads.
+//! stalls, the turnarounds between reads and writes (tWTR, tRTW), ACT spacing (tRRD, tFAW),
+//! precharge after reads and writes (tRTP, tWR), the read/write arbitration alone and under two
+//! saturating streams, the backdoor against bus contents, and storage isolation between
+//! instances and between models on different threads.
+//!
+//! Every expected cycle count is arithmetic on the timing parameters that the instance reports
+//! on its ports and on the model's documented pipeline (ddr3_model.v): the column command of a
+//! read beat at edge C gives its R handshake at C + CL + CTRL_LAT + 1, the last column command
+//! of a write burst at edge C its B handshake at C + 1, and a burst following one of the same
+//! direction starts two edges after that one's last column command.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use axi_bfm::{AxiMaster, AxiMasterConfig, Env, ResetPolarity, Result};
+use axi_bfm::{AxiMaster, AxiMasterConfig, Channel, Env, PauseSpec, ResetPolarity, Result};
 use card_sim::{ClockId, Model, SimError, Top};
-use rtl_tests::{apply_write, incr, record_axi, strobed_lanes, AxiLog, Rng, DDR_HZ};
+use rtl_tests::{
+    apply_write, fires, incr, on_sample, record_axi, strobed_lanes, AxiLog, Rng, DDR_HZ,
+};
 
 /// The two instances of the test top: port prefix, backdoor instance name, timing prefix.
 const STD: (&str, &str, &str) = ("s0_axi", "ddr_std", "std");
@@ -21,6 +31,11 @@ const ROW_SHIFT: u32 = BANK_SHIFT + 3;
 /// Cycles the model adds to CL + CTRL_LAT for a row hit on an idle scheduler, from the AR
 /// handshake to the R handshake (ddr3_model.v documents the pipeline).
 const MODEL_OVERHEAD: u64 = 2;
+/// Edges from a read column command to its R handshake beyond CL + CTRL_LAT.
+const R_AFTER_COL: u64 = 1;
+/// Edges from a burst's last column command to the first column command of the next burst of
+/// the same direction when nothing else is in the way (the context loads it in between).
+const NEXT_BURST: u64 = 2;
 
 /// The timing one instance reports on its ports.
 #[derive(Debug, Clone, Copy)]
@@ -29,9 +44,17 @@ struct Timing {
     rcd: u64,
     rp: u64,
     ras: u64,
+    wr: u64,
     rfc: u64,
     refi: u64,
     ctrl: u64,
+    rtp: u64,
+    wtr: u64,
+    rtw: u64,
+    rrd: u64,
+    faw: u64,
+    hold_beats: u64,
+    hold_idle: u64,
 }
 
 impl Timing {
@@ -45,10 +68,23 @@ impl Timing {
             rcd: get("t_rcd"),
             rp: get("t_rp"),
             ras: get("t_ras"),
+            wr: get("t_wr"),
             rfc: get("t_rfc"),
             refi: get("t_refi"),
             ctrl: get("ctrl_lat"),
+            rtp: get("t_rtp"),
+            wtr: get("t_wtr"),
+            rtw: get("t_rtw"),
+            rrd: get("t_rrd"),
+            faw: get("t_faw"),
+            hold_beats: get("hold_beats"),
+            hold_idle: get("hold_idle"),
         }
+    }
+
+    /// Edges from a read column command to its R handshake.
+    fn read_lat(&self) -> u64 {
+        self.cl + self.ctrl + R_AFTER_COL
     }
 }
 
@@ -154,8 +190,9 @@ fn back_to_back_conflict_waits_for_t_ras() {
         let mut b = bench();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
-        // Two reads of different rows of bank 0 queued together: the second must wait until
-        // the first row has been open T_RAS, then T_RP and T_RCD.
+        // Two reads of different rows of bank 0 queued together: the second's PRE must wait
+        // until the first row has been open T_RAS and T_RTP has passed since its read (which
+        // came T_RCD after the ACT), then T_RP and T_RCD.
         let bytes = a.bus_bytes();
         a.start_read(0, 0, bytes).expect("queued");
         a.start_read(1, 1 << ROW_SHIFT, bytes).expect("queued");
@@ -165,8 +202,8 @@ fn back_to_back_conflict_waits_for_t_ras() {
         let gap = l.r[1].cycle - l.r[0].cycle;
         assert_eq!(
             gap,
-            t.ras + t.rp,
-            "{}: ACT-to-ACT of one bank is T_RAS + T_RP",
+            t.ras.max(t.rcd + t.rtp) + t.rp,
+            "{}: ACT-to-ACT of one bank is max(T_RAS, T_RCD + T_RTP) + T_RP",
             which.1
         );
         assert_eq!((l.r[0].id, l.r[1].id), (0, 1), "in order");
@@ -207,11 +244,13 @@ fn refresh_stalls_as_parameterised() {
             "{}: the stream mostly flows",
             which.1
         );
-        // The open row is precharged (T_RP), refreshed (T_RFC) and opened again (T_RCD).
+        // The refresh goes in the edge after the burst's last read, precharges the open row
+        // once T_RTP has passed since that read (T_RP), refreshes (T_RFC) and opens the row
+        // again (T_RCD) as the refresh ends.
         for &(at, gap) in &stalls {
             assert_eq!(
                 gap,
-                2 + t.rp + t.rfc + t.rcd,
+                t.rtp.max(1) + t.rp + t.rfc + t.rcd,
                 "{}: refresh stall at cycle {at}",
                 which.1
             );
@@ -242,6 +281,481 @@ fn refresh_stalls_as_parameterised() {
             t.refi,
             t.rfc
         );
+    }
+}
+
+/// Records the edges of the W handshakes of `<prefix>_*`.
+fn record_w(b: &mut Bench, prefix: &str) -> Rc<RefCell<Vec<u64>>> {
+    let m = b.env.model();
+    let valid = m.port(&format!("{prefix}_wvalid")).expect("wvalid");
+    let ready = m.port(&format!("{prefix}_wready")).expect("wready");
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let l = log.clone();
+    on_sample(&mut b.env, b.clk, move |m, cx| {
+        if !cx.in_reset && fires(m, valid, ready) {
+            l.borrow_mut().push(cx.cycle);
+        }
+    });
+    log
+}
+
+/// Runs until `done` holds (at most 10 000 edges).
+fn run_until(b: &mut Bench, what: &str, mut done: impl FnMut() -> bool) {
+    b.env
+        .run_until(b.clk, 10_000, what, |_| done())
+        .expect("condition within the limit");
+}
+
+/// Checks that a measurement ended before the instance's first refresh could get in the way.
+fn before_refresh(b: &Bench, t: &Timing, last_edge: u64, which: &str) {
+    assert!(
+        last_edge - b.reset_edges < t.refi,
+        "{which}: the measurement must end before the first refresh"
+    );
+}
+
+/// A row is opened by reading its first beat, so that what follows are row hits.
+fn open_row(b: &mut Bench, a: &AxiMaster, addr: u64) {
+    let bytes = a.bus_bytes();
+    a.read(&mut b.env, addr, bytes).expect("warm-up read");
+}
+
+#[test]
+fn write_then_read_pays_t_wtr() {
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let w = record_w(&mut b, which.0);
+        let bytes = a.bus_bytes();
+        let beat = bytes as u64;
+        open_row(&mut b, &a, 0);
+        // An 8-beat write to the open row; once its first beat is in, it holds the command
+        // slot, and a read of the same row queued then waits for its last beat.
+        a.start_write(1, 8 * beat, &vec![0x5a; 8 * bytes])
+            .expect("write");
+        run_until(&mut b, "the first W beat", || !w.borrow().is_empty());
+        a.start_read(2, 32 * beat, bytes).expect("read");
+        a.wait_idle(&mut b.env).expect("idle");
+        let l = log.borrow();
+        let last_write_col = l.b[0].cycle - 1;
+        let read = l.r.last().expect("read beat").cycle;
+        assert!(
+            l.ar[1] < last_write_col,
+            "{}: the read waited behind the write",
+            which.1
+        );
+        assert_eq!(
+            read,
+            last_write_col + t.wtr.max(1) + t.read_lat(),
+            "{}: the read's column command is T_WTR ({}) after the write's",
+            which.1,
+            t.wtr
+        );
+        before_refresh(&b, &t, read, which.1);
+        println!(
+            "{}: write to read costs T_WTR = {} cycles, not 1",
+            which.1, t.wtr
+        );
+    }
+}
+
+#[test]
+fn read_then_write_pays_t_rtw() {
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let bytes = a.bus_bytes();
+        let beat = bytes as u64;
+        open_row(&mut b, &a, 0);
+        // An 8-beat read of the open row holds the slot; a write queued once its address is
+        // in waits for its last beat and then T_RTW from it.
+        a.start_read(1, 0, 8 * bytes).expect("read");
+        run_until(&mut b, "the read's AR", || log.borrow().ar.len() == 2);
+        a.start_write(2, 32 * beat, &vec![0xa5; bytes])
+            .expect("write");
+        a.wait_idle(&mut b.env).expect("idle");
+        let l = log.borrow();
+        let last_read_col = l.r.last().expect("read beats").cycle - t.read_lat();
+        let b_edge = l.b[0].cycle;
+        assert!(
+            l.aw[0] < last_read_col,
+            "{}: the write waited behind the read",
+            which.1
+        );
+        assert_eq!(
+            b_edge,
+            last_read_col + t.rtw.max(1) + 1,
+            "{}: the write's column command is T_RTW ({}) after the read's",
+            which.1,
+            t.rtw
+        );
+        before_refresh(&b, &t, b_edge, which.1);
+    }
+}
+
+/// The column commands of eight single-beat reads (`.0`) and eight single-beat writes (`.1`)
+/// that wait while a long read burst whose last column command is at `m` runs: grouped when
+/// the read direction keeps the slot through them, alternating when it yields at every burst
+/// boundary.
+fn small_bursts_after(t: &Timing, m: u64, grouped: bool) -> (Vec<u64>, Vec<u64>) {
+    let mut reads = Vec::new();
+    let mut writes = Vec::new();
+    if grouped {
+        // Reads follow the long burst back to back, then the writes, after T_RTW.
+        let mut c = m;
+        for _ in 0..8 {
+            c += NEXT_BURST;
+            reads.push(c);
+        }
+        c = (c + 1).max(c + t.rtw);
+        for _ in 0..8 {
+            writes.push(c);
+            c += NEXT_BURST;
+        }
+    } else {
+        // Every boundary hands the slot over: W R W R ..., each change a turnaround.
+        let mut last_read = m;
+        for _ in 0..8 {
+            let w = (last_read + 1).max(last_read + t.rtw);
+            let r = (w + 1).max(w + t.wtr);
+            writes.push(w);
+            reads.push(r);
+            last_read = r;
+        }
+    }
+    (reads, writes)
+}
+
+#[test]
+fn arbitration_groups_or_alternates_as_hold_beats_says() {
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let bytes = a.bus_bytes();
+        let beat = bytes as u64;
+        // A 64-beat read holds the slot while eight single-beat reads and eight single-beat
+        // writes to the same row queue up behind it.
+        a.start_read(0, 0, 64 * bytes).expect("long read");
+        for i in 0..8u64 {
+            a.start_read(1 + i as u32, (64 + i) * beat, bytes)
+                .expect("read");
+            a.start_write(1 + i as u32, (80 + i) * beat, &vec![i as u8; bytes])
+                .expect("write");
+        }
+        a.wait_idle(&mut b.env).expect("idle");
+        let l = log.borrow();
+        assert_eq!((l.r.len(), l.b.len()), (72, 8));
+        assert!(
+            l.ar[8] < l.r[0].cycle && l.aw[7] < l.r[0].cycle,
+            "{}: everything queued before the long read's data came",
+            which.1
+        );
+        let m = l.r[63].cycle - t.read_lat();
+        // The read direction holds through the eight reads if HOLD_BEATS exceeds the 71 beats
+        // it has issued by the last of their boundaries; it yields at the first boundary if
+        // HOLD_BEATS is at most the long burst's 64. The two instances cover both.
+        let grouped = match t.hold_beats {
+            h if h > 71 => true,
+            h if h <= 64 => false,
+            h => panic!("{}: HOLD_BEATS {h} is between the cases", which.1),
+        };
+        let (reads, writes) = small_bursts_after(&t, m, grouped);
+        let got_r: Vec<u64> = l.r[64..].iter().map(|r| r.cycle - t.read_lat()).collect();
+        let got_w: Vec<u64> = l.b.iter().map(|r| r.cycle - 1).collect();
+        assert_eq!(got_r, reads, "{}: read column commands", which.1);
+        assert_eq!(got_w, writes, "{}: write column commands", which.1);
+        // R in AR order and B in AW order.
+        let rid: Vec<u64> = l.r[63..].iter().map(|r| r.id).collect();
+        let bid: Vec<u64> = l.b.iter().map(|r| r.id).collect();
+        assert_eq!(rid, (0..9).collect::<Vec<u64>>());
+        assert_eq!(bid, (1..9).collect::<Vec<u64>>());
+        let end = got_r.last().max(got_w.last()).copied().unwrap_or(m) - m;
+        before_refresh(&b, &t, l.r.last().map_or(0, |r| r.cycle), which.1);
+        println!(
+            "{}: {} the 16 small bursts took {end} cycles after the long read (T_WTR {}, T_RTW {}, HOLD_BEATS {})",
+            which.1,
+            if grouped { "grouped," } else { "alternating," },
+            t.wtr,
+            t.rtw,
+            t.hold_beats
+        );
+    }
+}
+
+/// The column commands of single-beat reads to closed banks, queued at the AR edges `ar`:
+/// each ACT goes the cycle after its handshake, at least T_RRD after the previous ACT and
+/// T_FAW after the fourth before it, each column command T_RCD after its ACT and no earlier
+/// than the previous burst allows.
+fn act_limited_cols(t: &Timing, ar: &[u64], rrd: u64, faw: u64) -> Vec<u64> {
+    let mut acts: Vec<u64> = Vec::new();
+    let mut cols: Vec<u64> = Vec::new();
+    for (i, &edge) in ar.iter().enumerate() {
+        let mut act = edge + 1;
+        if i >= 1 {
+            act = act.max(acts[i - 1] + rrd);
+        }
+        if i >= 4 {
+            act = act.max(acts[i - 4] + faw);
+        }
+        let mut col = act + t.rcd;
+        if i >= 1 {
+            col = col.max(cols[i - 1] + NEXT_BURST);
+        }
+        acts.push(act);
+        cols.push(col);
+    }
+    cols
+}
+
+#[test]
+fn acts_to_five_banks_keep_t_rrd_and_t_faw() {
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let bytes = a.bus_bytes();
+        // Five single-beat reads to five banks, all closed after reset, queued together.
+        for bank in 0..5u64 {
+            a.start_read(bank as u32, bank << BANK_SHIFT, bytes)
+                .expect("read");
+        }
+        a.wait_idle(&mut b.env).expect("idle");
+        let l = log.borrow();
+        let got: Vec<u64> = l.r.iter().map(|r| r.cycle - t.read_lat()).collect();
+        let want = act_limited_cols(&t, &l.ar, t.rrd, t.faw);
+        assert_eq!(got, want, "{}: column commands", which.1);
+        // Where the arithmetic says a timing binds, the measurement must differ from what the
+        // same arithmetic gives without it (the check can tell).
+        let no_rrd = act_limited_cols(&t, &l.ar, 1, t.faw);
+        let no_faw = act_limited_cols(&t, &l.ar, t.rrd, 0);
+        if t.rrd > NEXT_BURST {
+            assert_ne!(got, no_rrd, "{}: T_RRD binds", which.1);
+        }
+        if t.faw > 4 * t.rrd.max(NEXT_BURST) {
+            assert_ne!(
+                got[4], no_faw[4],
+                "{}: the fifth ACT waits for T_FAW",
+                which.1
+            );
+        }
+        before_refresh(&b, &t, l.r[4].cycle, which.1);
+        println!(
+            "{}: column commands {:?} apart (T_RRD {}, T_FAW {}, T_RCD {}); tRRD {}, tFAW {}",
+            which.1,
+            got.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>(),
+            t.rrd,
+            t.faw,
+            t.rcd,
+            if got == no_rrd { "hidden" } else { "binds" },
+            if got == no_faw { "hidden" } else { "binds" },
+        );
+    }
+}
+
+#[test]
+fn hold_idle_lets_the_waiting_direction_in() {
+    let mut released = Vec::new();
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let w = record_w(&mut b, which.0);
+        let bytes = a.bus_bytes();
+        let beat = bytes as u64;
+        open_row(&mut b, &a, 0);
+        // A 4-beat write whose data comes one beat every 13 cycles: between beats the write
+        // direction holds the slot with nothing to issue. A read queued after its first beat
+        // gets in once HOLD_IDLE such cycles have passed, or else after the write's last beat.
+        a.set_channel_pauses(
+            Channel::W,
+            &PauseSpec::pattern(&format!("{}0", "1".repeat(12))),
+        );
+        a.start_write(1, 8 * beat, &vec![0x3c; 4 * bytes])
+            .expect("write");
+        run_until(&mut b, "the first W beat", || !w.borrow().is_empty());
+        a.start_read(2, 32 * beat, bytes).expect("read");
+        a.wait_idle(&mut b.env).expect("idle");
+        let l = log.borrow();
+        let wl = w.borrow();
+        assert_eq!(wl.len(), 4);
+        let gap = wl[1] - wl[0] - 1;
+        let read_col = l.r.last().expect("read").cycle - t.read_lat();
+        let release = gap >= t.hold_idle;
+        let want = if release {
+            (wl[0] + t.hold_idle + 1).max(wl[0] + t.wtr)
+        } else {
+            wl[3] + t.wtr.max(1)
+        };
+        assert_eq!(
+            read_col, want,
+            "{}: {gap} idle cycles between write beats, HOLD_IDLE {}",
+            which.1, t.hold_idle
+        );
+        before_refresh(&b, &t, l.b[0].cycle.max(read_col), which.1);
+        released.push(release);
+    }
+    assert_eq!(
+        released,
+        [false, true],
+        "one instance keeps the hold through the gaps, the other yields"
+    );
+}
+
+#[test]
+fn conflict_after_reads_waits_for_t_rtp() {
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let bytes = a.bus_bytes();
+        // A 16-beat read of row 0 of bank 0, then a read of row 1 of the same bank: its PRE
+        // waits T_RTP after the last read, long after the row has been open T_RAS.
+        a.start_read(0, 0, 16 * bytes).expect("read");
+        a.start_read(1, 1 << ROW_SHIFT, bytes).expect("read");
+        a.wait_idle(&mut b.env).expect("idle");
+        let l = log.borrow();
+        let lat = t.read_lat();
+        let act = l.r[0].cycle - lat - t.rcd;
+        let last = l.r[15].cycle - lat;
+        assert!(
+            last + t.rtp > act + t.ras,
+            "{}: T_RTP is what binds",
+            which.1
+        );
+        let want = (last + NEXT_BURST).max((act + t.ras).max(last + t.rtp) + t.rp + t.rcd);
+        assert_eq!(
+            l.r[16].cycle - lat,
+            want,
+            "{}: PRE T_RTP after the read",
+            which.1
+        );
+        before_refresh(&b, &t, l.r[16].cycle, which.1);
+    }
+}
+
+#[test]
+fn conflict_after_writes_waits_for_t_wr() {
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let w = record_w(&mut b, which.0);
+        let bytes = a.bus_bytes();
+        // A 16-beat write to row 0 of bank 0 (closed: its ACT goes the cycle after AW), then a
+        // read of row 1 of the same bank: its PRE waits T_WR after the last write.
+        a.start_write(0, 0, &vec![0x77; 16 * bytes]).expect("write");
+        run_until(&mut b, "the first W beat", || !w.borrow().is_empty());
+        a.start_read(1, 1 << ROW_SHIFT, bytes).expect("read");
+        a.wait_idle(&mut b.env).expect("idle");
+        let l = log.borrow();
+        let act = l.aw[0] + 1;
+        let last = l.b[0].cycle - 1;
+        assert!(last + t.wr > act + t.ras, "{}: T_WR is what binds", which.1);
+        let want = (last + t.wtr).max((act + t.ras).max(last + t.wr) + t.rp + t.rcd);
+        let read = l.r.last().expect("read").cycle;
+        assert_eq!(
+            read - t.read_lat(),
+            want,
+            "{}: PRE T_WR after the write",
+            which.1
+        );
+        before_refresh(&b, &t, read, which.1);
+    }
+}
+
+/// Beats per cycle of each direction when both always have bursts of `burst` beats waiting
+/// and the device never refreshes: each direction holds the slot for the bursts it needs to
+/// reach HOLD_BEATS, bursts of one direction follow each other NEXT_BURST apart, and each
+/// change of direction costs its turnaround.
+fn saturated_share(t: &Timing, burst: u64) -> f64 {
+    let k = t.hold_beats.div_ceil(burst).max(1);
+    let batch = k * burst + (k - 1) * (NEXT_BURST - 1);
+    // From the first read column command to the next: both batches, less the two cycles the
+    // batches' own spans leave out, plus both turnarounds.
+    let period = 2 * batch - 2 + t.wtr.max(1) + t.rtw.max(1);
+    (k * burst) as f64 / period as f64
+}
+
+#[test]
+fn two_saturating_streams_share_the_slot_as_the_policy_predicts() {
+    for which in [STD, ALT] {
+        let mut b = bench();
+        let t = Timing::read(b.env.model(), which.2);
+        let (a, log) = master(&mut b, which);
+        let w = record_w(&mut b, which.0);
+        // 1 MiB each way, in 4 KiB (64-beat) bursts, to regions 16 MiB apart.
+        let burst = 64;
+        let len = 1 << 20;
+        let r = a.start_read(1, 0, len).expect("read stream");
+        let wr = a
+            .start_write(2, 16 << 20, &vec![0xc3; len])
+            .expect("write stream");
+        a.wait(&mut b.env, r).expect("reads");
+        a.wait(&mut b.env, wr).expect("writes");
+        let l = log.borrow();
+        let wl = w.borrow();
+        // The window in which both streams run: from the first R beat until the first stream
+        // ends, less a margin at both ends for filling and draining the queues. R and W
+        // handshakes count column commands there: R leaves at one beat per cycle, and W
+        // comes in as fast as the full write buffer drains.
+        let start = l.r[0].cycle.max(wl[0]) + 500;
+        let end = l.r.last().expect("R").cycle.min(*wl.last().expect("W")) - 500;
+        let span = (end - start) as f64;
+        let rd =
+            l.r.iter()
+                .filter(|x| (start..end).contains(&x.cycle))
+                .count() as f64
+                / span;
+        let wd = wl.iter().filter(|&&x| (start..end).contains(&x)).count() as f64 / span;
+        // Without refresh the policy gives each direction `share`. A refresh takes the slot
+        // from the edge after the last column command before it until T_RCD after it ends:
+        // the precharge wait after that command (T_RTP or T_WR) - 1 + T_RP + T_RFC + T_RCD;
+        // and by cutting a batch short it may add one change of direction each way. The
+        // window holds a fraction of a refresh interval more or less than its average.
+        let share = saturated_share(&t, burst);
+        let base = t.rp + t.rfc + t.rcd - 1;
+        let lost_min = (base + t.rtp.min(t.wr).max(1)) as f64;
+        let lost_max = (base + t.rtp.max(t.wr) + t.wtr + t.rtw) as f64;
+        let refi = t.refi as f64;
+        let low = 2.0 * share * (1.0 - lost_max / refi - lost_max / span);
+        let high = 2.0 * share * (1.0 - lost_min / refi + lost_max / span);
+        // The direction in service when a refresh becomes due hands one burst to the other
+        // before it, and reads go first after it, so a refresh moves at most one burst from
+        // one direction to the other; the window's ends may cut one batch of one direction.
+        let k = t.hold_beats.div_ceil(burst).max(1);
+        let imbalance = burst as f64 / refi + (k * burst) as f64 / span;
+        println!(
+            "{}: reads {rd:.4} + writes {wd:.4} = {:.4} beats/cycle ({:.0} + {:.0} MB/s); policy: {share:.4} each without refresh, {low:.4}..{high:.4} in total with it",
+            which.1,
+            rd + wd,
+            rd * 64.0 * 200.0,
+            wd * 64.0 * 200.0,
+        );
+        assert!(
+            (low..=high).contains(&(rd + wd)),
+            "{}: total {:.4} beats/cycle outside {low:.4}..{high:.4}",
+            which.1,
+            rd + wd
+        );
+        assert!(
+            (rd - wd).abs() <= imbalance,
+            "{}: reads {rd:.4} and writes {wd:.4} differ by more than {imbalance:.4}",
+            which.1
+        );
+        // The check can tell the policies apart: handing the slot over at every burst
+        // boundary would give a total outside the range of the instance that groups.
+        let alternating = 2.0 * saturated_share(&Timing { hold_beats: 1, ..t }, burst);
+        if k > 1 {
+            assert!(
+                alternating * (1.0 - lost_min / refi + lost_max / span) < low,
+                "{}: the range does not tell grouping from alternating",
+                which.1
+            );
+        }
+        assert!(b.env.violations().is_empty(), "{:?}", b.env.violations());
     }
 }
 
