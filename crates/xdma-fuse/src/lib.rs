@@ -38,6 +38,28 @@ fn stop_signals() -> libc::sigset_t {
     set
 }
 
+/// Lazily unmounts `dir` (umount2 with MNT_DETACH).
+fn detach(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    // Without the right to unmount, the setuid helper may detach it.
+    match std::process::Command::new("fusermount3")
+        .arg("-u")
+        .arg("-z")
+        .arg(dir)
+        .status()
+    {
+        Ok(s) if s.success() => Ok(()),
+        _ => Err(e),
+    }
+}
+
 /// Mounts `dir` and serves the simulated card that `cfg` describes until a stop signal or an
 /// error; unmounts before it returns.
 pub fn serve(dir: &Path, cfg: &FuseConfig) -> Result<(), String> {
@@ -95,9 +117,17 @@ pub fn serve(dir: &Path, cfg: &FuseConfig) -> Result<(), String> {
     match rx.recv() {
         Ok(Stop::Signal(sig)) => {
             eprintln!("xdma-fuse: signal {sig}, unmounting {}", dir.display());
-            let unmounted = unmounter.unmount();
-            // The session ends once the kernel has let go of the mount.
-            let _ = rx.recv_timeout(Duration::from_secs(10));
+            let unmounted = match unmounter.unmount() {
+                Ok(()) => Ok(()),
+                // Files still open keep a plain unmount from succeeding: detach the mount from
+                // the tree now; the connection goes when this process exits, and the holders'
+                // next calls fail with ENOTCONN.
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => detach(dir),
+                Err(e) => Err(e),
+            };
+            // The session ends once the kernel has let go of the mount (at once, unless files
+            // are still open).
+            let _ = rx.recv_timeout(Duration::from_secs(2));
             unmounted.map_err(|e| format!("cannot unmount {}: {e}", dir.display()))
         }
         Ok(Stop::Ended(Ok(()))) => Ok(()),
