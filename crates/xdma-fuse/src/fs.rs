@@ -445,9 +445,7 @@ impl Shared {
                 }
                 Some(p) => {
                     drop(st);
-                    if let Err(e) = self.send_packet(ch, &p) {
-                        return Err(e);
-                    }
+                    self.send_packet(ch, &p)?;
                     data.to_vec()
                 }
                 None => data.to_vec(),

@@ -274,10 +274,8 @@ fn the_driver_ioctls_and_engine_registers_answer() {
     let h2c = File::open(s.node("_h2c_0")).expect("h2c node");
     let mut a: libc::c_int = 0;
     // SAFETY: ALIGN_GET writes one int through the pointer.
-    assert_eq!(
-        unsafe { libc::ioctl(h2c.as_raw_fd(), xdma_hw::IOCTL_XDMA_ALIGN_GET as _, &mut a) },
-        0
-    );
+    let r = unsafe { libc::ioctl(h2c.as_raw_fd(), xdma_hw::IOCTL_XDMA_ALIGN_GET as _, &mut a) };
+    assert_eq!(r, 0);
     assert_eq!(a, 1, "the reference IP is unaligned");
     let control = File::open(s.node("_control")).expect("control node");
     let mut info = xdma_hw::IocInfo {

@@ -383,11 +383,9 @@ impl SignalGuard {
     /// Blocks signals when `enabled`; otherwise does nothing.
     pub fn new(enabled: bool) -> SignalGuard {
         // SAFETY: sigset_t is plain data; an all-zero value is a valid (empty) set that
-        // sigfillset/pthread_sigmask overwrite.
-        let mut g = SignalGuard {
-            old: unsafe { std::mem::zeroed() },
-            active: false,
-        };
+        // pthread_sigmask overwrites.
+        let old: libc::sigset_t = unsafe { std::mem::zeroed() };
+        let mut g = SignalGuard { old, active: false };
         if !enabled {
             return g;
         }

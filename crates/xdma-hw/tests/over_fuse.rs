@@ -281,17 +281,13 @@ fn an_offline_device_is_reported_as_such() {
     let card = m.open();
     let control = File::open(m.node("_control")).expect("control node");
     // SAFETY: XDMA_IOCOFFLINE takes no argument.
-    assert_eq!(
-        unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCOFFLINE as _) },
-        0
-    );
+    let off = unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCOFFLINE as _) };
+    assert_eq!(off, 0);
     let data = DmaBuffer::from_slice(&[1u8; 4096]).expect("data");
     let r = card.write_mm(0, CardAddr(0x1000), &data);
     // SAFETY: as above, back online whatever happened.
-    assert_eq!(
-        unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCONLINE as _) },
-        0
-    );
+    let on = unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCONLINE as _) };
+    assert_eq!(on, 0);
     let e = r.expect_err("offline");
     assert_eq!(e.kind(), ErrorKind::Busy, "{e}");
     assert!(e.to_string().contains("offline"), "says why: {e}");
