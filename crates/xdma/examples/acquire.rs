@@ -36,6 +36,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         info.c2h.len(),
         info.memory_size >> 20
     );
+    // On a board, say which driver release is behind the nodes: it decides how timeouts show.
+    #[cfg(target_os = "linux")]
+    if let Xdma::Hw(hw) = &card {
+        println!(
+            "{}, c2h_timeout {} s",
+            hw.driver().describe(),
+            hw.driver().params.c2h_timeout_s
+        );
+    }
     let stream = info
         .find(xdma::Direction::C2H, xdma::ChannelKind::Stream)
         .ok_or("the card has no C2H stream channel")?;
