@@ -93,14 +93,36 @@ fn reg(r: u32) -> u64 {
     u64::from(r)
 }
 
-/// Puts the card's stream paths and interrupts back to rest.
+/// Puts the card's stream paths and interrupts back to rest, as the register map asks: the
+/// sources stop first (the frame in flight finishes), then the mode changes while the streams
+/// are idle, then the counters are cleared.
 fn quiet(card: &HwCard) {
+    let control = card.read_reg(reg(regs::CONTROL)).expect("control");
+    let mode = control & regs::control::MODE_MASK as u32;
+    card.write_reg(reg(regs::CONTROL), mode)
+        .expect("stop the sources");
+    // Each access lets simulated time run: far longer than one frame takes.
+    for _ in 0..20 {
+        card.read_reg(reg(regs::IRQ_STATUS)).expect("status");
+    }
     card.write_reg(reg(regs::CONTROL), 0)
         .expect("stop the streams");
+    card.write_reg(reg(regs::CLEAR), regs::clear::COUNTERS_MASK as u32)
+        .expect("clear the counters");
     card.write_reg(reg(regs::IRQ_ENABLE), 0)
         .expect("mask interrupts");
     card.write_reg(reg(regs::IRQ_STATUS), 0xffff_ffff)
         .expect("clear interrupts");
+}
+
+/// Stops frame source 0 and then the capture path, leaving the interrupt latched.
+fn quiet_sources(card: &HwCard) {
+    card.write_reg(reg(regs::CONTROL), regs::control::MODE_CAPTURE as u32)
+        .expect("stop source 0");
+    for _ in 0..20 {
+        card.read_reg(reg(regs::CAP_WPTR)).expect("write pointer");
+    }
+    card.write_reg(reg(regs::CONTROL), 0).expect("stop capture");
 }
 
 #[test]
@@ -323,7 +345,7 @@ fn raise_fill_interrupt(card: &HwCard) {
     for _ in 0..2000 {
         let status = card.read_reg(reg(regs::IRQ_STATUS)).expect("status");
         if status & regs::irq_status::CAP_FILL_MASK as u32 != 0 {
-            card.write_reg(reg(regs::CONTROL), 0).expect("stop");
+            quiet_sources(card);
             return;
         }
     }
