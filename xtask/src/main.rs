@@ -4,6 +4,7 @@
 //! that it builds in seconds on a fresh clone, before anything else is compiled.
 
 mod codegen;
+mod fuse;
 mod setup;
 #[cfg(test)]
 mod tidy;
@@ -17,7 +18,8 @@ usage: cargo xtask <task>
 tasks:
   setup   install the pinned Verilator into .tools/ unless a usable one is already found
   lint    verilator --lint-only -Wall over every RTL file in hdl/
-  test    setup, lint, then every test of the workspace
+  test    setup, lint, every test of the workspace, then the driver backend's tests
+          over an xdma-fuse mount of the simulated card
   demo    setup, then the main job on the simulated card
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
 ";
@@ -57,7 +59,7 @@ pub fn root() -> PathBuf {
 
 /// Runs a command in the workspace root, with the found Verilator exported, and fails on a
 /// non-zero exit.
-fn run(root: &Path, mut cmd: Command) -> Result<(), String> {
+pub fn run(root: &Path, mut cmd: Command) -> Result<(), String> {
     cmd.current_dir(root);
     let shown = format!("{cmd:?}");
     let status = cmd
@@ -118,7 +120,7 @@ fn lint(root: &Path) -> Result<(), String> {
     }
 }
 
-fn cargo() -> Command {
+pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
 }
 
@@ -145,7 +147,36 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     // Doc tests are not part of --all-targets; run them on their own.
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--doc"]);
-    run(root, cmd)
+    run(root, cmd)?;
+    hw_over_fuse(root)
+}
+
+/// The driver backend's tests, and the shared tests' hw cases, against the simulated card
+/// served as the driver's nodes by xdma-fuse. They share one card, so they run one at a time.
+fn hw_over_fuse(root: &Path) -> Result<(), String> {
+    if let Some(why) = fuse::unavailable() {
+        println!("xtask: SKIPPED the driver backend's tests over xdma-fuse: {why}");
+        return Ok(());
+    }
+    let config = root.join("crates/xdma-fuse/tests/hw-tests.toml");
+    // The shared bodies' sim cases already ran above; only their hw cases need the mount.
+    for (package, test, filter) in [("xdma-hw", "over_fuse", ""), ("xdma", "backends", "hw")] {
+        let mut cmd = cargo();
+        cmd.args([
+            "test",
+            "-p",
+            package,
+            "--test",
+            test,
+            "--",
+            "--test-threads=1",
+        ]);
+        if !filter.is_empty() {
+            cmd.arg(filter);
+        }
+        fuse::with_mount(root, Some(&config), cmd)?;
+    }
+    Ok(())
 }
 
 fn demo(root: &Path, extra: &[String]) -> Result<(), String> {

@@ -1,39 +1,72 @@
-//! The real board through the Linux XDMA driver (Xilinx dma_ip_drivers), matching what the
-//! driver does rather than what its readme suggests:
+//! The real board through the Linux XDMA driver (Xilinx dma_ip_drivers, `XDMA/linux-kernel`),
+//! following what the driver does in the releases in the field (2020.2 and 2025.2) rather than
+//! what its readme suggests:
 //!
 //! - nodes `<prefix>_h2c_<k>`, `<prefix>_c2h_<k>`, `<prefix>_user`, `<prefix>_control`,
-//!   `<prefix>_events_<k>`, where the prefix (default `/dev/xdma0`) may name any folder;
-//! - memory-mapped channels: the file offset is the card address, and only pread/pwrite are
-//!   used, because the driver's read/write do not move the file position; transfers are split
-//!   below the per-call limit of 0x7ffff000 bytes;
+//!   `<prefix>_events_<k>`, where the prefix (default `/dev/xdma0`) may name any folder (a FUSE
+//!   mount of the simulated card, `xdma-fuse`, serves the same nodes);
+//! - discovery reads the engines' identifier registers over `_control` and stops, as the
+//!   driver's probe does, at the first engine whose identifier or channel number is not the
+//!   expected one; the driver's version comes from XDMA_IOCINFO ([`HwCard::driver`]);
+//! - memory-mapped channels: the file offset is the card address and only pread/pwrite are
+//!   used (the driver's read/write do not move the file position). Each call is cut into
+//!   chunks of [`HwConfig::chunk_bytes`], because the driver pins a whole call's pages at once;
+//!   a buffer the driver cannot pin (EFAULT: it pins pages writable in both directions, so
+//!   read-only memory fails) is copied into an owned page-aligned buffer and the call retried;
+//! - a memory-mapped engine that an earlier process left in fixed-address mode (ADDRMODE is
+//!   the engine's, not the file's) is put back into incrementing mode at open;
+//! - H2C streams: the driver ends every internal transfer with end-of-packet and cuts a
+//!   transfer at the end of its descriptor ring, whose position carries over from earlier
+//!   calls, so only a frame that fits one descriptor leaves the card as one packet. Frames
+//!   longer than [`HwConfig::h2c_stream_max_frame`] (one page) are refused; shorter ones that
+//!   straddle a page boundary are copied into one page first;
+//! - C2H streams are opened with O_TRUNC (a read ends at end-of-packet) and take one opener at
+//!   a time (EBUSY). A read is at most one descriptor ([`HwConfig::c2h_stream_read`]), because
+//!   under back-to-back traffic a longer read can hold the end of one packet and the start of
+//!   the next. The DMA nodes have no poll and ignore O_NONBLOCK, so a read blocks until data or
+//!   the driver's `c2h_timeout` (module parameter): a receive whose timeout is shorter than
+//!   `c2h_timeout` is refused up front with an error that names it; a longer one is served by
+//!   reads of `c2h_timeout` each;
+//! - errno 512 (ERESTARTSYS, what drivers before 2025.2 return for a DMA timeout) and
+//!   ETIMEDOUT are both [`ErrorKind::Timeout`]; EBUSY on a transfer means the device is offline
+//!   or being reset; a count outside the buffer is a [`DriverError::Count`];
+//! - DMA calls run with signals blocked in the calling thread, because a signal aborts the
+//!   driver's transfer;
 //! - `_user` and `_control`: one 32-bit word per call at a 4-aligned offset (anything else is
-//!   EPROTO); the user BAR may instead be mapped into memory;
-//! - `_events_<k>`: a blocking 4-byte read returns once per interrupt (interrupts before one
-//!   read collapse into one); the timeout is a poll before the read;
-//! - streaming C2H nodes are opened with O_TRUNC, so a read ends at the first end-of-packet,
-//!   and take one opener at a time (EBUSY);
-//! - channels are found through the engines' identifier registers read over `_control`;
-//! - the alignment comes from the ALIGN_GET ioctl when the driver answers it.
+//!   EPROTO), checked against the user BAR's size as the system reports it (the file size, or
+//!   for the driver's character device the longest mapping it accepts), because the driver
+//!   itself does not check and an access past the BAR is a kernel oops; the user BAR may instead
+//!   be mapped into memory, never longer than the node;
+//! - `_events_<k>`: interrupts stay latched until the node is read, and several collapse into
+//!   one read, so latched ones are drained at open; a wait is a poll then a 4-byte read;
+//! - the alignment comes from the ALIGN_GET ioctl (the reference IP answers 1).
 //!
 //! The backend's settings are the `[hw]` section of the configuration ([`HwConfig`]).
 
 #![cfg(target_os = "linux")]
 
+mod driver;
+#[cfg(test)]
+mod fake;
 mod sys;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use xdma_core::{
     check, AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind,
-    Config, Direction, DmaBuffer, Error, Result, Transfer,
+    Config, Direction, DmaBuffer, Error, ErrorKind, Result, Transfer, DMA_ALIGN,
 };
 
-pub use sys::{IOCTL_XDMA_ALIGN_GET, RW_MAX};
+pub use driver::{DriverInfo, DriverVersion, ModuleParams};
+use sys::{os_error, FileKind, Io, Opener, OsOpener, SignalGuard};
+pub use sys::{
+    IocInfo, ERESTARTSYS, IOCTL_XDMA_ADDRMODE_GET, IOCTL_XDMA_ADDRMODE_SET, IOCTL_XDMA_ALIGN_GET,
+    RW_MAX, XDMA_IOCINFO, XDMA_IOCOFFLINE, XDMA_IOCONLINE, XDMA_XCL_MAGIC,
+};
 
-/// Engines the driver probes per direction.
+/// Engines the driver probes per direction (XDMA_CHANNEL_NUM_MAX).
 const MAX_CHANNELS: usize = 4;
 /// Identifier register value, bits 31..16, of an H2C engine.
 const H2C_ID: u32 = 0x1fc0;
@@ -47,6 +80,47 @@ const REG_CARD_ID: u64 = 0x000;
 /// The card's version register on the user BAR.
 const REG_CARD_VERSION: u64 = 0x004;
 
+/// The largest user BAR the mapping probe looks for (a 32-bit BAR's limit).
+const MAX_BAR: u64 = 1 << 32;
+
+/// A failure of the driver to keep its own contract, carried as the source of an
+/// [`Error::Source`] whose kind is [`ErrorKind::TransferFailed`] (downcast to match it).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DriverError {
+    /// A read or write returned a count outside the buffer (old drivers do this in
+    /// end-of-packet mode: negative, or larger than the buffer).
+    #[error("{op} on {}: the driver returned {returned} for a {len}-byte buffer; a count outside 0..={len} breaks the driver's contract (drivers before 2025.2 do this in end-of-packet mode), so the buffer's contents cannot be trusted: update the driver", .node.display())]
+    Count {
+        /// The call.
+        op: &'static str,
+        /// The node.
+        node: PathBuf,
+        /// What the call returned.
+        returned: i64,
+        /// The buffer's length.
+        len: usize,
+    },
+    /// A signal interrupted a stream transfer, which the driver then aborted.
+    #[error("{op} on {}: a signal interrupted the transfer and the driver aborted it (stream data may be lost or a frame cut); keep [hw] block_signals = true", .node.display())]
+    Interrupted {
+        /// The call.
+        op: &'static str,
+        /// The node.
+        node: PathBuf,
+    },
+}
+
+impl DriverError {
+    fn into_error(self) -> Error {
+        Error::Source {
+            kind: ErrorKind::TransferFailed,
+            context: "XDMA driver",
+            source: Box::new(self),
+        }
+    }
+}
+
 /// Settings of the Linux driver backend: the `[hw]` section of the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -57,13 +131,34 @@ pub struct HwConfig {
     /// The engines' alignment in bytes when the driver cannot be asked (ALIGN_GET fails).
     /// Default 1, the IP's unaligned mode.
     pub fallback_alignment: u64,
-    /// User interrupt event nodes the driver creates (`_events_0` to `_events_15`). Default 16.
+    /// User interrupt event nodes to use (`_events_0` up; the driver makes 16). Default 16.
     pub events: usize,
-    /// Bytes of card memory behind the memory-mapped channels. Default 2 GiB: the reference
-    /// board's DDR3.
+    /// Bytes of card memory behind the memory-mapped channels (the driver cannot tell).
+    /// Default 2 GiB: the reference board's DDR3.
     pub memory_size: u64,
-    /// Bytes of the user BAR. Default 64 KiB: card_core's AXI-Lite port has 16 address bits.
-    pub user_bar_size: u64,
+    /// The most bytes one memory-mapped read or write hands to the driver, which pins all of a
+    /// call's pages at once (a large call fails with ENOMEM on a fragmented host). A multiple
+    /// of the page size. Default 8 MiB: one descriptor ring (2048 pages) per call.
+    pub chunk_bytes: usize,
+    /// The most bytes one C2H stream read asks for. Default one page (4096), which is one
+    /// descriptor: a longer read can, under back-to-back traffic, hold the end of one packet
+    /// and the start of the next, which the count does not show. A receive therefore returns
+    /// at most this much (and at most up to the buffer's next page boundary); raise it only when
+    /// packets never come back to back.
+    pub c2h_stream_read: usize,
+    /// The longest H2C stream frame sent. Default one page (4096): a frame that takes more than
+    /// one descriptor can leave the card as two packets when the driver's descriptor ring wraps
+    /// inside it. Longer frames are refused.
+    pub h2c_stream_max_frame: usize,
+    /// The folder of the driver's module parameters (`c2h_timeout`, `desc_blen_max`, ...).
+    /// Default: `/sys/module/xdma/parameters` for nodes in `/dev`, else `parameters` beside the
+    /// nodes (where `xdma-fuse` serves them). A folder that is not there means the driver's
+    /// defaults.
+    pub module_parameters: Option<PathBuf>,
+    /// Block signals in the calling thread during DMA calls, because a signal aborts the
+    /// driver's transfer. Signals sent meanwhile are delivered when the call returns.
+    /// Default true.
+    pub block_signals: bool,
 }
 
 impl Default for HwConfig {
@@ -73,7 +168,11 @@ impl Default for HwConfig {
             fallback_alignment: 1,
             events: 16,
             memory_size: 2 << 30,
-            user_bar_size: 64 << 10,
+            chunk_bytes: 8 << 20,
+            c2h_stream_read: 4096,
+            h2c_stream_max_frame: 4096,
+            module_parameters: None,
+            block_signals: true,
         }
     }
 }
@@ -88,21 +187,33 @@ impl HwConfig {
 
     /// Checks the values that no type rules out.
     pub fn validate(&self) -> Result<()> {
+        let page = sys::page_size();
         if self.memory_size == 0 {
             return Err(Error::Config(
                 "[hw] memory_size = 0: the card needs memory".into(),
             ));
         }
-        if self.user_bar_size < 4 || self.user_bar_size & 3 != 0 {
-            return Err(Error::Config(format!(
-                "[hw] user_bar_size = {}: at least one 32-bit word, a multiple of 4",
-                self.user_bar_size
-            )));
-        }
         if !self.fallback_alignment.is_power_of_two() {
             return Err(Error::Config(format!(
                 "[hw] fallback_alignment = {}: a power of two",
                 self.fallback_alignment
+            )));
+        }
+        if self.chunk_bytes < page || self.chunk_bytes % page != 0 || self.chunk_bytes > RW_MAX {
+            return Err(Error::Config(format!(
+                "[hw] chunk_bytes = {}: a multiple of the page size ({page}) up to {RW_MAX:#x}, so that chunks keep the buffer's alignment",
+                self.chunk_bytes
+            )));
+        }
+        if self.c2h_stream_read == 0 || self.h2c_stream_max_frame == 0 {
+            return Err(Error::Config(
+                "[hw] c2h_stream_read and h2c_stream_max_frame: at least 1 byte".into(),
+            ));
+        }
+        if self.events > 16 {
+            return Err(Error::Config(format!(
+                "[hw] events = {}: the driver makes 16 event nodes",
+                self.events
             )));
         }
         Ok(())
@@ -115,28 +226,31 @@ impl HwConfig {
 struct Node {
     path: PathBuf,
     flags: libc::c_int,
-    file: Mutex<Option<File>>,
+    opener: Arc<dyn Opener>,
+    io: Mutex<Option<Box<dyn Io>>>,
 }
 
 impl Node {
-    fn new(path: PathBuf, flags: libc::c_int) -> Node {
+    fn new(opener: &Arc<dyn Opener>, path: PathBuf, flags: libc::c_int) -> Node {
         Node {
             path,
             flags,
-            file: Mutex::new(None),
+            opener: opener.clone(),
+            io: Mutex::new(None),
         }
     }
 
-    /// Locks the node and opens it if it is not open yet.
+    /// Locks the node and opens it if it is not open yet. A thread that panicked while holding
+    /// the lock leaves nothing half-done (the state is only the open file), so the lock is
+    /// taken back rather than poisoned for good.
     fn lock(&self) -> Result<NodeGuard<'_>> {
-        let mut g = self.file.lock().map_err(|_| {
-            Error::Backend(format!(
-                "{}: a thread panicked while using it",
-                self.path.display()
-            ))
-        })?;
+        let mut g = self.io.lock().unwrap_or_else(|p| p.into_inner());
         if g.is_none() {
-            *g = Some(sys::open(&self.path, self.flags)?);
+            let io = self
+                .opener
+                .open(&self.path, self.flags)
+                .map_err(|e| os_error("open", &self.path, e))?;
+            *g = Some(io);
         }
         Ok(NodeGuard {
             guard: g,
@@ -146,14 +260,14 @@ impl Node {
 }
 
 struct NodeGuard<'a> {
-    guard: MutexGuard<'a, Option<File>>,
+    guard: MutexGuard<'a, Option<Box<dyn Io>>>,
     path: &'a Path,
 }
 
 impl NodeGuard<'_> {
-    fn file(&self) -> Result<&File> {
+    fn io(&self) -> Result<&dyn Io> {
         self.guard
-            .as_ref()
+            .as_deref()
             .ok_or_else(|| Error::Backend(format!("{} is not open", self.path.display())))
     }
 }
@@ -161,6 +275,9 @@ impl NodeGuard<'_> {
 #[derive(Debug)]
 struct Inner {
     info: CardInfo,
+    driver: DriverInfo,
+    hw: HwConfig,
+    page: usize,
     control: Node,
     user: Node,
     user_map: Option<sys::Mapping>,
@@ -183,28 +300,131 @@ fn node_path(prefix: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Checks a count the driver returned for a `len`-byte buffer.
+fn count(op: &'static str, node: &Path, r: isize, len: usize) -> Result<usize> {
+    match usize::try_from(r) {
+        Ok(n) if n <= len => Ok(n),
+        _ => Err(DriverError::Count {
+            op,
+            node: node.to_path_buf(),
+            returned: r as i64,
+            len,
+        }
+        .into_error()),
+    }
+}
+
+/// One 32-bit word from a register node at `offset`.
+fn read_word(io: &dyn Io, node: &Path, offset: u64) -> Result<u32> {
+    let mut b = [0u8; 4];
+    loop {
+        match io.pread(&mut b, offset) {
+            Ok(r) => {
+                let n = count("pread", node, r, 4)?;
+                if n != 4 {
+                    return Err(Error::ShortTransfer {
+                        op: "pread",
+                        node: node.to_path_buf(),
+                        done: n as u64,
+                        len: 4,
+                    });
+                }
+                return Ok(u32::from_le_bytes(b));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(os_error("pread", node, e)),
+        }
+    }
+}
+
+fn write_word(io: &dyn Io, node: &Path, offset: u64, value: u32) -> Result<()> {
+    loop {
+        match io.pwrite(&value.to_le_bytes(), offset) {
+            Ok(r) => {
+                let n = count("pwrite", node, r, 4)?;
+                if n != 4 {
+                    return Err(Error::ShortTransfer {
+                        op: "pwrite",
+                        node: node.to_path_buf(),
+                        done: n as u64,
+                        len: 4,
+                    });
+                }
+                return Ok(());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(os_error("pwrite", node, e)),
+        }
+    }
+}
+
+/// The user BAR's size as the system reports it: a regular file's size (a FUSE mount or a
+/// test folder), or, for the driver's character device, the longest mapping its mmap accepts
+/// (the driver refuses a mapping longer than the BAR, and BARs are powers of two).
+fn bar_size(io: &dyn Io, node: &Path) -> Result<u64> {
+    let kind = io.kind().map_err(|e| os_error("fstat", node, e))?;
+    let size = match kind {
+        FileKind::Regular(n) => n & !3,
+        FileKind::CharDevice => {
+            let mut found = 0u64;
+            let mut len = sys::page_size() as u64;
+            while len <= MAX_BAR {
+                let Ok(l) = usize::try_from(len) else { break };
+                match io.map(l) {
+                    Ok(_) => found = len,
+                    Err(_) => break,
+                }
+                len *= 2;
+            }
+            found
+        }
+        FileKind::Other => 0,
+    };
+    if size < 4 {
+        return Err(Error::NoDevice {
+            what: format!("the user BAR behind {}", node.display()),
+            hint: format!(
+                "its size could not be learned ({kind:?}: neither a file size nor a mapping the node accepts); the driver does not check register offsets, so the backend will not guess"
+            ),
+        });
+    }
+    Ok(size)
+}
+
 impl HwCard {
     /// Opens the card whose nodes start with `cfg.device`, and discovers its channels.
     pub fn open(cfg: &Config) -> Result<HwCard> {
-        let hw = HwConfig::from_config(cfg)?;
-        let prefix = cfg.device.as_path();
-        let control = Node::new(node_path(prefix, "_control"), libc::O_RDWR);
-        let user = Node::new(node_path(prefix, "_user"), libc::O_RDWR | libc::O_SYNC);
+        HwCard::open_with(cfg, Arc::new(OsOpener))
+    }
 
-        // Discovery: the engines' identifier registers, as the driver probes them (it stops
-        // at the first engine that does not answer).
+    /// Opens the card through `opener` (the operating system's, or a test's fake nodes).
+    fn open_with(cfg: &Config, opener: Arc<dyn Opener>) -> Result<HwCard> {
+        let hw = HwConfig::from_config(cfg)?;
+        let page = sys::page_size();
+        let prefix = cfg.device.as_path();
+        let control = Node::new(&opener, node_path(prefix, "_control"), libc::O_RDWR);
+        let user = Node::new(
+            &opener,
+            node_path(prefix, "_user"),
+            libc::O_RDWR | libc::O_SYNC,
+        );
+
+        // Discovery: the engines' identifier registers, with the driver's own rule (it stops
+        // at the first engine whose identifier or channel number is not the expected one).
         let mut h2c = Vec::new();
         let mut c2h = Vec::new();
+        let mut version = None;
+        let mut pci_id = None;
         {
             let g = control.lock()?;
-            let f = g.file()?;
+            let io = g.io()?;
             for (dir, base, want, list) in [
                 (Direction::H2C, 0x0000u64, H2C_ID, &mut h2c),
                 (Direction::C2H, 0x1000u64, C2H_ID, &mut c2h),
             ] {
                 for k in 0..MAX_CHANNELS {
-                    let id = read_word(f, &control.path, base + 0x100 * k as u64)?;
-                    if id >> 16 != want {
+                    let id = read_word(io, &control.path, base + 0x100 * k as u64)?;
+                    if id >> 16 != want || ((id >> 8) & 0xf) as usize != k {
                         break;
                     }
                     list.push(ChannelInfo {
@@ -219,16 +439,47 @@ impl HwCard {
                     });
                 }
             }
+            let mut req = IocInfo {
+                magic: XDMA_XCL_MAGIC,
+                ..IocInfo::default()
+            };
+            if io.ioctl_info(&mut req).is_ok() {
+                version = DriverVersion::from_number(req.driver_version);
+                pci_id = Some((req.vendor, req.device));
+            }
         }
         let xdma_version = h2c
             .first()
             .or(c2h.first())
             .map(|c| (c.id_register & 0xff) as u8);
 
+        let param_dir = match &hw.module_parameters {
+            Some(p) => p.clone(),
+            None if sys::in_dev(prefix) => PathBuf::from("/sys/module/xdma/parameters"),
+            None => prefix.parent().unwrap_or(Path::new(".")).join("parameters"),
+        };
+        let params = ModuleParams::read(&param_dir).map_err(Error::Config)?;
+
+        // The user BAR: its size from the system, never from configuration.
+        let (user_bar_size, user_map) = {
+            let g = user.lock()?;
+            let io = g.io()?;
+            let size = bar_size(io, &user.path)?;
+            let map = if hw.mmap_user {
+                let len = usize::try_from(size)
+                    .map_err(|_| Error::Config("the user BAR does not fit this host".into()))?;
+                Some(io.map(len).map_err(|e| os_error("mmap", &user.path, e))?)
+            } else {
+                None
+            };
+            (size, map)
+        };
+
         let h2c_nodes: Vec<Node> = h2c
             .iter()
             .map(|c| {
                 Node::new(
+                    &opener,
                     node_path(prefix, &format!("_h2c_{}", c.index)),
                     libc::O_WRONLY,
                 )
@@ -242,41 +493,65 @@ impl HwCard {
                     ChannelKind::Stream => libc::O_RDONLY | libc::O_TRUNC,
                     ChannelKind::MemoryMapped => libc::O_RDONLY,
                 };
-                Node::new(node_path(prefix, &format!("_c2h_{}", c.index)), flags)
-            })
-            .collect();
-        let events = (0..hw.events)
-            .map(|k| {
                 Node::new(
-                    node_path(prefix, &format!("_events_{k}")),
-                    libc::O_RDONLY | libc::O_NONBLOCK,
+                    &opener,
+                    node_path(prefix, &format!("_c2h_{}", c.index)),
+                    flags,
                 )
             })
             .collect();
 
-        // Alignment: ask an engine node that any number of openers may hold (never a streaming
-        // C2H node, which would lock out the real reader).
-        let probe = h2c_nodes.first().or_else(|| {
-            c2h.iter()
-                .position(|c| c.kind == ChannelKind::MemoryMapped)
-                .map(|i| &c2h_nodes[i])
-        });
-        let alignment = probe
-            .and_then(|n| {
-                n.lock()
-                    .ok()
-                    .and_then(|g| g.file().ok().and_then(sys::align_get))
-            })
-            .unwrap_or(hw.fallback_alignment);
+        // Alignment and address mode from every engine node that any number of processes may
+        // hold (never a streaming C2H node, which would lock out the real reader).
+        let mut alignment: Option<u64> = None;
+        let mut addrmode_reset = Vec::new();
+        let probes = h2c
+            .iter()
+            .zip(&h2c_nodes)
+            .chain(c2h.iter().zip(&c2h_nodes))
+            .filter(|(c, _)| !(c.dir == Direction::C2H && c.kind == ChannelKind::Stream));
+        for (c, n) in probes {
+            let Ok(g) = n.lock() else { continue };
+            let Ok(io) = g.io() else { continue };
+            let mut a: libc::c_int = 0;
+            if io.ioctl_int(IOCTL_XDMA_ALIGN_GET, &mut a).is_ok() && a > 0 {
+                alignment = Some(alignment.unwrap_or(1).max(a as u64));
+            }
+            if c.kind == ChannelKind::MemoryMapped {
+                let mut mode: libc::c_int = 0;
+                if io.ioctl_int(IOCTL_XDMA_ADDRMODE_GET, &mut mode).is_ok() && mode != 0 {
+                    let mut incr: libc::c_int = 0;
+                    io.ioctl_int(IOCTL_XDMA_ADDRMODE_SET, &mut incr)
+                        .map_err(|e| os_error("ioctl ADDRMODE_SET", &n.path, e))?;
+                    addrmode_reset.push((c.dir, c.index));
+                }
+            }
+        }
+        let alignment = alignment.unwrap_or(hw.fallback_alignment);
 
-        let user_map = if hw.mmap_user {
-            let g = user.lock()?;
-            let len = usize::try_from(hw.user_bar_size)
-                .map_err(|_| Error::Config("user_bar_size does not fit this host".into()))?;
-            Some(sys::Mapping::new(g.file()?, &user.path, len)?)
-        } else {
-            None
-        };
+        // Event nodes: opened now, and interrupts latched before this open are drained, so
+        // that the first wait does not return at once for an old one.
+        let events: Vec<Node> = (0..hw.events)
+            .map(|k| {
+                Node::new(
+                    &opener,
+                    node_path(prefix, &format!("_events_{k}")),
+                    libc::O_RDONLY,
+                )
+            })
+            .collect();
+        let mut stale_events = Vec::new();
+        for (k, n) in events.iter().enumerate() {
+            let g = n.lock()?;
+            let io = g.io()?;
+            if io.poll_in(0).unwrap_or(false) {
+                let mut b = [0u8; 4];
+                match io.read(&mut b) {
+                    Ok(_) => stale_events.push(k),
+                    Err(e) => return Err(os_error("read", &n.path, e)),
+                }
+            }
+        }
 
         let mut inner = Inner {
             info: CardInfo {
@@ -284,13 +559,22 @@ impl HwCard {
                 h2c,
                 c2h,
                 memory_size: hw.memory_size,
-                user_bar_size: hw.user_bar_size,
+                user_bar_size,
                 events: hw.events,
                 card_id: 0,
                 card_version: 0,
                 xdma_version,
                 alignment,
             },
+            driver: DriverInfo {
+                version,
+                pci_id,
+                params,
+                addrmode_reset,
+                stale_events,
+            },
+            hw,
+            page,
             control,
             user,
             user_map,
@@ -306,17 +590,31 @@ impl HwCard {
         })
     }
 
-    /// The node paths of this card, for messages.
+    /// The `_control` node of this card, for messages.
     pub fn control_node(&self) -> &Path {
         &self.inner.control.path
     }
+
+    /// What open found out about the driver: its version, its module parameters, and what it
+    /// had to put right (engines left in fixed-address mode, latched interrupts).
+    pub fn driver(&self) -> &DriverInfo {
+        &self.inner.driver
+    }
 }
 
-/// One 32-bit word from a register node at `offset`.
-fn read_word(f: &File, node: &Path, offset: u64) -> Result<u32> {
-    let mut b = [0u8; 4];
-    sys::pread_all(f, node, &mut b, offset)?;
-    Ok(u32::from_le_bytes(b))
+/// The buffer of a memory-mapped call: sent to the card or filled from it.
+enum Buf<'a> {
+    Out(&'a [u8]),
+    In(&'a mut [u8]),
+}
+
+impl Buf<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Buf::Out(d) => d.len(),
+            Buf::In(b) => b.len(),
+        }
+    }
 }
 
 impl Inner {
@@ -324,33 +622,24 @@ impl Inner {
         u64::try_from(self.epoch.elapsed().as_nanos().saturating_mul(1000)).unwrap_or(u64::MAX)
     }
 
-    fn timed(&self, bytes: usize, eop: bool, f: impl FnOnce() -> Result<()>) -> Result<Transfer> {
-        let start_ps = self.now_ps();
-        f()?;
-        Ok(Transfer {
-            bytes,
-            end_of_packet: eop,
-            start_ps,
-            end_ps: self.now_ps(),
-        })
-    }
-
     fn read_reg(&self, offset: u64) -> Result<u32> {
         check::reg(&self.info, offset)?;
         if let Some(m) = &self.user_map {
-            return m.read(offset as usize).ok_or(Error::RegisterOutOfRange {
+            let o = usize::try_from(offset).unwrap_or(usize::MAX);
+            return m.read(o).ok_or(Error::RegisterOutOfRange {
                 offset,
                 size: m.len() as u64,
             });
         }
         let g = self.user.lock()?;
-        read_word(g.file()?, &self.user.path, offset)
+        read_word(g.io()?, &self.user.path, offset)
     }
 
     fn write_reg(&self, offset: u64, value: u32) -> Result<()> {
         check::reg(&self.info, offset)?;
         if let Some(m) = &self.user_map {
-            return if m.write(offset as usize, value) {
+            let o = usize::try_from(offset).unwrap_or(usize::MAX);
+            return if m.write(o, value) {
                 Ok(())
             } else {
                 Err(Error::RegisterOutOfRange {
@@ -360,7 +649,118 @@ impl Inner {
             };
         }
         let g = self.user.lock()?;
-        sys::pwrite_all(g.file()?, &self.user.path, &value.to_le_bytes(), offset)
+        write_word(g.io()?, &self.user.path, offset, value)
+    }
+
+    /// One pread or pwrite of a whole chunk at `addr`, retried on EINTR and continued after a
+    /// partial count; a buffer the driver cannot pin (EFAULT) goes through an owned,
+    /// page-aligned copy that keeps the card address's offset within the page (and so the
+    /// alignment rule).
+    fn mm_chunk(&self, io: &dyn Io, node: &Path, buf: &mut Buf<'_>, addr: u64) -> Result<()> {
+        let op = match buf {
+            Buf::Out(_) => "pwrite",
+            Buf::In(_) => "pread",
+        };
+        let len = buf.len();
+        let mut done = 0usize;
+        // The copy, the offset of its first byte within its page, and the chunk offset it
+        // starts at.
+        let mut bounce: Option<(DmaBuffer, usize, usize)> = None;
+        while done < len {
+            let at = addr + done as u64;
+            let r = {
+                let _signals = SignalGuard::new(self.hw.block_signals);
+                match (&mut *buf, &mut bounce) {
+                    (Buf::Out(d), None) => io.pwrite(&d[done..], at),
+                    (Buf::In(b), None) => io.pread(&mut b[done..], at),
+                    (Buf::Out(_), Some((c, pad, base))) => io.pwrite(&c[*pad + done - *base..], at),
+                    (Buf::In(_), Some((c, pad, base))) => {
+                        io.pread(&mut c[*pad + done - *base..], at)
+                    }
+                }
+            };
+            match r {
+                Ok(r) => {
+                    let k = count(op, node, r, len - done)?;
+                    if k == 0 {
+                        return Err(Error::ShortTransfer {
+                            op,
+                            node: node.to_path_buf(),
+                            done: done as u64,
+                            len: len as u64,
+                        });
+                    }
+                    if let (Buf::In(b), Some((c, pad, base))) = (&mut *buf, &bounce) {
+                        let from = pad + done - base;
+                        b[done..done + k].copy_from_slice(&c[from..from + k]);
+                    }
+                    done += k;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EFAULT) && bounce.is_none() => {
+                    // The driver pins pages writable in both directions; read-only memory
+                    // (or memory it cannot pin) fails, an owned copy does not.
+                    let pad = (at % DMA_ALIGN as u64) as usize;
+                    let mut c = DmaBuffer::new(pad + len - done)?;
+                    if let Buf::Out(d) = buf {
+                        c[pad..].copy_from_slice(&d[done..]);
+                    }
+                    bounce = Some((c, pad, done));
+                }
+                Err(e) => return Err(os_error(op, node, e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// A memory-mapped transfer cut into chunks of `chunk_bytes` (a multiple of the page, so
+    /// that every chunk keeps the buffer's alignment against its card address).
+    fn mm(&self, node: &Node, addr: CardAddr, mut buf: Buf<'_>) -> Result<()> {
+        let g = node.lock()?;
+        let io = g.io()?;
+        let len = buf.len();
+        let chunk = self.hw.chunk_bytes;
+        let mut off = 0usize;
+        while off < len {
+            let n = chunk.min(len - off);
+            let mut part = match &mut buf {
+                Buf::Out(d) => Buf::Out(&d[off..off + n]),
+                Buf::In(b) => Buf::In(&mut b[off..off + n]),
+            };
+            self.mm_chunk(io, &node.path, &mut part, addr.raw() + off as u64)?;
+            off += n;
+        }
+        Ok(())
+    }
+
+    /// The receive plan for a stream read: how many driver reads of `c2h_timeout` fit in the
+    /// caller's timeout (None: no bound), or the refusal when none does.
+    fn recv_attempts(&self, node: &Path, timeout: Duration) -> Result<Option<u128>> {
+        let p = &self.driver.params;
+        let forever = timeout == Duration::MAX;
+        match p.c2h_timeout() {
+            None if forever => Ok(None),
+            None => Err(Error::Unsupported {
+                backend: "hw",
+                what: format!("a stream receive on {} with a {timeout:?} timeout", node.display()),
+                why: format!(
+                    "the driver's module parameter c2h_timeout is 0 ({}), so a read blocks until data comes, and the DMA nodes have no poll and ignore O_NONBLOCK: load the driver with c2h_timeout=<seconds>, or wait forever (Duration::MAX)",
+                    p.origin()
+                ),
+            }),
+            Some(t) if timeout < t => Err(Error::Unsupported {
+                backend: "hw",
+                what: format!("a stream receive on {} with a {timeout:?} timeout", node.display()),
+                why: format!(
+                    "the driver's stream read blocks until data or its module parameter c2h_timeout = {} s ({}); the DMA nodes have no poll and ignore O_NONBLOCK, so a shorter wait cannot be honoured: pass a timeout of at least {} s, or load the driver with a smaller c2h_timeout (whole seconds)",
+                    t.as_secs(),
+                    p.origin(),
+                    t.as_secs()
+                ),
+            }),
+            Some(_) if forever => Ok(None),
+            Some(t) => Ok(Some((timeout.as_nanos() / t.as_nanos()).max(1))),
+        }
     }
 }
 
@@ -371,40 +771,44 @@ impl Card for HwCard {
 
     fn write_mm(&self, channel: usize, addr: CardAddr, data: &[u8]) -> Result<Transfer> {
         let i = &self.inner;
-        let op = "memory-mapped H2C write";
         check::mm(
             &i.info,
-            op,
+            "memory-mapped H2C write",
             Direction::H2C,
             channel,
             addr,
             data.as_ptr() as usize,
             data.len(),
         )?;
-        let node = &i.h2c[channel];
-        let g = node.lock()?;
-        i.timed(data.len(), false, || {
-            sys::pwrite_all(g.file()?, &node.path, data, addr.raw())
+        let start_ps = i.now_ps();
+        i.mm(&i.h2c[channel], addr, Buf::Out(data))?;
+        Ok(Transfer {
+            bytes: data.len(),
+            end_of_packet: false,
+            start_ps,
+            end_ps: i.now_ps(),
         })
     }
 
     fn read_mm(&self, channel: usize, addr: CardAddr, buf: &mut [u8]) -> Result<Transfer> {
         let i = &self.inner;
-        let op = "memory-mapped C2H read";
         check::mm(
             &i.info,
-            op,
+            "memory-mapped C2H read",
             Direction::C2H,
             channel,
             addr,
             buf.as_ptr() as usize,
             buf.len(),
         )?;
-        let node = &i.c2h[channel];
-        let g = node.lock()?;
+        let start_ps = i.now_ps();
         let len = buf.len();
-        i.timed(len, false, || {
-            sys::pread_all(g.file()?, &node.path, buf, addr.raw())
+        i.mm(&i.c2h[channel], addr, Buf::In(buf))?;
+        Ok(Transfer {
+            bytes: len,
+            end_of_packet: false,
+            start_ps,
+            end_ps: i.now_ps(),
         })
     }
 
@@ -419,29 +823,71 @@ impl Card for HwCard {
             frame.as_ptr() as usize,
             frame.len(),
         )?;
-        if frame.len() > RW_MAX {
-            // Splitting would put an end-of-packet inside the frame.
+        let limit =
+            i.hw.h2c_stream_max_frame
+                .min(usize::try_from(i.driver.params.desc_blen_max).unwrap_or(usize::MAX));
+        if frame.len() > limit {
             return Err(Error::Invalid {
                 op,
                 problem: format!(
-                    "a {}-byte frame is larger than the driver moves in one call ({RW_MAX:#x} bytes); send smaller frames",
-                    frame.len()
+                    "a {}-byte frame takes more than one descriptor (one page, desc_blen_max = {}); the driver cuts a transfer at the end of its descriptor ring, whose position carries over from earlier calls, and ends every piece with end-of-packet, so the frame could leave the card as two packets: send frames of at most {limit} bytes ([hw] h2c_stream_max_frame)",
+                    frame.len(),
+                    i.driver.params.desc_blen_max
                 ),
             });
         }
         let node = &i.h2c[channel];
         let g = node.lock()?;
-        i.timed(frame.len(), true, || {
-            let n = sys::write_once(g.file()?, &node.path, frame)?;
-            if n != frame.len() {
-                return Err(Error::ShortTransfer {
-                    op: "write",
-                    node: node.path.clone(),
-                    done: n as u64,
-                    len: frame.len() as u64,
-                });
+        let io = g.io()?;
+        // A frame that straddles a page boundary would take two descriptors; one page of its
+        // own keeps it in one.
+        let page = i.page;
+        let straddles = (frame.as_ptr() as usize % page) + frame.len() > page;
+        let mut copy = if straddles {
+            Some(DmaBuffer::from_slice(frame)?)
+        } else {
+            None
+        };
+        let start_ps = i.now_ps();
+        loop {
+            let data: &[u8] = copy.as_deref().unwrap_or(frame);
+            let r = {
+                let _signals = SignalGuard::new(i.hw.block_signals);
+                io.write(data)
+            };
+            match r {
+                Ok(r) => {
+                    let n = count("write", &node.path, r, data.len())?;
+                    if n != data.len() {
+                        return Err(Error::ShortTransfer {
+                            op: "write",
+                            node: node.path.clone(),
+                            done: n as u64,
+                            len: data.len() as u64,
+                        });
+                    }
+                    break;
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EFAULT) && copy.is_none() => {
+                    // The driver pins pages writable even to send them: read-only memory
+                    // fails, an owned copy does not.
+                    copy = Some(DmaBuffer::from_slice(frame)?);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return Err(DriverError::Interrupted {
+                        op: "write",
+                        node: node.path.clone(),
+                    }
+                    .into_error())
+                }
+                Err(e) => return Err(os_error("write", &node.path, e)),
             }
-            Ok(())
+        }
+        Ok(Transfer {
+            bytes: frame.len(),
+            end_of_packet: true,
+            start_ps,
+            end_ps: i.now_ps(),
         })
     }
 
@@ -457,34 +903,67 @@ impl Card for HwCard {
             buf.len(),
         )?;
         let node = &i.c2h[channel];
+        let attempts = i.recv_attempts(&node.path, timeout)?;
         let g = node.lock()?;
-        let f = g.file()?;
+        let io = g.io()?;
+        // One descriptor per read: no further than the buffer's next page boundary.
+        let page = i.page;
+        let mut chunk = buf.len().min(i.hw.c2h_stream_read);
+        if i.hw.c2h_stream_read <= page {
+            chunk = chunk.min(page - buf.as_ptr() as usize % page);
+        }
         let start_ps = i.now_ps();
-        // The driver's streaming read blocks until end-of-packet, a full buffer or its own
-        // c2h_timeout; a poll first bounds the wait by the caller's timeout where the node
-        // reports readiness.
-        if !sys::poll_readable(f, &node.path, timeout)? {
-            return Err(Error::Timeout {
-                what: format!("data on {}", node.path.display()),
-                after: timeout,
-            });
+        let mut tried: u128 = 0;
+        loop {
+            tried += 1;
+            let r = {
+                let _signals = SignalGuard::new(i.hw.block_signals);
+                io.read(&mut buf[..chunk])
+            };
+            let e = match r {
+                Ok(r) => {
+                    let n = count("read", &node.path, r, chunk)?;
+                    if n == 0 {
+                        return Err(Error::ShortTransfer {
+                            op: "read",
+                            node: node.path.clone(),
+                            done: 0,
+                            len: chunk as u64,
+                        });
+                    }
+                    return Ok(Transfer {
+                        bytes: n,
+                        // With O_TRUNC a read that stops short stopped at end-of-packet.
+                        end_of_packet: n < chunk,
+                        start_ps,
+                        end_ps: i.now_ps(),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return Err(DriverError::Interrupted {
+                        op: "read",
+                        node: node.path.clone(),
+                    }
+                    .into_error())
+                }
+                Err(e) => os_error("read", &node.path, e),
+            };
+            if e.kind() != ErrorKind::Timeout || attempts.is_some_and(|a| tried >= a) {
+                return Err(if e.kind() == ErrorKind::Timeout {
+                    Error::Timeout {
+                        what: format!(
+                            "data on {} ({} read(s) of c2h_timeout each; {})",
+                            node.path.display(),
+                            tried,
+                            i.driver.describe()
+                        ),
+                        after: timeout,
+                    }
+                } else {
+                    e
+                });
+            }
         }
-        let n = sys::read_once(f, &node.path, buf)?;
-        if n == 0 {
-            return Err(Error::ShortTransfer {
-                op: "read",
-                node: node.path.clone(),
-                done: 0,
-                len: buf.len() as u64,
-            });
-        }
-        Ok(Transfer {
-            bytes: n,
-            // With O_TRUNC a read that stops short of the buffer stopped at end-of-packet.
-            end_of_packet: n < buf.len(),
-            start_ps,
-            end_ps: i.now_ps(),
-        })
     }
 
     fn read_reg(&self, offset: u64) -> Result<u32> {
@@ -500,32 +979,53 @@ impl Card for HwCard {
         check::event(&i.info, event)?;
         let node = &i.events[event];
         let g = node.lock()?;
-        let f = g.file()?;
-        let deadline = Instant::now() + timeout;
+        let io = g.io()?;
+        // No deadline when the caller waits longer than the clock can count.
+        let deadline = Instant::now().checked_add(timeout);
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if !sys::poll_readable(f, &node.path, left)? {
-                return Err(Error::Timeout {
-                    what: format!("user interrupt on {}", node.path.display()),
-                    after: timeout,
-                });
+            let ms = match deadline {
+                None => -1,
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    // Round up so that a sub-millisecond timeout still waits rather than spins.
+                    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
+                }
+            };
+            let ready = match io.poll_in(ms) {
+                Ok(r) => r,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(os_error("poll", &node.path, e)),
+            };
+            if !ready {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(Error::Timeout {
+                        what: format!("user interrupt on {}", node.path.display()),
+                        after: timeout,
+                    });
+                }
+                continue;
             }
             let mut b = [0u8; 4];
-            match sys::read_once(f, &node.path, &mut b) {
-                Ok(4) => return Ok(u32::from_le_bytes(b)),
-                Ok(n) => {
-                    return Err(Error::ShortTransfer {
-                        op: "read",
-                        node: node.path.clone(),
-                        done: n as u64,
-                        len: 4,
-                    })
+            match io.read(&mut b) {
+                Ok(r) => {
+                    let n = count("read", &node.path, r, 4)?;
+                    if n != 4 {
+                        return Err(Error::ShortTransfer {
+                            op: "read",
+                            node: node.path.clone(),
+                            done: n as u64,
+                            len: 4,
+                        });
+                    }
+                    return Ok(u32::from_le_bytes(b));
                 }
-                // Readiness without data (a spurious wake-up): wait again within the bound.
-                Err(e) if matches!(&e, Error::Os { source, .. } if source.raw_os_error() == Some(libc::EAGAIN)) => {
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::Interrupted
+                        || e.raw_os_error() == Some(libc::EAGAIN) =>
+                {
                     continue
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(os_error("read", &node.path, e)),
             }
         }
     }

@@ -36,6 +36,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         info.c2h.len(),
         info.memory_size >> 20
     );
+    // On a board, say which driver release is behind the nodes: it decides how timeouts show.
+    #[cfg(target_os = "linux")]
+    if let Xdma::Hw(hw) = &card {
+        println!(
+            "{}, c2h_timeout {} s",
+            hw.driver().describe(),
+            hw.driver().params.c2h_timeout_s
+        );
+    }
     let stream = info
         .find(xdma::Direction::C2H, xdma::ChannelKind::Stream)
         .ok_or("the card has no C2H stream channel")?;
@@ -51,7 +60,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut times = Vec::with_capacity(FRAMES);
     let mut last_seq = None;
     for _ in 0..FRAMES {
-        let t = card.recv_stream(stream, &mut buf, Duration::from_millis(1))?;
+        // The driver's stream read waits up to its c2h_timeout (10 s by default) whatever the
+        // caller asks, and the driver backend refuses a shorter timeout; the frames come long
+        // before it on either backend.
+        let t = card.recv_stream(stream, &mut buf, Duration::from_secs(10))?;
         let f = frame::parse(&buf[..t.bytes])?;
         if let Some(prev) = last_seq {
             if f.header.sequence != prev + 1 {

@@ -1,0 +1,437 @@
+//! The server as a program: mounted from its binary, used from the shell and from other
+//! processes, and unmounted by its signals. Each test mounts a server of its own in a
+//! temporary folder. Where FUSE cannot be mounted (no /dev/fuse, or neither root nor
+//! fusermount3), each test says why and passes without running.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use card_regs as regs;
+
+/// Why FUSE cannot be mounted here, or None.
+fn unavailable() -> Option<String> {
+    if let Err(e) = OpenOptions::new().read(true).write(true).open("/dev/fuse") {
+        return Some(format!("/dev/fuse cannot be opened ({e}): the fuse kernel module is not loaded or this container has no FUSE device"));
+    }
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let helper = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join("fusermount3").is_file()))
+        .unwrap_or(false);
+    (!root && !helper).then(|| {
+        "not root and no fusermount3 on PATH: install the Debian package fuse3, or run as root"
+            .to_string()
+    })
+}
+
+/// A running server with its mount.
+struct Server {
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl Server {
+    /// Mounts a server with `config` (TOML), or None when FUSE is not available here.
+    fn start(config: &str) -> Option<Server> {
+        if let Some(why) = unavailable() {
+            eprintln!("not run: {why}");
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("mount folder");
+        let cfg = dir.path().with_extension("toml");
+        std::fs::write(&cfg, config).expect("config file");
+        let child = Command::new(env!("CARGO_BIN_EXE_xdma-fuse"))
+            .arg("mount")
+            .arg(dir.path())
+            .arg("--config")
+            .arg(&cfg)
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("start xdma-fuse");
+        let mut s = Server {
+            dir,
+            child: Some(child),
+        };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !s.node("_control").exists() {
+            if let Some(c) = s.child.as_mut() {
+                if let Ok(Some(status)) = c.try_wait() {
+                    panic!("xdma-fuse exited before mounting: {status}");
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "xdma-fuse did not mount within 120 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(s)
+    }
+
+    fn node(&self, suffix: &str) -> PathBuf {
+        self.dir.path().join(format!("xdma0{suffix}"))
+    }
+
+    fn mounted(&self) -> bool {
+        let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+        let dir = self.dir.path().to_string_lossy().into_owned();
+        mounts
+            .lines()
+            .any(|l| l.split(' ').nth(1) == Some(dir.as_str()))
+    }
+
+    /// Sends `sig` to the server and waits for it to exit; returns its exit status.
+    fn stop(&mut self, sig: libc::c_int) -> std::process::ExitStatus {
+        let mut c = self.child.take().expect("a running server");
+        // SAFETY: kill with the server's own process id, which has not been reaped yet.
+        unsafe { libc::kill(c.id() as libc::pid_t, sig) };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = c.try_wait() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = c.kill();
+                let _ = c.wait();
+                panic!("xdma-fuse did not exit within 20 s of signal {sig}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.is_some() {
+            self.stop(libc::SIGTERM);
+        }
+        if self.mounted() {
+            // A server that died without unmounting leaves the mount behind: detach it.
+            let _ = Command::new("umount")
+                .arg("-l")
+                .arg(self.dir.path())
+                .status();
+        }
+    }
+}
+
+const CONFIG: &str = "[server]\nc2h_timeout = 2\n[sim]\nevents = 1\n";
+
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect()
+}
+
+fn write_reg(s: &Server, offset: u32, value: u32) {
+    let f = OpenOptions::new()
+        .write(true)
+        .open(s.node("_user"))
+        .expect("user node");
+    f.write_all_at(&value.to_le_bytes(), u64::from(offset))
+        .expect("register write");
+}
+
+#[test]
+fn dd_moves_one_mib_to_an_offset_and_back() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    let work = tempfile::tempdir().expect("work folder");
+    let src = work.path().join("in.bin");
+    let back = work.path().join("back.bin");
+    std::fs::write(&src, pattern(1 << 20)).expect("input");
+    // 1 MiB at card address 3 MiB, through the H2C node, then back through the C2H node.
+    let status = Command::new("dd")
+        .arg(format!("if={}", src.display()))
+        .arg(format!("of={}", s.node("_h2c_0").display()))
+        .args(["bs=1M", "seek=3", "count=1", "status=none"])
+        .status()
+        .expect("dd");
+    assert!(status.success(), "dd to the card: {status}");
+    let status = Command::new("dd")
+        .arg(format!("if={}", s.node("_c2h_0").display()))
+        .arg(format!("of={}", back.display()))
+        .args(["bs=1M", "skip=3", "count=1", "status=none"])
+        .status()
+        .expect("dd");
+    assert!(status.success(), "dd from the card: {status}");
+    let a = std::fs::read(&src).expect("in");
+    let b = std::fs::read(&back).expect("back");
+    assert_eq!(b.len(), 1 << 20);
+    assert!(a == b, "the bytes came back changed");
+    // The card address is the file offset: the same bytes, read with pread elsewhere.
+    let c2h = File::open(s.node("_c2h_0")).expect("c2h node");
+    let mut w = vec![0u8; 64];
+    c2h.read_exact_at(&mut w, (3 << 20) + 4096).expect("pread");
+    assert_eq!(&w[..], &a[4096..4160]);
+}
+
+#[test]
+fn one_process_blocks_on_a_stream_read_while_another_writes() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    write_reg(&s, regs::CONTROL, regs::control::MODE_LOOP as u32);
+    let work = tempfile::tempdir().expect("work folder");
+    let out = work.path().join("frame.bin");
+    // A reader in another process (dd, no O_TRUNC: the read fills its whole buffer).
+    let mut reader = Command::new("dd")
+        .arg(format!("if={}", s.node("_c2h_1").display()))
+        .arg(format!("of={}", out.display()))
+        .args(["bs=4096", "count=1", "status=none"])
+        .spawn()
+        .expect("dd reader");
+    std::thread::sleep(Duration::from_millis(200));
+    let frame = pattern(4096);
+    let mut h2c = OpenOptions::new()
+        .write(true)
+        .open(s.node("_h2c_1"))
+        .expect("h2c stream");
+    let n = h2c.write(&frame).expect("one packet per write");
+    assert_eq!(n, 4096);
+    let status = reader.wait().expect("reader");
+    assert!(status.success(), "{status}");
+    assert_eq!(std::fs::read(&out).expect("frame"), frame);
+    // With O_TRUNC a read ends at end-of-packet, however large the buffer.
+    let mut c2h = OpenOptions::new()
+        .read(true)
+        .custom_flags_trunc()
+        .open(s.node("_c2h_1"))
+        .expect("c2h stream");
+    std::thread::scope(|sc| {
+        let r = sc.spawn(|| {
+            let mut buf = vec![0u8; 64 << 10];
+            let n = c2h.read(&mut buf).expect("read to end-of-packet");
+            buf.truncate(n);
+            buf
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        h2c.write_all(&frame[..700]).expect("short packet");
+        assert_eq!(r.join().expect("reader"), frame[..700].to_vec());
+    });
+    // A second opener of the stream node is refused, as the driver refuses it.
+    let e = File::open(s.node("_c2h_1")).expect_err("one opener at a time");
+    assert_eq!(e.raw_os_error(), Some(libc::EBUSY));
+}
+
+trait TruncFlag {
+    fn custom_flags_trunc(&mut self) -> &mut Self;
+}
+
+impl TruncFlag for OpenOptions {
+    fn custom_flags_trunc(&mut self) -> &mut Self {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_TRUNC)
+    }
+}
+
+#[test]
+fn a_stream_read_without_data_fails_with_etimedout_after_c2h_timeout() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    let mut c2h = File::open(s.node("_c2h_2")).expect("c2h stream");
+    let started = Instant::now();
+    let mut buf = vec![0u8; 4096];
+    let e = c2h.read(&mut buf).expect_err("no data");
+    assert_eq!(e.raw_os_error(), Some(libc::ETIMEDOUT));
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(2) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
+    // O_NONBLOCK changes nothing, as with the driver.
+    let mut nb = OpenOptions::new()
+        .read(true)
+        .custom_flags_nonblock()
+        .open(s.node("_c2h_1"))
+        .expect("c2h stream");
+    let started = Instant::now();
+    assert!(nb.read(&mut buf).is_err());
+    assert!(started.elapsed() >= Duration::from_secs(2));
+}
+
+trait NonblockFlag {
+    fn custom_flags_nonblock(&mut self) -> &mut Self;
+}
+
+impl NonblockFlag for OpenOptions {
+    fn custom_flags_nonblock(&mut self) -> &mut Self {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_NONBLOCK)
+    }
+}
+
+#[test]
+fn the_driver_ioctls_and_engine_registers_answer() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    let h2c = File::open(s.node("_h2c_0")).expect("h2c node");
+    let mut a: libc::c_int = 0;
+    // SAFETY: ALIGN_GET writes one int through the pointer.
+    let r = unsafe { libc::ioctl(h2c.as_raw_fd(), xdma_hw::IOCTL_XDMA_ALIGN_GET as _, &mut a) };
+    assert_eq!(r, 0);
+    assert_eq!(a, 1, "the reference IP is unaligned");
+    let control = File::open(s.node("_control")).expect("control node");
+    let mut info = xdma_hw::IocInfo {
+        magic: xdma_hw::XDMA_XCL_MAGIC,
+        ..xdma_hw::IocInfo::default()
+    };
+    // SAFETY: XDMA_IOCINFO reads and writes one struct xdma_ioc_info, which IocInfo lays out.
+    let r = unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCINFO as _, &mut info) };
+    assert_eq!(r, 0);
+    assert_eq!(info.driver_version, 2_025_200);
+    assert_eq!(info.vendor, 0x10ee);
+    // A request without the magic number is refused as the driver refuses it.
+    let mut bad = xdma_hw::IocInfo::default();
+    // SAFETY: as above.
+    let r = unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCINFO as _, &mut bad) };
+    assert_eq!(r, -1);
+    assert_eq!(
+        std::io::Error::last_os_error().raw_os_error(),
+        Some(libc::ENOTTY)
+    );
+    // The engines' identifiers where the driver probes them: H2C 0 memory-mapped, H2C 1 a
+    // stream, nothing at H2C 2; C2H 0..2.
+    let word = |off: u64| {
+        let mut b = [0u8; 4];
+        control.read_exact_at(&mut b, off).expect("control word");
+        u32::from_le_bytes(b)
+    };
+    assert_eq!(word(0x0000) >> 16, 0x1fc0);
+    assert_eq!(word(0x0100) >> 15 & 1, 1, "H2C 1 is a stream");
+    assert_eq!((word(0x0100) >> 8) & 0xf, 1, "channel number");
+    assert_eq!(word(0x0200), 0);
+    assert_eq!(word(0x1200) >> 16, 0x1fc1);
+    assert_eq!(word(0x2000) >> 16, 0x1fc2);
+    assert_eq!(word(0x3000) >> 16, 0x1fc3);
+    // Alignments: 1-byte address alignment, granularity 1, 64 address bits.
+    assert_eq!(word(0x004c), 0x0001_0140);
+}
+
+#[test]
+fn a_mapped_register_page_reads_and_writes_the_card() {
+    // The way the vendor's reg_rw works: mmap of the node, one access, unmap, close.
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    let user = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(s.node("_user"))
+        .expect("user");
+    // SAFETY: a fresh shared mapping of one page of the node, checked for MAP_FAILED and
+    // unmapped below; accesses stay inside it.
+    unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            user.as_raw_fd(),
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED, "{}", std::io::Error::last_os_error());
+        let w = p.cast::<u32>();
+        assert_eq!(
+            w.read_volatile(),
+            regs::id::RESET as u32,
+            "ID through the mapping"
+        );
+        w.add(regs::SCRATCH as usize / 4)
+            .write_volatile(0x5eed_1234);
+        libc::munmap(p, 4096);
+    }
+    drop(user);
+    let user = File::open(s.node("_user")).expect("user");
+    let mut b = [0u8; 4];
+    user.read_exact_at(&mut b, u64::from(regs::SCRATCH))
+        .expect("read back");
+    assert_eq!(
+        u32::from_le_bytes(b),
+        0x5eed_1234,
+        "only the changed word was written"
+    );
+}
+
+#[test]
+fn a_request_the_card_cannot_serve_is_answered() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    // LOOP mode with nobody reading: the card holds the stream back until the simulated
+    // card's stall limit, and the write is answered with the driver's timeout.
+    write_reg(&s, regs::CONTROL, regs::control::MODE_LOOP as u32);
+    let mut h2c = OpenOptions::new()
+        .write(true)
+        .open(s.node("_h2c_1"))
+        .expect("h2c stream");
+    let e = h2c.write(&pattern(4096)).expect_err("nobody takes it");
+    assert_eq!(e.raw_os_error(), Some(libc::ETIMEDOUT));
+    // Past the end of card memory: an engine error, EIO.
+    let c2h = File::open(s.node("_c2h_0")).expect("c2h node");
+    let mut b = [0u8; 16];
+    let e = c2h.read_at(&mut b, 4 << 30).expect_err("past the memory");
+    assert_eq!(e.raw_os_error(), Some(libc::EIO));
+    // Writes to a C2H node and reads from an H2C node are refused, as the driver refuses them.
+    let e = OpenOptions::new()
+        .write(true)
+        .open(s.node("_c2h_0"))
+        .and_then(|f| f.write_at(&b, 0))
+        .expect_err("write to C2H");
+    assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
+    // The server still serves.
+    let user = File::open(s.node("_user")).expect("user");
+    let mut w = [0u8; 4];
+    user.read_exact_at(&mut w, 0).expect("id");
+    assert_eq!(u32::from_le_bytes(w), regs::id::RESET as u32);
+}
+
+#[test]
+fn sigint_and_sigterm_unmount() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let Some(mut s) = Server::start(CONFIG) else {
+            return;
+        };
+        assert!(s.mounted());
+        // A file held open does not keep the mount.
+        let held = File::open(s.node("_user")).expect("user");
+        let status = s.stop(sig);
+        assert!(status.success(), "signal {sig}: {status}");
+        assert!(!s.mounted(), "signal {sig} left the mount behind");
+        drop(held);
+    }
+}
+
+#[test]
+fn a_bad_configuration_mounts_nothing() {
+    if let Some(why) = unavailable() {
+        eprintln!("not run: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("folder");
+    let cfg = dir.path().join("bad.toml");
+    std::fs::write(&cfg, "[server]\nc2h_timeout = \"soon\"\n").expect("config");
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).expect("mount folder");
+    let out = Command::new(env!("CARGO_BIN_EXE_xdma-fuse"))
+        .arg("mount")
+        .arg(&mnt)
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .expect("run xdma-fuse");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("c2h_timeout"), "names the field: {err}");
+    assert!(
+        std::fs::read_dir(&mnt).expect("folder").next().is_none(),
+        "nothing mounted"
+    );
+    let _ = Path::new(&mnt);
+}
