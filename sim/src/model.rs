@@ -8,12 +8,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
 use crate::error::{Result, SimError};
 use crate::ffi;
-use crate::Top;
+use crate::top::{ModelOptions, TopDef};
 
 /// Environment variable that turns waveforms on for every model: any value but `0` or empty.
 pub const WAVES_ENV: &str = "CARD_WAVES";
 /// Environment variable that overrides the waveform folder (default `target/waves`).
 pub const WAVES_DIR_ENV: &str = "CARD_WAVES_DIR";
+/// Environment variable that copies what the RTL prints to stdout as it prints it (any value
+/// but `0` or empty). Without it the text is only captured: [`Model::take_output`] and
+/// [`SimError::Rtl`] carry it.
+pub const ECHO_ENV: &str = "CARD_RTL_ECHO";
 
 static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -75,9 +79,11 @@ impl Port {
 /// How to build a [`Model`].
 #[derive(Debug, Clone)]
 pub struct ModelBuilder {
-    top: Top,
+    top: TopDef,
     name: Option<String>,
     waves: Option<PathBuf>,
+    seed: Option<u64>,
+    echo: Option<bool>,
 }
 
 impl ModelBuilder {
@@ -91,6 +97,19 @@ impl ModelBuilder {
     /// Writes an FST waveform to `path` whatever `CARD_WAVES` says.
     pub fn waves(mut self, path: impl Into<PathBuf>) -> Self {
         self.waves = Some(path.into());
+        self
+    }
+
+    /// Randomises the values Verilator leaves open (`--x-initial unique`, `--x-assign
+    /// unique` tops) from `seed`, reproducibly; without it they are zero.
+    pub fn random_init(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Copies what the RTL prints to stdout as well as capturing it (default: `CARD_RTL_ECHO`).
+    pub fn echo(mut self, on: bool) -> Self {
+        self.echo = Some(on);
         self
     }
 
@@ -115,11 +134,34 @@ impl ModelBuilder {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
         let top = self.top.name();
-        let mut inner = ffi::new_model(top, &name, &waves_str).map_err(|e| SimError::Create {
-            top: top.to_string(),
-            message: e.what().to_string(),
-        })?;
-        let descs = pin(&mut inner, top)?.ports();
+        let mut err = vec![0u8; 2048];
+        let opts = ModelOptions {
+            name: name.as_ptr(),
+            name_len: name.len(),
+            waves: waves_str.as_ptr(),
+            waves_len: waves_str.len(),
+            seed: self.seed.map_or(0, |s| s | 1),
+            rand_reset: if self.seed.is_some() { 2 } else { 0 },
+            echo: u32::from(self.echo.unwrap_or_else(|| env_flag(ECHO_ENV))),
+            err: err.as_mut_ptr(),
+            err_cap: err.len(),
+        };
+        // SAFETY: the factory is one card-sim-build generated for this top (TopDef::from_raw
+        // is only called by generated code); it reads `opts` and the strings it points to
+        // during the call only, writes at most `err_cap` bytes into `err`, and returns either
+        // null or a pointer from `new` to a `card_sim::SimModel`, whose ownership passes here.
+        let raw = unsafe { (self.top.factory())(&opts) };
+        if raw.is_null() {
+            let end = err.iter().position(|&b| b == 0).unwrap_or(err.len());
+            return Err(SimError::Create {
+                top: top.to_string(),
+                message: String::from_utf8_lossy(&err[..end]).into_owned(),
+            });
+        }
+        // SAFETY: `raw` is a non-null, uniquely owned `SimModel*` (see above); the UniquePtr
+        // deletes it through the virtual destructor.
+        let mut inner = unsafe { cxx::UniquePtr::from_raw(raw.cast::<ffi::SimModel>()) };
+        let descs = ffi::model_ports(pin(&mut inner, top)?.as_ref().get_ref());
         let slots = descs
             .iter()
             .map(|d| {
@@ -165,7 +207,7 @@ impl ModelBuilder {
 pub struct Model {
     inner: cxx::UniquePtr<ffi::SimModel>,
     id: u64,
-    top: Top,
+    top: TopDef,
     name: String,
     slots: Vec<Slot>,
     sched: Scheduler,
@@ -200,23 +242,35 @@ fn pin<'a>(
 }
 
 impl Model {
-    /// Builds a model of `top` with default settings; see [`ModelBuilder`].
-    pub fn new(top: Top) -> Result<Model> {
+    /// Builds a model of `top` (a [`crate::Top`] of this crate or a [`TopDef`] another
+    /// crate built) with default settings; see [`ModelBuilder`].
+    pub fn new(top: impl Into<TopDef>) -> Result<Model> {
         Model::builder(top).build()
     }
 
     /// Starts building a model of `top`.
-    pub fn builder(top: Top) -> ModelBuilder {
+    pub fn builder(top: impl Into<TopDef>) -> ModelBuilder {
         ModelBuilder {
-            top,
+            top: top.into(),
             name: None,
             waves: None,
+            seed: None,
+            echo: None,
         }
     }
 
-    /// The top module this model was built from.
-    pub fn top(&self) -> Top {
+    /// The top this model was built from.
+    pub fn top(&self) -> TopDef {
         self.top
+    }
+
+    /// Takes what the RTL printed (`$display`, assertion messages) since the last call: the
+    /// text is captured per model rather than printed, so tests can check it.
+    pub fn take_output(&mut self) -> String {
+        match self.inner.as_mut() {
+            Some(m) => ffi::model_take_output(m),
+            None => String::new(),
+        }
     }
 
     /// The model's name.
@@ -575,7 +629,7 @@ impl Model {
     pub fn ddr_instances(&self) -> Vec<String> {
         self.inner
             .as_ref()
-            .map_or_else(Vec::new, |m| m.ddr_instances())
+            .map_or_else(Vec::new, ffi::model_ddr_instances)
     }
 
     /// Index of the DDR3 instance `instance` names (its full name or its last path
@@ -641,7 +695,7 @@ impl Model {
     fn ddr_write_opt(&mut self, instance: Option<&str>, addr: u64, data: &[u8]) -> Result<()> {
         let (idx, name) = self.ddr_index(instance)?;
         let top = self.top.name();
-        let rc = pin(&mut self.inner, top)?.ddr_write(idx, addr, data);
+        let rc = ffi::model_ddr_write(pin(&mut self.inner, top)?, idx, addr, data);
         self.ddr_result(rc, name, addr, data.len(), idx)
     }
 
@@ -662,7 +716,7 @@ impl Model {
         let rc = self
             .inner
             .as_ref()
-            .map_or(-1, |m| m.ddr_read(idx, addr, out));
+            .map_or(-1, |m| ffi::model_ddr_read(m, idx, addr, out));
         self.ddr_result(rc, name, addr, len, idx)
     }
 
@@ -752,8 +806,12 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
+fn env_flag(key: &str) -> bool {
+    std::env::var(key).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 fn waves_requested() -> bool {
-    std::env::var(WAVES_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+    env_flag(WAVES_ENV)
 }
 
 /// The folder waveforms go to: `CARD_WAVES_DIR`, else `waves/` in the build's target folder.
