@@ -29,6 +29,10 @@ pub(crate) mod bridge {
         fn model_ddr_read(m: &SimModel, index: usize, addr: u64, out: &mut [u8]) -> i32;
         fn model_ddr_write(m: Pin<&mut SimModel>, index: usize, addr: u64, data: &[u8]) -> i32;
     }
+
+    // Models come from the generated factories as raw pointers; this makes cxx emit the
+    // UniquePtr<SimModel> glue that owns them.
+    impl UniquePtr<SimModel> {}
 }
 
 pub(crate) use bridge::{

@@ -433,7 +433,7 @@ impl Build {
             compile_runtime(&ctx, rt, &built)?;
         } else {
             let known = std::env::var("DEP_CARD_SIM_VERILATED_RUNTIME").unwrap_or_default();
-            for b in &built {
+            for (b, _) in &built {
                 for f in &b.runtime_files {
                     if !known.split(',').any(|k| k == f) {
                         return Err(BuildError::BadTop {
@@ -456,7 +456,21 @@ impl Build {
         })
     }
 
+    /// Runs Verilator on every top without compiling anything, and returns each top's ports:
+    /// a quick check of the sources and options (Verilator's messages come back whole).
+    pub fn compile_verilate_only(&self) -> Result<Vec<Vec<Port>>, BuildError> {
+        let ctx = self.context_with(false)?;
+        self.tops
+            .iter()
+            .map(|t| verilate(self, &ctx, t).map(|v| v.ports))
+            .collect()
+    }
+
     fn context(&self) -> Result<Ctx, BuildError> {
+        self.context_with(true)
+    }
+
+    fn context_with(&self, need_cpp: bool) -> Result<Ctx, BuildError> {
         let env_path = |k: &str| std::env::var_os(k).map(PathBuf::from);
         let manifest = env_path("CARGO_MANIFEST_DIR");
         let base = self
@@ -475,6 +489,7 @@ impl Build {
             })?;
         let cpp_dir = match &self.cpp_dir {
             Some(d) => d.clone(),
+            None if !need_cpp => PathBuf::new(),
             None => env_path("DEP_CARD_SIM_VERILATED_CPP").ok_or_else(|| {
                 BuildError::Environment(
                     "card-sim's C++ folder is unknown: add card-sim to [dependencies] (its build publishes DEP_CARD_SIM_VERILATED_CPP to this build script)".into(),
@@ -489,8 +504,12 @@ impl Build {
             std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "user".to_string())
         });
         let cache = cache_dir(&out);
-        std::fs::create_dir_all(&cache).map_err(|e| io(&cache, e))?;
-        let compiler = compiler_id();
+        let compiler = if need_cpp {
+            std::fs::create_dir_all(&cache).map_err(|e| io(&cache, e))?;
+            compiler_id()
+        } else {
+            String::new()
+        };
         Ok(Ctx {
             base,
             out,
