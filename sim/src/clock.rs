@@ -43,6 +43,10 @@ impl Edges {
     pub fn is_empty(self) -> bool {
         self.rising == 0 && self.falling == 0
     }
+    /// The clocks that rose, one bit per clock index.
+    pub fn rising_mask(self) -> u32 {
+        self.rising
+    }
 }
 
 /// One clock's place in time.

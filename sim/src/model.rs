@@ -520,6 +520,14 @@ impl Model {
             .map_or(0, Clock::cycles)
     }
 
+    /// The port name of `clock` (empty for a clock this model does not have).
+    pub fn clock_name(&self, clock: ClockId) -> &str {
+        self.sched
+            .clocks
+            .get(clock.index())
+            .map_or("", |c| c.name.as_str())
+    }
+
     /// The frequency of `clock` in hertz.
     pub fn clock_freq_hz(&self, clock: ClockId) -> u64 {
         self.sched
@@ -579,7 +587,7 @@ impl Model {
     pub fn tick(&mut self, clock: ClockId) -> Result<()> {
         if clock.index() >= self.sched.clocks.len() {
             return Err(SimError::Timeout {
-                clock: format!("#{}", clock.index()),
+                clock: format!("#{} (this model has {} clocks)", clock.index(), self.sched.clocks.len()),
                 cycles: 0,
                 what: "a clock this model does not have".to_string(),
             });

@@ -142,10 +142,7 @@ impl AxilMaster {
         clock: ClockId,
         cfg: AxilMasterConfig,
     ) -> Result<AxilMaster> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let wdata = b.drive("wdata")?;
         let data_bytes = b.data_bytes(wdata, "wdata")?;
         if data_bytes > 8 {
@@ -282,7 +279,7 @@ impl AxilMaster {
     pub fn wait(&self, env: &mut Env, t: TxnId) -> Result<()> {
         let limit = self.inner.borrow().cfg.timeout_cycles;
         let what = format!("AXI4-Lite access #{} on `{}`", t.0, self.bus);
-        env.run_until(self.clock, limit, &what, |_| self.is_done(t))?;
+        env.run_until_agents(self.clock, limit, &what, || self.is_done(t))?;
         Ok(())
     }
 
@@ -582,10 +579,7 @@ impl AxilSlave {
         clock: ClockId,
         cfg: AxilSlaveConfig,
     ) -> Result<AxilSlave> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let wdata = b.read("wdata")?;
         let bytes = b.data_bytes(wdata, "wdata")?;
         if bytes > 8 {

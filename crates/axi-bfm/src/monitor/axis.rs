@@ -91,10 +91,7 @@ impl AxisMonitor {
         clock: ClockId,
         cfg: AxisMonitorConfig,
     ) -> Result<AxisMonitor> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let tdata = b.watch("tdata")?;
         let bytes = b.data_bytes(tdata, "tdata")?;
         if bytes > 128 {
@@ -286,6 +283,10 @@ impl Agent for AxisCheck {
             Some(v) => Err(v.into()),
             None => Ok(()),
         }
+    }
+
+    fn is_monitor(&self) -> bool {
+        true
     }
 
     fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {

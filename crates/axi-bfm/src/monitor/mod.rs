@@ -80,7 +80,12 @@ impl std::fmt::Display for Violation {
                 if i > 0 {
                     f.write_str(", ")?;
                 }
-                write!(f, "{n}={v:#x}")?;
+                // Counts read best in decimal, addresses and bus values in hex.
+                if is_count(n) {
+                    write!(f, "{n}={v}")?;
+                } else {
+                    write!(f, "{n}={v:#x}")?;
+                }
             }
             f.write_str("]")?;
         }
@@ -89,6 +94,13 @@ impl std::fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+/// Value names that are counts of cycles or beats, shown in decimal.
+fn is_count(name: &str) -> bool {
+    ["cycle", "waited", "beat", "count", "len", "frames", "bytes"]
+        .iter()
+        .any(|k| name.contains(k))
+}
 
 /// Payload words a watched channel can hold: an R channel of a 1024-bit bus with its ID,
 /// response and last, with room to spare.
@@ -156,6 +168,12 @@ impl Chan {
                 off += n;
             }
         }
+    }
+
+    /// Forgets the stall history (a monitor switched back on).
+    pub(crate) fn restart(&mut self) {
+        self.stalled_before = false;
+        self.stalled_for = 0;
     }
 
     /// The payload words as sampled, to mask bytes that do not count (AXI-Stream null bytes).
