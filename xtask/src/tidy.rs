@@ -67,15 +67,7 @@ fn rtl_files_follow_the_house_header() {
                 bad.push(format!("{}: missing {needed}", rel(&file)));
             }
         }
-        let modules: Vec<&str> = text
-            .lines()
-            .filter_map(|l| l.trim_start().strip_prefix("module "))
-            .map(|rest| {
-                rest.split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .next()
-                    .unwrap_or("")
-            })
-            .collect();
+        let modules = crate::rtl_dirs::modules_in(&text);
         if modules != [stem] {
             bad.push(format!(
                 "{}: holds modules {modules:?}; one module per file, named after it",
@@ -218,4 +210,17 @@ fn tempfile_dir() -> std::path::PathBuf {
         .join(format!("xtask-tidy-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+#[test]
+fn ci_runs_fmt_and_clippy() {
+    let wf = read(&root().join(".github/workflows/ci.yml"));
+    let main = read(&root().join("xtask/src/main.rs"));
+    for text in [&wf, &main] {
+        assert!(text.contains("fmt") && text.contains("--check"), "cargo fmt --check is not run");
+        assert!(
+            text.contains("clippy") && text.contains("warnings"),
+            "clippy -D warnings is not run"
+        );
+    }
 }

@@ -374,6 +374,11 @@ impl AxiMaster {
         self.inner.borrow_mut().faults = faults;
     }
 
+    /// The configuration in force.
+    pub fn config(&self) -> AxiMasterConfig {
+        self.inner.borrow().cfg
+    }
+
     /// Changes the configuration (limits apply to bursts admitted from now on).
     pub fn set_config(&self, cfg: AxiMasterConfig) {
         self.inner.borrow_mut().cfg = cfg;
