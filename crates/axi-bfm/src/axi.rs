@@ -1387,16 +1387,23 @@ impl Agent for SlaveCore {
         let r_go = !self.p.r.pause_now();
 
         let b_go = !self.p.b.pause_now();
-        if f.swap_b && !self.b_shown && self.b_q.len() >= 2 && self.b_q[1].2 <= cx.cycle {
-            self.b_q.swap(0, 1);
-            self.faults.swap_b = false;
+        // The swap fault holds the first response until a second one is due, then answers
+        // the second first.
+        let mut b_hold = false;
+        if f.swap_b && !self.b_shown {
+            if self.b_q.len() >= 2 && self.b_q[1].2 <= cx.cycle {
+                self.b_q.swap(0, 1);
+                self.faults.swap_b = false;
+            } else {
+                b_hold = true;
+            }
         }
         if !self.b_shown {
             let due = self.b_q.front().is_some_and(|b| b.2 <= cx.cycle);
             let next = if f.spurious_b && self.b_q.is_empty() {
                 self.faults.spurious_b = false;
                 Some((0, Resp::Okay, 0))
-            } else if due && b_go && !f.hang {
+            } else if due && b_go && !f.hang && !b_hold {
                 self.b_q.pop_front()
             } else {
                 None

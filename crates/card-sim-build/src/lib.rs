@@ -1008,6 +1008,8 @@ fn compile_runtime(
         ctx.verilator.root.display()
     );
     println!("cargo::metadata=runtime={}", files.join(","));
+    // The generated code of card-sim's own tops, for benches that drive one from plain C++.
+    println!("cargo::metadata=vl={}", ctx.out.join("vl").display());
     Ok(())
 }
 
