@@ -79,6 +79,9 @@ pub struct AxiFuzz {
     pub base: u64,
     /// Bytes it decodes from `base`.
     pub size: u64,
+    /// Bursts start within the first `window` bytes of the range, so that reads land on
+    /// what earlier writes wrote (a read of untouched memory checks little).
+    pub window: u64,
     /// Longest burst in beats (1 to 256).
     pub max_beats: u32,
     /// IDs drawn from `0..ids`.
@@ -102,13 +105,14 @@ pub struct AxiFuzz {
 }
 
 impl AxiFuzz {
-    /// Every burst type, narrow beats, 4 IDs, bursts of up to 16 beats, 12 operations per
-    /// case, 32 cases, pauses up to 50 %, garbage while idle.
+    /// Every burst type, narrow beats, 4 IDs, bursts of up to 16 beats starting in the first
+    /// KiB, 12 operations per case, 32 cases, pauses up to 50 %, garbage while idle.
     pub fn new(bus_bytes: usize, base: u64, size: u64) -> AxiFuzz {
         AxiFuzz {
             bus_bytes,
             base,
             size,
+            window: 1024,
             max_beats: 16,
             ids: 4,
             fixed: true,
@@ -145,7 +149,11 @@ fn make_burst(cfg: &AxiFuzz, id: u32, kind: u8, size_raw: u8, len_raw: u32, addr
         _ => 1 + len_raw % max_beats,
     };
     let span = (u64::from(beats) * beat).min(cfg.size.max(beat));
-    let room = cfg.size.saturating_sub(span).max(1);
+    let room = cfg
+        .size
+        .saturating_sub(span)
+        .min(cfg.window.max(beat))
+        .max(1);
     let mut addr = cfg.base + addr_raw % room;
     if burst == WRAP {
         // A WRAP burst starts aligned to its beats and stays within its own wrap window.
