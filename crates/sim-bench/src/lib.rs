@@ -7,7 +7,7 @@
 //! `benches/harness_vs_cpp.rs` times them side by side in one run and prints the ratios.
 
 use axi_bfm::{AxiMaster, AxilMaster, AxisFrame, AxisSink, AxisSource, BfmError, Env, ResetPolarity};
-use card_regs::{control, regs};
+use card_regs::{self as regs, control};
 use card_sim::{Model, Top};
 
 /// The frames of the LOOP workload.
