@@ -114,7 +114,9 @@ fn run() -> Result<(), BuildError> {
             camel(&b.name)
         );
     }
-    rs.push_str("}\n\nimpl Top {\n    /// Every top of this build.\n    pub const ALL: &'static [Top] = &[");
+    rs.push_str(
+        "}\n\nimpl Top {\n    /// Every top of this build.\n    pub const ALL: &'static [Top] = &[",
+    );
     for b in &built.tops {
         let _ = write!(rs, "Top::{}, ", camel(&b.name));
     }

@@ -36,8 +36,8 @@ pub(crate) mod bridge {
 }
 
 pub(crate) use bridge::{
-    model_ddr_instances, model_ddr_read, model_ddr_write, model_ports, model_take_output,
-    PortDesc, SimModel,
+    model_ddr_instances, model_ddr_read, model_ddr_write, model_ports, model_take_output, PortDesc,
+    SimModel,
 };
 
 impl PortDesc {

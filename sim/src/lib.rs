@@ -41,9 +41,9 @@ mod top;
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
 pub use error::{Result, SimError};
 pub use model::{waves_dir, Model, ModelBuilder, Port, ECHO_ENV, WAVES_DIR_ENV, WAVES_ENV};
+pub use top::TopDef;
 #[doc(hidden)]
 pub use top::{ModelOptions, RawFactory};
-pub use top::TopDef;
 
 /// The factories and `TopDef` constants of card-sim's own tops, as card-sim-build wrote them.
 #[allow(dead_code)]

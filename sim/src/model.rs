@@ -587,7 +587,11 @@ impl Model {
     pub fn tick(&mut self, clock: ClockId) -> Result<()> {
         if clock.index() >= self.sched.clocks.len() {
             return Err(SimError::Timeout {
-                clock: format!("#{} (this model has {} clocks)", clock.index(), self.sched.clocks.len()),
+                clock: format!(
+                    "#{} (this model has {} clocks)",
+                    clock.index(),
+                    self.sched.clocks.len()
+                ),
                 cycles: 0,
                 what: "a clock this model does not have".to_string(),
             });

@@ -120,7 +120,10 @@ fn rtl_text_is_captured_per_model_and_quoted_in_errors() -> Result<()> {
     let text = done.take_output();
     assert!(text.contains("Verilog $finish"), "{text:?}");
     assert!(done.take_output().is_empty(), "taken once");
-    assert!(quiet.take_output().is_empty(), "the other model printed nothing");
+    assert!(
+        quiet.take_output().is_empty(),
+        "the other model printed nothing"
+    );
 
     // An $error's message is in the returned error, whole, and in the output.
     let mut m = Model::builder(Top::FatalProbe).echo(false).build()?;

@@ -84,7 +84,10 @@ pub fn rtl_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     for dir in &dirs.own {
         let d = root.join(dir);
         if !d.is_dir() {
-            return Err(format!("rtl.toml names {}, which is not a folder", dir.display()));
+            return Err(format!(
+                "rtl.toml names {}, which is not a folder",
+                dir.display()
+            ));
         }
         files.extend(rtl_dirs::rtl_files_under(&d));
     }
@@ -127,7 +130,13 @@ fn lint(root: &Path) -> Result<(), String> {
             for module in rtl_dirs::modules_in(&text) {
                 let mut cmd = verilator.command();
                 cmd.current_dir(root)
-                    .args(["--lint-only", "-Wall", "--no-timing", "--quiet", "-Wno-fatal"])
+                    .args([
+                        "--lint-only",
+                        "-Wall",
+                        "--no-timing",
+                        "--quiet",
+                        "-Wno-fatal",
+                    ])
                     .args(tp.defines.iter().map(|d| format!("-D{d}")))
                     .args(["--top-module", &module])
                     .arg(&file);
@@ -168,7 +177,14 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     cmd.args(["fmt", "--all", "--check"]);
     run(root, cmd)?;
     let mut cmd = cargo();
-    cmd.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    cmd.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
     run(root, cmd)?;
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--all-targets"])

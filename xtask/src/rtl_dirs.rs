@@ -126,9 +126,11 @@ mod tests {
         let ws = dir.join("copy");
         std::fs::create_dir_all(ws.join("crates/a/src")).expect("mkdir");
         std::fs::write(ws.join("Cargo.toml"), "[workspace]\nmembers = []\n").expect("write");
-        std::fs::write(ws.join("crates/a/Cargo.toml"), "[package]\nname = \"a\"\n")
-            .expect("write");
-        assert_eq!(workspace_root_from(&ws.join("crates/a/src")), Some(ws.clone()));
+        std::fs::write(ws.join("crates/a/Cargo.toml"), "[package]\nname = \"a\"\n").expect("write");
+        assert_eq!(
+            workspace_root_from(&ws.join("crates/a/src")),
+            Some(ws.clone())
+        );
         assert_eq!(workspace_root_from(&ws), Some(ws.clone()));
         std::fs::remove_dir_all(&dir).ok();
     }

@@ -217,7 +217,10 @@ fn ci_runs_fmt_and_clippy() {
     let wf = read(&root().join(".github/workflows/ci.yml"));
     let main = read(&root().join("xtask/src/main.rs"));
     for text in [&wf, &main] {
-        assert!(text.contains("fmt") && text.contains("--check"), "cargo fmt --check is not run");
+        assert!(
+            text.contains("fmt") && text.contains("--check"),
+            "cargo fmt --check is not run"
+        );
         assert!(
             text.contains("clippy") && text.contains("warnings"),
             "clippy -D warnings is not run"

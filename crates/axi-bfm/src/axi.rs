@@ -800,7 +800,10 @@ impl MasterCore {
 fn garbage_ax(m: &mut Model, p: &AwPorts, g: u64) {
     m.set(p.addr, g);
     m.set(p.len, g >> 8);
-    for x in [p.id, p.size, p.burst, p.cache, p.prot, p.qos].into_iter().flatten() {
+    for x in [p.id, p.size, p.burst, p.cache, p.prot, p.qos]
+        .into_iter()
+        .flatten()
+    {
         m.set(x, g >> 17);
     }
     if let Some(x) = p.lock {

@@ -109,7 +109,10 @@ impl std::fmt::Debug for Env {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Env")
             .field("model", &self.model)
-            .field("agents", &self.groups.iter().map(|g| g.slots.len()).sum::<usize>())
+            .field(
+                "agents",
+                &self.groups.iter().map(|g| g.slots.len()).sum::<usize>(),
+            )
             .field("resets", &self.resets)
             .field("monitors", &self.monitors)
             .field("violations", &self.violations.len())
@@ -136,7 +139,8 @@ impl Env {
     /// for ports that no `<prefix>_<signal>` in any case finds. Bus models and monitors
     /// attached from now on use it.
     pub fn map_signal(&mut self, prefix: &str, signal: &str, port: &str) {
-        self.signal_map.retain(|m| !(m.prefix == prefix && m.signal.eq_ignore_ascii_case(signal)));
+        self.signal_map
+            .retain(|m| !(m.prefix == prefix && m.signal.eq_ignore_ascii_case(signal)));
         self.signal_map.push(SignalMapping {
             prefix: prefix.to_string(),
             signal: signal.to_ascii_lowercase(),

@@ -129,7 +129,14 @@ impl AxiFuzz {
 
 /// A legal burst from raw draws: the shrinker moves the draws toward zero, which moves the
 /// burst toward a one-beat, full-width INCR at the base address.
-fn make_burst(cfg: &AxiFuzz, id: u32, kind: u8, size_raw: u8, len_raw: u32, addr_raw: u64) -> Burst {
+fn make_burst(
+    cfg: &AxiFuzz,
+    id: u32,
+    kind: u8,
+    size_raw: u8,
+    len_raw: u32,
+    addr_raw: u64,
+) -> Burst {
     let max_size = cfg.bus_bytes.trailing_zeros() as u8;
     let size = if cfg.narrow {
         max_size - size_raw.min(max_size)
@@ -381,7 +388,10 @@ fn run<T: std::fmt::Debug + Clone>(
         Err(TestError::Abort(reason)) => Err(FuzzFailure {
             sequence: Vec::new(),
             pauses: PauseSpec::Never,
-            error: format!("the fuzzer gave up: {reason}; last error: {}", last_error.borrow()),
+            error: format!(
+                "the fuzzer gave up: {reason}; last error: {}",
+                last_error.borrow()
+            ),
             cases_run: count.get(),
         }),
     }
@@ -476,7 +486,12 @@ pub fn axil_ops(cfg: &AxilFuzz) -> impl Strategy<Value = Vec<AxilOp>> {
 }
 
 /// Runs AXI4-Lite `ops` against a reference memory.
-pub fn replay_axil(env: &mut Env, master: &AxilMaster, bus_bytes: usize, ops: &[AxilOp]) -> Result<()> {
+pub fn replay_axil(
+    env: &mut Env,
+    master: &AxilMaster,
+    bus_bytes: usize,
+    ops: &[AxilOp],
+) -> Result<()> {
     let mut reference = Memory::new();
     for (i, op) in ops.iter().enumerate() {
         match *op {
@@ -596,7 +611,12 @@ pub fn axis_cases(cfg: &AxisFuzz) -> impl Strategy<Value = Vec<AxisCase>> {
 
 /// Sends the case's frames into a pass-through DUT and checks that the same frames come out,
 /// in order.
-pub fn replay_axis(env: &mut Env, source: &AxisSource, sink: &AxisSink, case: &AxisCase) -> Result<()> {
+pub fn replay_axis(
+    env: &mut Env,
+    source: &AxisSource,
+    sink: &AxisSink,
+    case: &AxisCase,
+) -> Result<()> {
     let gap = if case.gaps.1 == 0 {
         PauseSpec::Never
     } else {
@@ -616,9 +636,18 @@ pub fn replay_axis(env: &mut Env, source: &AxisSource, sink: &AxisSink, case: &A
                 .unwrap_or(want.len().min(got.data.len()));
             return Err(BfmError::Mismatch {
                 bus: "fuzz".into(),
-                what: format!("frame {i}, byte {at} (sent {} bytes, got {})", want.len(), got.data.len()),
-                expected: want.get(at).map_or("end of frame".into(), |b| format!("{b:#04x}")),
-                actual: got.data.get(at).map_or("end of frame".into(), |b| format!("{b:#04x}")),
+                what: format!(
+                    "frame {i}, byte {at} (sent {} bytes, got {})",
+                    want.len(),
+                    got.data.len()
+                ),
+                expected: want
+                    .get(at)
+                    .map_or("end of frame".into(), |b| format!("{b:#04x}")),
+                actual: got
+                    .data
+                    .get(at)
+                    .map_or("end of frame".into(), |b| format!("{b:#04x}")),
             });
         }
     }
@@ -656,7 +685,11 @@ mod tests {
             .run(&axi_ops(&cfg), |ops| {
                 for op in &ops {
                     let b = match op {
-                        AxiOp::Write { burst, data, strobes } => {
+                        AxiOp::Write {
+                            burst,
+                            data,
+                            strobes,
+                        } => {
                             prop_assert_eq!(data.len(), burst.lane_bytes(16));
                             prop_assert_eq!(strobes.len(), data.len());
                             *burst
@@ -686,6 +719,9 @@ mod tests {
             burst: Burst::incr(1, 0x40, 2, 2),
         };
         let s = format!("{op:?}");
-        assert!(s.starts_with("AxiOp::Read { burst: Burst { id: 1, addr: 0x40"), "{s}");
+        assert!(
+            s.starts_with("AxiOp::Read { burst: Burst { id: 1, addr: 0x40"),
+            "{s}"
+        );
     }
 }

@@ -25,7 +25,10 @@ fn a_lost_response_is_listed_with_its_address_at_the_end() {
     assert_eq!(left.len(), 1, "{left:?}");
     assert_eq!((left[0].0, left[0].1, left[0].2), (Channel::Aw, 3, 0x1230));
     let text = expect_rule(env.finish(), Rule::EveryRequestAnswered, "s_axi");
-    assert!(text.contains("write of ID 3 at 0x1230 accepted at cycle"), "{text}");
+    assert!(
+        text.contains("write of ID 3 at 0x1230 accepted at cycle"),
+        "{text}"
+    );
     assert!(env.violations().len() >= 2, "both monitors report it");
 }
 
@@ -58,7 +61,10 @@ fn an_in_order_slave_answering_another_id_first_is_caught() {
     let b = m.start_write(2, 0x200, &[2; 16]).expect("queued");
     let r = m.wait(&mut env, a).and_then(|()| m.wait(&mut env, b));
     let text = expect_rule(r, Rule::ResponseIdOfOldest, "m_axi");
-    assert!(text.contains("oldest outstanding request is ID 1 at 0x100"), "{text}");
+    assert!(
+        text.contains("oldest outstanding request is ID 1 at 0x100"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -110,7 +116,11 @@ fn set_monitors_reaches_monitors_already_attached() {
     m.wait(&mut env, t).expect("no monitor complains");
     assert!(env.violations().is_empty());
     env.set_monitors(true);
-    expect_rule(m.write(&mut env, 0x0, &[1; 4]), Rule::ExokayOnlyForExclusive, "m_axi");
+    expect_rule(
+        m.write(&mut env, 0x0, &[1; 4]),
+        Rule::ExokayOnlyForExclusive,
+        "m_axi",
+    );
 }
 
 #[test]
@@ -147,7 +157,8 @@ fn timeouts_bound_stalls_not_transfers_and_name_the_clock() {
     m.set_config(cfg);
     env.reset(clk, 4).expect("reset");
     let data = common::pattern(64 * 1024, 3);
-    m.write(&mut env, 0, &data).expect("a long write only needs progress");
+    m.write(&mut env, 0, &data)
+        .expect("a long write only needs progress");
 
     let (mut env, clk, m, s) = axi();
     s.set_pauses(&PauseSpec::Always);

@@ -54,7 +54,9 @@ pub enum BuildError {
     #[error("{0}")]
     NoVerilator(String),
     /// Verilator rejected the sources of a top; `diagnostics` is what it printed.
-    #[error("verilator failed on top `{top}` (module `{module}`):\n{diagnostics}\ncommand: {command}")]
+    #[error(
+        "verilator failed on top `{top}` (module `{module}`):\n{diagnostics}\ncommand: {command}"
+    )]
     Verilator {
         /// The top's name.
         top: String,
@@ -473,11 +475,12 @@ impl Build {
     fn context_with(&self, need_cpp: bool) -> Result<Ctx, BuildError> {
         let env_path = |k: &str| std::env::var_os(k).map(PathBuf::from);
         let manifest = env_path("CARGO_MANIFEST_DIR");
-        let base = self
-            .base_dir
-            .clone()
-            .or(manifest)
-            .ok_or_else(|| BuildError::Environment("CARGO_MANIFEST_DIR is not set: run from a build script, or set Build::base_dir".into()))?;
+        let base = self.base_dir.clone().or(manifest).ok_or_else(|| {
+            BuildError::Environment(
+                "CARGO_MANIFEST_DIR is not set: run from a build script, or set Build::base_dir"
+                    .into(),
+            )
+        })?;
         let out = self
             .out_dir
             .clone()
@@ -523,7 +526,11 @@ impl Build {
     }
 
     fn build_top(&self, ctx: &Ctx, top: &Top) -> Result<(BuiltTop, Vec<String>), BuildError> {
-        if top.name.is_empty() || !top.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        if top.name.is_empty()
+            || !top
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
             return Err(BuildError::BadTop {
                 top: top.name.clone(),
@@ -588,9 +595,10 @@ fn find_verilator(base: &Path) -> Result<Verilator, BuildError> {
             Err(e) => last = Some(e),
         }
     }
-    Err(BuildError::NoVerilator(
-        last.map_or_else(|| "Verilator not found".to_string(), |e| e.to_string()),
-    ))
+    Err(BuildError::NoVerilator(last.map_or_else(
+        || "Verilator not found".to_string(),
+        |e| e.to_string(),
+    )))
 }
 
 /// The paths a build script should watch for this Verilator: only ones that exist, since Cargo
@@ -616,7 +624,8 @@ fn resolve(base: &Path, p: &Path) -> PathBuf {
     if p.is_absolute() {
         // Inside the base folder, a relative path keeps the generated code free of absolute
         // paths, so the compile cache survives a copied checkout.
-        p.strip_prefix(base).map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
+        p.strip_prefix(base)
+            .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
     } else {
         p.to_path_buf()
     }
@@ -676,7 +685,11 @@ fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, BuildError> {
     for f in &top.files {
         args.push(rel(f));
     }
-    if top.files.is_empty() && top.file_lists.is_empty() && b.lib_dirs.is_empty() && top.lib_dirs.is_empty() {
+    if top.files.is_empty()
+        && top.file_lists.is_empty()
+        && b.lib_dirs.is_empty()
+        && top.lib_dirs.is_empty()
+    {
         return Err(BuildError::BadTop {
             top: top.name.clone(),
             problem: "no sources: give files, a .f list or a library folder".into(),
@@ -692,15 +705,10 @@ fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, BuildError> {
     ]);
     let mut cmd = ctx.verilator.command();
     cmd.current_dir(&ctx.base).args(&args);
-    let shown = format!(
-        "cd {} && verilator {}",
-        ctx.base.display(),
-        args.join(" ")
-    );
-    let output = cmd.output().map_err(|e| BuildError::Environment(format!(
-        "cannot run {}: {e}",
-        ctx.verilator.bin.display()
-    )))?;
+    let shown = format!("cd {} && verilator {}", ctx.base.display(), args.join(" "));
+    let output = cmd.output().map_err(|e| {
+        BuildError::Environment(format!("cannot run {}: {e}", ctx.verilator.bin.display()))
+    })?;
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     if !output.status.success() {
         return Err(BuildError::Verilator {
@@ -717,7 +725,10 @@ fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, BuildError> {
         println!(
             "cargo::warning=top `{}`: Verilator gave {warnings} warning(s), first: {}; all in {}",
             top.name,
-            stderr.lines().find(|l| l.starts_with("%Warning")).unwrap_or_default(),
+            stderr
+                .lines()
+                .find(|l| l.starts_with("%Warning"))
+                .unwrap_or_default(),
             log.display()
         );
     }
@@ -745,7 +756,12 @@ fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, BuildError> {
     let list = |key: &str| -> Vec<PathBuf> {
         json["sources"][key]
             .as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str()).map(PathBuf::from).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str())
+                    .map(PathBuf::from)
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let mut fast = list("classes_fast");
@@ -754,7 +770,12 @@ fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, BuildError> {
     slow.extend(list("support_slow"));
     let ldflags = json["options"]["ldflags"]
         .as_array()
-        .map(|a| a.iter().filter_map(|s| s.as_str()).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str())
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     let header = mdir.join(format!("{class}.h"));
     let ports = parse_ports(&std::fs::read_to_string(&header).map_err(|e| io(&header, e))?);
@@ -879,7 +900,11 @@ fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
         .map(|d| {
             d.flatten()
                 .map(|e| e.path())
-                .filter(|p| p.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.contains(&e)))
+                .filter(|p| {
+                    p.extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| exts.contains(&e))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -889,7 +914,12 @@ fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
 
 fn compile_top(ctx: &Ctx, v: &Verilated, glue: &Path) -> Result<(), BuildError> {
     let mut h = DefaultHasher::new();
-    (CACHE_FORMAT, &ctx.compiler, ctx.verilator.version.to_string()).hash(&mut h);
+    (
+        CACHE_FORMAT,
+        &ctx.compiler,
+        ctx.verilator.version.to_string(),
+    )
+        .hash(&mut h);
     // Every generated file, headers included, and card-sim's headers the glue uses.
     hash_files(&mut h, &files_in(&v.mdir, &["cpp", "h"]))?;
     hash_files(&mut h, &files_in(&ctx.cpp_dir, &["h"]))?;
@@ -910,10 +940,11 @@ fn compile_top(ctx: &Ctx, v: &Verilated, glue: &Path) -> Result<(), BuildError> 
 }
 
 fn try_objects(b: &cc::Build, what: &str) -> Result<Vec<PathBuf>, BuildError> {
-    b.try_compile_intermediates().map_err(|e| BuildError::Compile {
-        what: what.to_string(),
-        message: e.to_string(),
-    })
+    b.try_compile_intermediates()
+        .map_err(|e| BuildError::Compile {
+            what: what.to_string(),
+            message: e.to_string(),
+        })
 }
 
 /// Links `lib<name>.a` for the key, compiling it with `make` on a cache miss. `make` returns
@@ -927,7 +958,9 @@ fn cached_lib(
     let cached = ctx.cache.join(format!("{name}-{key}.a"));
     let lib = ctx.out.join(format!("lib{name}.a"));
     if !cached.is_file() {
-        let tmp = ctx.cache.join(format!("tmp-{name}-{key}-{}", std::process::id()));
+        let tmp = ctx
+            .cache
+            .join(format!("tmp-{name}-{key}-{}", std::process::id()));
         std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
         let (objs, build) = make(&tmp)?;
         let staged = tmp.join("lib.a");
@@ -981,7 +1014,12 @@ fn compile_runtime(
     sources.push(ctx.cpp_dir.join("hooks.cpp"));
     sources.push(ctx.cpp_dir.join("ddr3_mem.cpp"));
     let mut h = DefaultHasher::new();
-    (CACHE_FORMAT, &ctx.compiler, ctx.verilator.version.to_string()).hash(&mut h);
+    (
+        CACHE_FORMAT,
+        &ctx.compiler,
+        ctx.verilator.version.to_string(),
+    )
+        .hash(&mut h);
     hash_files(&mut h, &sources)?;
     hash_files(&mut h, &files_in(&ctx.cpp_dir, &["h"]))?;
     let key = format!("{:016x}", h.finish());
@@ -1081,7 +1119,10 @@ fn cache_dir(out: &Path) -> PathBuf {
 
 /// The compiler and its version, part of every cache key.
 fn compiler_id() -> String {
-    let tool = cc::Build::new().cpp(true).cargo_metadata(false).get_compiler();
+    let tool = cc::Build::new()
+        .cpp(true)
+        .cargo_metadata(false)
+        .get_compiler();
     let version = Command::new(tool.path())
         .arg("--version")
         .output()
@@ -1112,16 +1153,26 @@ mod tests {
         };
         let lines = cargo_error_lines(&e.to_string());
         assert!(lines.iter().all(|l| l.starts_with("cargo::error=")));
-        assert!(lines.iter().any(|l| l.contains("%Error-MODMISSING")), "{lines:?}");
-        assert!(lines.iter().any(|l| l.contains("Exiting due to")), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains("%Error-MODMISSING")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("Exiting due to")),
+            "{lines:?}"
+        );
         assert!(lines.len() >= 4);
     }
 
     #[test]
     fn ports_come_from_the_header() {
-        let p = parse_ports("  VL_IN8(&clk,0,0);\n  VL_OUTW(&data,127,0,4);\n  VL_INOUT(&io,3,0);\n");
+        let p =
+            parse_ports("  VL_IN8(&clk,0,0);\n  VL_OUTW(&data,127,0,4);\n  VL_INOUT(&io,3,0);\n");
         assert_eq!(p.len(), 3);
-        assert_eq!((p[1].name.as_str(), p[1].width, p[1].output), ("data", 128, true));
+        assert_eq!(
+            (p[1].name.as_str(), p[1].width, p[1].output),
+            ("data", 128, true)
+        );
         assert!(p[2].output);
     }
 
@@ -1131,7 +1182,10 @@ mod tests {
             resolve(Path::new("/a/b"), Path::new("/a/b/rtl/x.v")),
             PathBuf::from("rtl/x.v")
         );
-        assert_eq!(resolve(Path::new("/a/b"), Path::new("/c/x.v")), PathBuf::from("/c/x.v"));
+        assert_eq!(
+            resolve(Path::new("/a/b"), Path::new("/c/x.v")),
+            PathBuf::from("/c/x.v")
+        );
     }
 
     #[test]

@@ -34,7 +34,9 @@ pub fn parse_line(line: &str) -> Result<Top, String> {
         Some((name, rest)) => {
             let name = name.trim();
             if name.is_empty() || name.contains(char::is_whitespace) {
-                return Err(format!("`{line}`: the top's name before `=` must be one word"));
+                return Err(format!(
+                    "`{line}`: the top's name before `=` must be one word"
+                ));
             }
             let mut words = rest.split_whitespace();
             let module = words
@@ -89,7 +91,10 @@ mod tests {
         assert_eq!(tops[1].top_name(), "axi512");
         assert_eq!(tops[1].module_name(), "axi_passthrough");
         assert_eq!(tops[1].params, vec![("DATA_WIDTH".into(), "512".into())]);
-        assert_eq!(tops[2].flags, ["--x-assign", "unique", "--x-initial", "unique"]);
+        assert_eq!(
+            tops[2].flags,
+            ["--x-assign", "unique", "--x-initial", "unique"]
+        );
     }
 
     #[test]

@@ -63,5 +63,11 @@ fn the_broken_ram_passes_a_polite_master_but_not_the_fuzzer() {
         failure.sequence.len() <= 3,
         "not shrunk to a minimal sequence: {text}"
     );
-    assert!(failure.sequence.iter().any(|s| s.starts_with("AxiOp::Read")), "{text}");
+    assert!(
+        failure
+            .sequence
+            .iter()
+            .any(|s| s.starts_with("AxiOp::Read")),
+        "{text}"
+    );
 }

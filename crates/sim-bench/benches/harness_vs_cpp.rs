@@ -12,7 +12,9 @@
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use sim_bench::{cpp_loop, cpp_memory, rust_loop, rust_memory, LOOP_FRAMES, LOOP_LEN, MEM_BASE, MEM_BYTES};
+use sim_bench::{
+    cpp_loop, cpp_memory, rust_loop, rust_memory, LOOP_FRAMES, LOOP_LEN, MEM_BASE, MEM_BYTES,
+};
 
 /// One way of running both workloads; each function returns the cycles taken or why not.
 struct Runner {
@@ -64,7 +66,10 @@ fn bench(c: &mut Criterion) {
     let measuring = std::env::args().any(|a| a == "--bench");
     let scale = if measuring { 1 } else { 50 };
     let rs = runners();
-    for (wname, w) in [("loop_1000x4KiB", Work::Loop), ("mem_1MiB_write_read", Work::Memory)] {
+    for (wname, w) in [
+        ("loop_1000x4KiB", Work::Loop),
+        ("mem_1MiB_write_read", Work::Memory),
+    ] {
         let mut g = c.benchmark_group(wname);
         g.sample_size(10);
         g.warm_up_time(Duration::from_millis(100));

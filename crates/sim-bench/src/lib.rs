@@ -6,7 +6,9 @@
 //!
 //! `benches/harness_vs_cpp.rs` times them side by side in one run and prints the ratios.
 
-use axi_bfm::{AxiMaster, AxilMaster, AxisFrame, AxisSink, AxisSource, BfmError, Env, ResetPolarity};
+use axi_bfm::{
+    AxiMaster, AxilMaster, AxisFrame, AxisSink, AxisSource, BfmError, Env, ResetPolarity,
+};
 use card_regs::{self as regs, control};
 use card_sim::{Model, Top};
 
@@ -75,7 +77,11 @@ pub fn rust_loop(frames: u64, len: u64, monitors: bool) -> axi_bfm::Result<u64> 
     env.reset(clk, 8)?;
     env.run(clk, 4)?;
     let start = env.cycles(clk);
-    regs_m.write(&mut env, u64::from(regs::CONTROL), u64::from(loop_control()))?;
+    regs_m.write(
+        &mut env,
+        u64::from(regs::CONTROL),
+        u64::from(loop_control()),
+    )?;
     for n in 0..frames {
         h2c.start_send(AxisFrame::new(frame(n, len)))?;
     }
@@ -104,7 +110,11 @@ pub fn rust_memory(base: u64, bytes: u64, monitors: bool) -> axi_bfm::Result<u64
     dma.write(&mut env, base, &data)?;
     let back = dma.read(&mut env, base, bytes as usize)?;
     if back != data {
-        let at = back.iter().zip(&data).position(|(a, b)| a != b).unwrap_or(0);
+        let at = back
+            .iter()
+            .zip(&data)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
         return Err(BfmError::Mismatch {
             bus: "s_axi".into(),
             what: format!("byte {at}"),

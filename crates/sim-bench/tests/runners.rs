@@ -9,8 +9,14 @@ fn both_loop_runners_move_the_same_frames_in_about_the_same_cycles() {
     let cpp = cpp_loop(20, 4096).expect("the C++ LOOP run checks out");
     let rust = rust_loop(20, 4096, true).expect("the Rust LOOP run checks out");
     // 20 frames of 256 beats at one beat per cycle, plus the register write and the pipeline.
-    assert!(cpp >= 20 * 256 && cpp < 20 * 256 + 200, "C++ took {cpp} cycles");
-    assert!(rust.abs_diff(cpp) < 50, "Rust took {rust} cycles, C++ {cpp}");
+    assert!(
+        cpp >= 20 * 256 && cpp < 20 * 256 + 200,
+        "C++ took {cpp} cycles"
+    );
+    assert!(
+        rust.abs_diff(cpp) < 50,
+        "Rust took {rust} cycles, C++ {cpp}"
+    );
 }
 
 #[test]

@@ -560,12 +560,14 @@ impl AxiCheck {
         let mut all: Vec<(Channel, u64, u64, u64, u64)> = self
             .writes
             .iter()
-            .flat_map(|(id, q)| q.iter().map(move |w| (Channel::Aw, *id, w.addr, w.start, w.seq)))
-            .chain(
-                self.reads
-                    .iter()
-                    .flat_map(|(id, q)| q.iter().map(move |r| (Channel::Ar, *id, r.addr, r.start, r.seq))),
-            )
+            .flat_map(|(id, q)| {
+                q.iter()
+                    .map(move |w| (Channel::Aw, *id, w.addr, w.start, w.seq))
+            })
+            .chain(self.reads.iter().flat_map(|(id, q)| {
+                q.iter()
+                    .map(move |r| (Channel::Ar, *id, r.addr, r.start, r.seq))
+            }))
             .collect();
         all.sort_by_key(|u| u.4);
         all
@@ -703,7 +705,11 @@ impl Agent for AxiCheck {
         let v = violation(
             Rule::EveryRequestAnswered,
             &self.bus,
-            if ch == Channel::Aw { Channel::B } else { Channel::R },
+            if ch == Channel::Aw {
+                Channel::B
+            } else {
+                Channel::R
+            },
             cx,
             rules::every_request_answered(&list),
             &[("id", id), ("addr", addr), ("accepted_cycle", start)],

@@ -306,7 +306,11 @@ impl Agent for AxilCheck {
         Err(violation(
             Rule::EveryRequestAnswered,
             &self.bus,
-            if ch == Channel::Aw { Channel::B } else { Channel::R },
+            if ch == Channel::Aw {
+                Channel::B
+            } else {
+                Channel::R
+            },
             cx,
             rules::every_request_answered(&list),
             &[("addr", addr), ("accepted_cycle", start)],

@@ -308,7 +308,12 @@ pub(crate) fn every_request_answered(left: &[String]) -> String {
 
 /// response_id_of_oldest: an in-order slave answered with ID `got` while the request of ID
 /// `oldest_id` at `oldest_addr`, accepted at cycle `since`, is older and still unanswered.
-pub(crate) fn response_id_of_oldest(got: u64, oldest_id: u64, oldest_addr: u64, since: u64) -> String {
+pub(crate) fn response_id_of_oldest(
+    got: u64,
+    oldest_id: u64,
+    oldest_addr: u64,
+    since: u64,
+) -> String {
     format!("response with ID {got}, but the oldest outstanding request is ID {oldest_id} at {oldest_addr:#x}, accepted at cycle {since}, and this slave answers in order")
 }
 
