@@ -326,7 +326,7 @@ fn every_rule_has_a_name_and_every_axi_rule_a_test_above() {
     let newer_src = include_str!("new_rules.rs");
     for (name, variant) in newer {
         assert!(
-            newer_src.contains(&format!("expect_rule(")) && newer_src.contains(variant),
+            newer_src.contains("expect_rule(") && newer_src.contains(variant),
             "no fault-injection test for {name}"
         );
     }

@@ -434,7 +434,7 @@ impl Card {
             self.cycle()?;
         }
         Err(BfmError::Timeout {
-            clock: self.clk.index(),
+            clock: self.env.model().clock_name(self.clk).to_string(),
             cycles: limit,
             time_ps: self.env.time_ps(),
             what: what.to_string(),

@@ -10,7 +10,7 @@ fn both_loop_runners_move_the_same_frames_in_about_the_same_cycles() {
     let rust = rust_loop(20, 4096, true).expect("the Rust LOOP run checks out");
     // 20 frames of 256 beats at one beat per cycle, plus the register write and the pipeline.
     assert!(
-        cpp >= 20 * 256 && cpp < 20 * 256 + 200,
+        (20 * 256..20 * 256 + 200).contains(&cpp),
         "C++ took {cpp} cycles"
     );
     assert!(
