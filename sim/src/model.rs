@@ -192,6 +192,7 @@ impl ModelBuilder {
             last_dump_ps: None,
             poisoned: false,
             waves,
+            peeked: std::cell::Cell::new(None),
             _not_send: PhantomData,
         };
         model.eval()?;
@@ -216,6 +217,8 @@ pub struct Model {
     last_dump_ps: Option<u64>,
     poisoned: bool,
     waves: Option<PathBuf>,
+    /// What `next_edges` found, for the `step` right after it.
+    peeked: std::cell::Cell<Option<(u64, Edges)>>,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -503,6 +506,7 @@ impl Model {
         if self.sched.clocks.len() >= 32 {
             return Err(self.misuse(port, "cannot be added: a model has at most 32 clocks"));
         }
+        self.peeked.set(None);
         let mut c = Clock::new(port_name, freq_hz);
         // A clock added after time zero keeps its phase relative to its own start.
         c.next_ps += self.time_ps;
@@ -539,7 +543,10 @@ impl Model {
     /// The next instant at which any clock has an edge, and which edges those are, without
     /// applying them: monitors sample here, before the edge.
     pub fn next_edges(&self) -> Option<(u64, Edges)> {
-        self.sched.peek()
+        let next = self.sched.peek();
+        // The next step applies exactly this; it need not look again.
+        self.peeked.set(next);
+        next
     }
 
     /// Evaluates the model at the current time: call after driving inputs so that
@@ -564,9 +571,14 @@ impl Model {
     /// With no clock, returns no edges and leaves time unchanged.
     pub fn step(&mut self) -> Result<Edges> {
         self.check_alive()?;
-        let Some((t, edges)) = self.sched.advance() else {
+        let next = match self.peeked.take() {
+            Some(n) => Some(n),
+            None => self.sched.peek(),
+        };
+        let Some((t, edges)) = next else {
             return Ok(Edges::default());
         };
+        self.sched.apply(t);
         for i in 0..self.sched.clocks.len() {
             let id = ClockId(i as u8);
             if edges.rising(id) || edges.falling(id) {

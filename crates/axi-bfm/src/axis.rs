@@ -317,6 +317,27 @@ impl SourceCore {
         }
         let mut keep = 0u128;
         let mut pos = self.pos;
+        if lane0 == 0 && self.gaps.is_never() {
+            // Whole words at a time when no lane is left empty (the common case).
+            let take = remaining.min(self.bytes);
+            let src = &frame.data[pos..pos + take];
+            for (w, chunk) in self.words.iter_mut().zip(src.chunks(4)) {
+                let mut b = [0u8; 4];
+                b[..chunk.len()].copy_from_slice(chunk);
+                *w = u32::from_le_bytes(b);
+            }
+            keep = if take >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << take) - 1
+            };
+            pos += take;
+            return Some(Beat {
+                keep,
+                last: pos >= frame.data.len(),
+                next_pos: pos,
+            });
+        }
         for i in lane0..self.bytes {
             if pos >= frame.data.len() {
                 break;
@@ -616,9 +637,20 @@ impl Agent for SinkCore {
             tdest: self.tdest.map_or(0, |p| m.get(p)),
             tuser: self.tuser.map_or(0, |p| m.get(p)),
         });
-        for i in 0..self.bytes {
-            if keep >> i & 1 == 1 {
-                f.data.push(lane(&self.words, i));
+        if keep == full {
+            // Every lane kept: whole words at a time.
+            let mut left = self.bytes;
+            for w in &self.words[..n] {
+                let b = w.to_le_bytes();
+                let k = left.min(4);
+                f.data.extend_from_slice(&b[..k]);
+                left -= k;
+            }
+        } else {
+            for i in 0..self.bytes {
+                if keep >> i & 1 == 1 {
+                    f.data.push(lane(&self.words, i));
+                }
             }
         }
         if self.tlast.is_none_or(|p| m.get_bool(p)) {

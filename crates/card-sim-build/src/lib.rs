@@ -1189,6 +1189,30 @@ mod tests {
     }
 
     #[test]
+    fn the_cache_key_ignores_the_folder() {
+        let a = std::env::temp_dir().join(format!("csb-a-{}", std::process::id()));
+        let b = std::env::temp_dir().join(format!("csb-b-{}", std::process::id()));
+        for d in [&a, &b] {
+            std::fs::create_dir_all(d).expect("mkdir");
+            std::fs::write(d.join("Vx.cpp"), "int x;").expect("write");
+        }
+        let key = |d: &Path| {
+            let mut h = DefaultHasher::new();
+            hash_files(&mut h, &[d.join("Vx.cpp")]).expect("hash");
+            h.finish()
+        };
+        assert_eq!(
+            key(&a),
+            key(&b),
+            "same content in another checkout, same key"
+        );
+        std::fs::write(b.join("Vx.cpp"), "int y;").expect("write");
+        assert_ne!(key(&a), key(&b), "other content, other key");
+        std::fs::remove_dir_all(&a).ok();
+        std::fs::remove_dir_all(&b).ok();
+    }
+
+    #[test]
     fn the_cache_is_shared_by_profiles() {
         let a = cache_dir(Path::new("/t/target/debug/build/p-1/out"));
         let b = cache_dir(Path::new("/t/target/release/build/p-2/out"));

@@ -258,12 +258,14 @@ impl Agent for AxisCheck {
         } else {
             0
         };
-        if self.t.v {
+        if self.t.v && keep != self.full {
             // Null bytes (TKEEP low) carry nothing, so they may change under a stall.
-            let words = self.t.payload_mut();
-            for i in 0..self.bytes {
-                if keep >> i & 1 == 0 {
-                    crate::bind::set_lane(words, i, 0);
+            let bytes = self.bytes;
+            if let Some(words) = self.t.payload_mut() {
+                for i in 0..bytes {
+                    if keep >> i & 1 == 0 {
+                        crate::bind::set_lane(words, i, 0);
+                    }
                 }
             }
         }
