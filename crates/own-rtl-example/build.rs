@@ -15,6 +15,14 @@ fn main() {
         // The same RAM with its deliberate bug, as a top of its own.
         .top(ram().name("vendor_axi4_ram_broken").param("BROKEN", "1"))
         .top(Top::new("vendor_axis_fifo").file_list("third_party/vendor_ip/fifo.f"))
+        // A variant with Verilator's random initial values, seeded at run time.
+        .top(
+            Top::new("vendor_axis_fifo")
+                .name("vendor_axis_fifo_xrand")
+                .file_list("third_party/vendor_ip/fifo.f")
+                .flag("--x-initial")
+                .flag("unique"),
+        )
         // Third-party code: its warnings are the vendor's business, not this build's.
         .flag("-Wno-lint")
         .flag("-Wno-style")

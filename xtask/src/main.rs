@@ -208,6 +208,14 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     run(root, cmd)
 }
 
+fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
+    setup::setup(root)?;
+    let mut cmd = cargo();
+    cmd.args(["run", "-p", "xdma", "--example", "acquire", "--"])
+        .args(extra);
+    run(root, cmd)
+}
+
 #[cfg(test)]
 mod lint_tests {
     use super::*;
@@ -223,12 +231,4 @@ mod lint_tests {
         // The vendor RAM leaves AxLOCK, AxCACHE and AxPROT unused, as generated IP does.
         assert!(messages > 0, "-Wall finds the vendor code's warnings");
     }
-}
-
-fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
-    setup::setup(root)?;
-    let mut cmd = cargo();
-    cmd.args(["run", "-p", "xdma", "--example", "acquire", "--"])
-        .args(extra);
-    run(root, cmd)
 }

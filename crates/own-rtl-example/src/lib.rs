@@ -5,7 +5,7 @@
 //!
 //! `card_sim::include_tops!()` below defines one [`card_sim::TopDef`] per top the build script
 //! built: [`VENDOR_AXI4_RAM`], [`VENDOR_AXI4_RAM_BROKEN`] (the same RAM with a deliberate bug)
-//! and [`VENDOR_AXIS_FIFO`].
+//! and [`VENDOR_AXIS_FIFO`] (and [`VENDOR_AXIS_FIFO_XRAND`], built with `--x-initial unique`).
 
 card_sim::include_tops!();
 
