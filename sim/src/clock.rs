@@ -65,7 +65,9 @@ pub(crate) struct Clock {
 impl Clock {
     pub(crate) fn new(name: &str, freq_hz: u64) -> Clock {
         let two_f = u128::from(freq_hz) * 2;
-        let half_ps = (PS_PER_S % two_f == 0).then(|| (PS_PER_S / two_f) as u64);
+        let half_ps = PS_PER_S
+            .is_multiple_of(two_f)
+            .then(|| (PS_PER_S / two_f) as u64);
         Clock {
             name: name.to_string(),
             freq_hz,
