@@ -322,6 +322,10 @@ impl Env {
             // evaluation, which also settles what agents drove at the last edge.
             self.model.step()?;
             self.dirty = false;
+            if let Some(c) = release.filter(|c| edges.rising(*c)) {
+                self.drive_resets(c, false);
+                self.dirty = true;
+            }
             return Ok(edges);
         }
         // Agents sample settled values.
