@@ -2,12 +2,12 @@
 //! legal bursts, and a slave backed by sparse memory.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use card_sim::{ClockId, Model, Port};
 
-use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, Words, MAX_WORDS};
+use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, IdMap, Words, MAX_WORDS};
 use crate::burst::{split, Burst, Piece, INCR};
 use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
@@ -195,8 +195,8 @@ struct MasterCore {
     bready: Port,
     words: Words,
     next: u64,
-    wops: HashMap<u64, WOp>,
-    rops: HashMap<u64, ROp>,
+    wops: IdMap<u64, WOp>,
+    rops: IdMap<u64, ROp>,
     w_admit: VecDeque<WBurst>,
     r_admit: VecDeque<RBurst>,
     aw_q: VecDeque<Burst>,
@@ -215,8 +215,8 @@ struct MasterCore {
     ar_stalled: bool,
     b_shown: bool,
     r_shown: bool,
-    b_wait: HashMap<u32, VecDeque<u64>>,
-    r_wait: HashMap<u32, VecDeque<RBurst>>,
+    b_wait: IdMap<u32, VecDeque<u64>>,
+    r_wait: IdMap<u32, VecDeque<RBurst>>,
     writes_out: usize,
     reads_out: usize,
     /// Handshakes on any channel so far: the progress the timeout watches.
@@ -310,8 +310,8 @@ impl AxiMaster {
             bready: b.drive("bready")?,
             words: [0; MAX_WORDS],
             next: 1,
-            wops: HashMap::new(),
-            rops: HashMap::new(),
+            wops: IdMap::default(),
+            rops: IdMap::default(),
             w_admit: VecDeque::new(),
             r_admit: VecDeque::new(),
             aw_q: VecDeque::new(),
@@ -330,8 +330,8 @@ impl AxiMaster {
             ar_stalled: false,
             b_shown: false,
             r_shown: false,
-            b_wait: HashMap::new(),
-            r_wait: HashMap::new(),
+            b_wait: IdMap::default(),
+            r_wait: IdMap::default(),
             writes_out: 0,
             reads_out: 0,
             handshakes: 0,
@@ -695,6 +695,20 @@ impl MasterCore {
     fn w_beat(&mut self, wb: &WBurst, k: u32, done: usize) -> (u128, usize) {
         let (lo, hi) = wb.b.beat_lanes(k, self.bus_bytes);
         let n = self.nwords;
+        if lo == 0 && hi == self.bus_bytes && wb.keep.is_none() && done + hi <= wb.nbytes && hi >= 4
+        {
+            // A full beat with every strobe up: whole words at a time.
+            let src = &wb.data[wb.off + done..wb.off + done + hi];
+            for (w, c) in self.words[..n].iter_mut().zip(src.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+            let strb = if hi >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << hi) - 1
+            };
+            return (strb, done + hi);
+        }
         for w in &mut self.words[..n] {
             *w = 0;
         }
@@ -739,14 +753,31 @@ impl MasterCore {
         }
         let (lo, hi) = rb.b.beat_lanes(rb.beat, bus_bytes);
         if let Some(o) = self.rops.get_mut(&rb.op) {
-            for i in lo..hi {
-                if rb.done >= rb.nbytes {
-                    break;
+            let start = rb.off + rb.done;
+            if lo == 0
+                && hi == bus_bytes
+                && hi >= 4
+                && rb.done + hi <= rb.nbytes
+                && start + hi <= o.data.len()
+            {
+                // A full beat: whole words at a time.
+                for (c, w) in o.data[start..start + hi]
+                    .chunks_exact_mut(4)
+                    .zip(&self.words[..n])
+                {
+                    c.copy_from_slice(&w.to_le_bytes());
                 }
-                if let Some(d) = o.data.get_mut(rb.off + rb.done) {
-                    *d = lane(&self.words, i);
+                rb.done += hi;
+            } else {
+                for i in lo..hi {
+                    if rb.done >= rb.nbytes {
+                        break;
+                    }
+                    if let Some(d) = o.data.get_mut(rb.off + rb.done) {
+                        *d = lane(&self.words, i);
+                    }
+                    rb.done += 1;
                 }
-                rb.done += 1;
             }
             o.resp = o.resp.worst(resp);
         }

@@ -243,3 +243,30 @@ pub(crate) fn set_mask(model: &mut Model, p: Port, v: u128) {
         model.set_words(p, &w);
     }
 }
+
+/// A hasher for the small integer keys (AXI IDs, transaction numbers) that the bus models and
+/// monitors look up on every beat: one multiply per key instead of SipHash, whose protection
+/// against chosen keys a test bench does not need.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// A map keyed by IDs or transaction numbers.
+pub(crate) type IdMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;

@@ -1,14 +1,14 @@
 //! The AXI4 protocol monitor.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use card_sim::{ClockId, Model, Port};
 
 use super::rules::{self, Rule, BURST_INCR};
 use super::{violation, Chan, Channel, Violation};
-use crate::bind::Bind;
+use crate::bind::{Bind, IdMap};
 use crate::env::{Agent, Cx, Env};
 use crate::error::{BfmError, Result};
 
@@ -85,8 +85,8 @@ pub(crate) struct AxiCheck {
     bid: Option<Port>,
     bresp: Port,
     was_in_reset: bool,
-    writes: HashMap<u64, VecDeque<WReq>>,
-    reads: HashMap<u64, VecDeque<RReq>>,
+    writes: IdMap<u64, VecDeque<WReq>>,
+    reads: IdMap<u64, VecDeque<RReq>>,
     outstanding: usize,
     /// Accepted AW bursts (ID, beats) whose write data has not all arrived, in AW order.
     w_order: VecDeque<(u64, u32)>,
@@ -96,6 +96,8 @@ pub(crate) struct AxiCheck {
     w_early: VecDeque<u32>,
     /// Requests accepted so far, numbering them in order.
     seq: u64,
+    /// The first cycle at which a request could exceed the latency bound.
+    latency_due: u64,
 }
 
 /// A handle on an AXI4 monitor attached to an environment.
@@ -198,13 +200,14 @@ impl AxiMonitor {
             bid: b.opt_watch("bid"),
             bresp: b.watch("bresp")?,
             was_in_reset: false,
-            writes: HashMap::new(),
-            reads: HashMap::new(),
+            writes: IdMap::default(),
+            reads: IdMap::default(),
             outstanding: 0,
             w_order: VecDeque::new(),
             w_count: 0,
             w_early: VecDeque::new(),
             seq: 0,
+            latency_due: 0,
         };
         let inner = Rc::new(RefCell::new(check));
         env.add_agent(clock, inner.clone());
@@ -287,6 +290,7 @@ impl AxiCheck {
     }
 
     fn clear(&mut self) {
+        self.latency_due = 0;
         self.writes.clear();
         self.reads.clear();
         self.outstanding = 0;
@@ -575,7 +579,24 @@ impl AxiCheck {
 
     fn check_latency(&mut self, cx: &Cx) -> Option<Violation> {
         let bound = self.cfg.latency_bound;
-        if bound == 0 || self.outstanding == 0 {
+        if bound == 0 || self.outstanding == 0 || cx.cycle < self.latency_due {
+            return None;
+        }
+        // The oldest start among the heads only grows (later requests start later), so no
+        // request can exceed the bound before this cycle: skip the scan until then.
+        let oldest = self
+            .writes
+            .values()
+            .filter_map(|q| q.front().map(|w| w.start))
+            .chain(
+                self.reads
+                    .values()
+                    .filter_map(|q| q.front().map(|r| r.start)),
+            )
+            .min()
+            .unwrap_or(cx.cycle);
+        if cx.cycle.saturating_sub(oldest) <= bound {
+            self.latency_due = oldest + bound + 1;
             return None;
         }
         let starts = self
