@@ -1117,7 +1117,8 @@ fn cache_dir(out: &Path) -> PathBuf {
         .map_or_else(|| out.join("cache"), |t| t.join("card-sim-cache"))
 }
 
-/// The compiler and its version, part of every cache key.
+/// The compiler, its version and the flags the environment adds to it (`CXXFLAGS` and the
+/// like, which cc reads): part of every cache key.
 fn compiler_id() -> String {
     let tool = cc::Build::new()
         .cpp(true)
@@ -1128,7 +1129,23 @@ fn compiler_id() -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    format!("{} {version}", tool.path().display())
+    let mut id = format!("{} {version}", tool.path().display());
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let keys = [
+        "CXXFLAGS".to_string(),
+        "TARGET_CXXFLAGS".to_string(),
+        format!("CXXFLAGS_{target}"),
+        format!("CXXFLAGS_{}", target.replace('-', "_")),
+        "CRATE_CC_NO_DEFAULTS".to_string(),
+    ];
+    for k in keys {
+        println!("cargo::rerun-if-env-changed={k}");
+        // Only flags that are set enter the key, so an unset environment keeps it as it was.
+        if let Some(v) = std::env::var(&k).ok().filter(|v| !v.is_empty()) {
+            let _ = write!(id, " {k}={v}");
+        }
+    }
+    id
 }
 
 /// Keeps a file's timestamp when its text is unchanged, so nothing downstream rebuilds.
