@@ -47,6 +47,10 @@ impl Edges {
     pub fn rising_mask(self) -> u32 {
         self.rising
     }
+    /// The clocks that fell, one bit per clock index.
+    pub fn falling_mask(self) -> u32 {
+        self.falling
+    }
 }
 
 /// One clock's place in time.
@@ -103,11 +107,13 @@ pub(crate) struct Scheduler {
 
 impl Scheduler {
     /// The time of the next edge of any clock, if there is a clock.
+    #[inline]
     pub(crate) fn next_time(&self) -> Option<u64> {
         self.clocks.iter().map(|c| c.next_ps).min()
     }
 
     /// The edges due at the next instant, without applying them.
+    #[inline]
     pub(crate) fn peek(&self) -> Option<(u64, Edges)> {
         let t = self.next_time()?;
         let mut edges = Edges::default();
@@ -133,6 +139,7 @@ impl Scheduler {
     }
 
     /// Applies the edges due at `t`, the time `peek` returned.
+    #[inline]
     pub(crate) fn apply(&mut self, t: u64) {
         for c in self.clocks.iter_mut().filter(|c| c.next_ps == t) {
             c.edges += 1;

@@ -517,6 +517,7 @@ impl Model {
     }
 
     /// Completed cycles (rising edges) of `clock`.
+    #[inline]
     pub fn cycles(&self, clock: ClockId) -> u64 {
         self.sched
             .clocks
@@ -542,6 +543,7 @@ impl Model {
 
     /// The next instant at which any clock has an edge, and which edges those are, without
     /// applying them: monitors sample here, before the edge.
+    #[inline]
     pub fn next_edges(&self) -> Option<(u64, Edges)> {
         let next = self.sched.peek();
         // The next step applies exactly this; it need not look again.
@@ -569,6 +571,7 @@ impl Model {
 
     /// Advances to the next clock edge instant, applies every edge due then and evaluates once.
     /// With no clock, returns no edges and leaves time unchanged.
+    #[inline]
     pub fn step(&mut self) -> Result<Edges> {
         self.check_alive()?;
         let next = match self.peeked.take() {
@@ -579,13 +582,13 @@ impl Model {
             return Ok(Edges::default());
         };
         self.sched.apply(t);
-        for i in 0..self.sched.clocks.len() {
-            let id = ClockId(i as u8);
-            if edges.rising(id) || edges.falling(id) {
-                let level = self.sched.clocks[i].level();
-                let port = self.clock_ports[i];
-                self.set_bool(port, level);
-            }
+        let mut moved = edges.rising_mask() | edges.falling_mask();
+        while moved != 0 {
+            let i = moved.trailing_zeros() as usize;
+            moved &= moved - 1;
+            let level = self.sched.clocks[i].level();
+            let port = self.clock_ports[i];
+            self.set_bool(port, level);
         }
         self.time_ps = t;
         self.eval_at(t)?;
@@ -766,6 +769,7 @@ impl Model {
         }
     }
 
+    #[inline]
     fn check_alive(&self) -> Result<()> {
         if self.poisoned {
             Err(SimError::Poisoned {
@@ -776,6 +780,7 @@ impl Model {
         }
     }
 
+    #[inline]
     fn eval_at(&mut self, t: u64) -> Result<()> {
         self.check_alive()?;
         let top = self.top.name();
