@@ -1,42 +1,29 @@
-//! Verilates every top named in `tops.txt`, compiles the generated C++ with `cc`, and binds it
-//! to Rust through `cxx`.
-//!
-//! The names of Verilator's generated files change between releases, so none is written here:
-//! `--make json` lists them, and the only file opened by name is the documented top header
-//! `V<top>.h`, whose `VL_IN*`/`VL_OUT*` lines give the port table.
+//! Verilates every top named in `tops.txt` through the card-sim-build API (the same one any
+//! other crate uses for its own RTL), compiles the Verilator runtime and card-sim's hooks once
+//! for every crate, and binds the model interface to Rust through `cxx`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use verilator_find::Verilator;
-
-/// The generated sources of one verilated top, as `--make json` lists them.
-struct Verilated {
-    top: String,
-    mdir: PathBuf,
-    global: Vec<PathBuf>,
-    fast: Vec<PathBuf>,
-    slow: Vec<PathBuf>,
-    ldflags: Vec<String>,
-    ports: Vec<Port>,
-}
-
-struct Port {
-    name: String,
-    width: u32,
-    output: bool,
-}
+use card_sim_build::{Build, BuildError, Runtime, Top};
 
 fn main() {
+    if let Err(e) = run() {
+        e.emit();
+    }
+}
+
+fn run() -> Result<(), BuildError> {
     let manifest = PathBuf::from(env("CARGO_MANIFEST_DIR"));
     let root = manifest
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| manifest.clone());
     let out = PathBuf::from(env("OUT_DIR"));
+    let cpp_dir = manifest.join("cpp");
 
-    // Cargo scans a directory given here recursively, so any change under hdl/ re-verilates and
-    // nothing else does.
+    // Cargo scans a directory given here recursively, so any change under hdl/ re-verilates
+    // (card-sim-build also watches every file Verilator read).
     println!("cargo::rerun-if-changed={}", root.join("hdl").display());
     println!("cargo::rerun-if-changed=tops.txt");
     println!("cargo::rerun-if-changed=cpp");
@@ -44,312 +31,127 @@ fn main() {
     println!("cargo::rerun-if-env-changed=VERILATOR_ROOT");
     println!("cargo::rerun-if-env-changed=VERILATOR_VERSION");
 
-    let verilator = match verilator_find::find(&root) {
-        Ok(v) => v,
-        Err(e) => {
-            println!("cargo::error={e}");
-            return;
+    let verilator = verilator_find::find(&root).map_err(|e| {
+        // The local install appears after `cargo xtask setup`; watching its folder (only now,
+        // when nothing usable exists) lets this build succeed once it is there.
+        let dir = verilator_find::local_install_dir(&root);
+        if let Some(parent) = dir.ancestors().find(|p| p.exists()) {
+            println!("cargo::rerun-if-changed={}", parent.display());
         }
-    };
-    // The local install appears after `cargo xtask setup`; watching its folder lets a build that
-    // failed for want of it succeed once it is there.
-    println!(
-        "cargo::rerun-if-changed={}",
-        verilator_find::local_install_dir(&root).display()
-    );
+        BuildError::NoVerilator(e.to_string())
+    })?;
+    // Watching only paths that exist: a missing one makes Cargo rerun this script every build.
+    for p in card_sim_build::verilator_watch_paths(&verilator) {
+        println!("cargo::rerun-if-changed={}", p.display());
+    }
 
-    let tops = match read_tops(&manifest.join("tops.txt")) {
-        Ok(t) => t,
-        Err(e) => {
-            println!("cargo::error={e}");
-            return;
-        }
+    let list = manifest.join("tops.txt");
+    let text = std::fs::read_to_string(&list).map_err(|e| BuildError::Io {
+        path: list.clone(),
+        message: e.to_string(),
+    })?;
+    let tops = card_sim_build::parse_tops(&text, "sim/tops.txt")?
+        .into_iter()
+        .map(|t| {
+            let file = top_file(&root, t.module_name())?;
+            Ok(t.file(file))
+        })
+        .collect::<Result<Vec<Top>, BuildError>>()?;
+
+    let runtime = Runtime {
+        includes: ["DEP_LZ4_INCLUDE", "DEP_Z_INCLUDE"]
+            .iter()
+            .flat_map(|k| {
+                env(k)
+                    .split(',')
+                    .filter(|d| !d.is_empty())
+                    .map(PathBuf::from)
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
     };
-    let mut built = Vec::new();
-    for top in &tops {
-        match verilate(&verilator, &root, &out, top) {
-            Ok(v) => built.push(v),
-            Err(e) => {
-                println!("cargo::error={e}");
-                return;
-            }
-        }
+    let built = Build::new()
+        .base_dir(&root)
+        .verilator(verilator.clone())
+        .card_sim_internal(cpp_dir.clone(), runtime)
+        .include("hdl/rtl")
+        .include("hdl/sim")
+        .include("hdl/include")
+        .lib_dir("hdl/rtl")
+        .lib_dir("hdl/sim")
+        .flag("hdl/lint.vlt")
+        // The card's RTL is linted at -Wall by `cargo xtask lint`.
+        .warnings(false)
+        .tops(tops)
+        .compile()?;
+
+    // The bridge: the model interface's Rust side.
+    let mut bridge = cxx_build::bridge("src/ffi.rs");
+    bridge
+        .std("c++20")
+        .include(&cpp_dir)
+        .file(cpp_dir.join("bridge.cpp"))
+        .warnings(false)
+        .opt_level(2);
+    bridge
+        .try_compile("card_sim_bridge")
+        .map_err(|e| BuildError::Compile {
+            what: "the cxx bridge".into(),
+            message: e.to_string(),
+        })?;
+
+    let mut rs = String::from(
+        "/// The verilated tops of card-sim, one per line of `sim/tops.txt`.\n\
+         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\n\
+         #[non_exhaustive]\npub enum Top {\n",
+    );
+    for b in &built.tops {
+        let _ = writeln!(
+            rs,
+            "    /// The RTL module `{}` as top `{}`.\n    {},",
+            b.module,
+            b.name,
+            camel(&b.name)
+        );
     }
-    if let Err(e) = compile(&verilator, &manifest, &out, &built) {
-        println!("cargo::error={e}");
+    rs.push_str(
+        "}\n\nimpl Top {\n    /// Every top of this build.\n    pub const ALL: &'static [Top] = &[",
+    );
+    for b in &built.tops {
+        let _ = write!(rs, "Top::{}, ", camel(&b.name));
     }
+    rs.push_str("];\n\n    /// The top's name.\n    pub fn name(self) -> &'static str {\n        self.def().name()\n    }\n\n");
+    rs.push_str("    /// The top as a [`TopDef`].\n    pub fn def(self) -> TopDef {\n        match self {\n");
+    for b in &built.tops {
+        let _ = writeln!(
+            rs,
+            "            Top::{} => own::{},",
+            camel(&b.name),
+            b.constant
+        );
+    }
+    rs.push_str("        }\n    }\n}\n");
+    card_sim_build::write_if_changed(&out.join("tops.rs"), &rs)?;
+    // Tells card-sim's Rust side where its build keeps waveforms.
+    println!("cargo::rustc-env=CARD_SIM_OUT_DIR={}", out.display());
+    Ok(())
 }
 
 fn env(key: &str) -> String {
     std::env::var(key).unwrap_or_default()
 }
 
-/// One line of `tops.txt`: a module built as it is (`name`), or a variant of a module with
-/// parameters overridden (`name = module PARAM=value ...`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct TopSpec {
-    /// The top's name: the model's `Top` variant and its generated class `V<name>`.
-    name: String,
-    /// The RTL module it builds.
-    module: String,
-    /// Parameter overrides, passed to Verilator as `-G<param>=<value>`.
-    params: Vec<(String, String)>,
-}
-
-fn parse_top(line: &str) -> Result<TopSpec, String> {
-    let Some((name, rest)) = line.split_once('=') else {
-        return Ok(TopSpec {
-            name: line.to_string(),
-            module: line.to_string(),
-            params: Vec::new(),
-        });
-    };
-    let mut words = rest.split_whitespace();
-    let module = words
-        .next()
-        .ok_or_else(|| format!("sim/tops.txt: `{line}` names no module after `=`"))?;
-    let params = words
-        .map(|w| {
-            w.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .ok_or_else(|| {
-                    format!("sim/tops.txt: `{w}` in `{line}` is not a PARAM=value override")
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(TopSpec {
-        name: name.trim().to_string(),
-        module: module.to_string(),
-        params,
-    })
-}
-
-fn read_tops(path: &Path) -> Result<Vec<TopSpec>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(parse_top)
-        .collect()
-}
-
-fn top_file(root: &Path, top: &str) -> Result<PathBuf, String> {
+/// The card's own convention: a top's module lives in `hdl/rtl/<module>.v` or
+/// `hdl/sim/<module>.v` (other crates name their files freely).
+fn top_file(root: &Path, module: &str) -> Result<PathBuf, BuildError> {
     ["hdl/rtl", "hdl/sim"]
         .iter()
-        .flat_map(|dir| ["v", "sv"].map(|ext| root.join(dir).join(format!("{top}.{ext}"))))
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!("top `{top}` of sim/tops.txt has no file hdl/rtl/{top}.v or hdl/sim/{top}.v")
+        .flat_map(|dir| ["v", "sv"].map(|ext| Path::new(dir).join(format!("{module}.{ext}"))))
+        .find(|p| root.join(p).is_file())
+        .ok_or_else(|| BuildError::BadTop {
+            top: module.to_string(),
+            problem: format!("sim/tops.txt names module `{module}`, but there is no hdl/rtl/{module}.v or hdl/sim/{module}.v"),
         })
-}
-
-fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &TopSpec) -> Result<Verilated, String> {
-    let top = spec.name.as_str();
-    let file = top_file(root, &spec.module)?;
-    let mdir = out.join("vl").join(top);
-    std::fs::create_dir_all(&mdir).map_err(|e| format!("cannot create {}: {e}", mdir.display()))?;
-    let prefix = format!("V{top}");
-    let output = v
-        .command()
-        .current_dir(root)
-        .args([
-            "--cc",
-            "--make",
-            "json",
-            "--trace-fst",
-            "--no-timing",
-            "--assert",
-        ])
-        // Warnings are the lint task's job (`cargo xtask lint`, -Wall); here they must not stop
-        // a build that the user asked for while iterating.
-        .args([
-            "-Wno-fatal",
-            "-O3",
-            "--x-assign",
-            "fast",
-            "--x-initial",
-            "fast",
-        ])
-        .args([
-            "-Ihdl/rtl",
-            "-Ihdl/sim",
-            "-Ihdl/include",
-            "-y",
-            "hdl/rtl",
-            "-y",
-            "hdl/sim",
-        ])
-        .args(["--quiet", "hdl/lint.vlt"])
-        .args(spec.params.iter().map(|(k, v)| format!("-G{k}={v}")))
-        .args(["--top-module", &spec.module, "--prefix", &prefix, "-Mdir"])
-        .arg(&mdir)
-        .arg(&file)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", v.bin.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "verilator failed on {}:\n{}",
-            file.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let json_path = mdir.join(format!("{prefix}.json"));
-    let json: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&json_path)
-            .map_err(|e| format!("cannot read {}: {e}", json_path.display()))?,
-    )
-    .map_err(|e| format!("bad JSON in {}: {e}", json_path.display()))?;
-    let list = |key: &str| -> Vec<PathBuf> {
-        json["sources"][key]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str())
-                    .map(PathBuf::from)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut fast = list("classes_fast");
-    fast.extend(list("support_fast"));
-    let mut slow = list("classes_slow");
-    slow.extend(list("support_slow"));
-    let ldflags = json["options"]["ldflags"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str())
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    let header = mdir.join(format!("{prefix}.h"));
-    let ports = parse_ports(
-        &std::fs::read_to_string(&header)
-            .map_err(|e| format!("cannot read {}: {e}", header.display()))?,
-    );
-    if ports.is_empty() {
-        return Err(format!("no ports found in {}", header.display()));
-    }
-    Ok(Verilated {
-        top: top.to_string(),
-        mdir,
-        global: list("global"),
-        fast,
-        slow,
-        ldflags,
-        ports,
-    })
-}
-
-/// Reads `VL_IN8(&clk,0,0);`, `VL_OUTW(&data,127,0,4);` and the like from a top header.
-fn parse_ports(header: &str) -> Vec<Port> {
-    header
-        .lines()
-        .filter_map(|line| {
-            let line = line.trim();
-            let output = if line.starts_with("VL_OUT") {
-                true
-            } else if line.starts_with("VL_IN") {
-                // VL_INOUT is listed as an output: Rust may read it, and it is never driven here.
-                line.starts_with("VL_INOUT")
-            } else {
-                return None;
-            };
-            let args = line.split_once("(&")?.1.split_once(')')?.0;
-            let mut parts = args.split(',');
-            let name = parts.next()?.trim().to_string();
-            let msb: u32 = parts.next()?.trim().parse().ok()?;
-            let lsb: u32 = parts.next()?.trim().parse().ok()?;
-            Some(Port {
-                name,
-                width: msb - lsb + 1,
-                output,
-            })
-        })
-        .collect()
-}
-
-/// Writes the per-top C++ glue and the Rust `Top` enum.
-fn generate(out: &Path, built: &[Verilated]) -> Result<PathBuf, String> {
-    let mut cpp = String::from(
-        "// Generated by card-sim's build.rs from sim/tops.txt and the verilated headers.\n\
-         #include \"model_impl.h\"\n",
-    );
-    for b in built {
-        let _ = writeln!(cpp, "#include \"V{}.h\"", b.top);
-    }
-    cpp.push_str("\nnamespace card_sim {\nnamespace {\n");
-    for b in built {
-        let _ = writeln!(
-            cpp,
-            "void ports_{t}(V{t}& t, rust::Vec<PortDesc>& v) {{",
-            t = b.top
-        );
-        for p in &b.ports {
-            // Wide ports are VlWide arrays; their first word is where the storage starts.
-            let addr = if p.width > 64 {
-                format!("&t.{}.at(0)", p.name)
-            } else {
-                format!("&t.{}", p.name)
-            };
-            let _ = writeln!(
-                cpp,
-                "    push_port(v, \"{}\", {}, {}, {addr});",
-                p.name, p.width, p.output
-            );
-        }
-        cpp.push_str("}\n");
-    }
-    cpp.push_str("}  // namespace\n\n");
-    cpp.push_str(
-        "std::unique_ptr<SimModel> new_model(rust::Str top, rust::Str name, rust::Str waves) {\n",
-    );
-    for b in built {
-        let _ = writeln!(
-            cpp,
-            "    if (top == rust::Str(\"{t}\")) return std::unique_ptr<SimModel>(new ModelImpl<V{t}>(ports_{t}, name, waves));",
-            t = b.top
-        );
-    }
-    cpp.push_str(
-        "    throw RtlError(\"no verilated top named \" + std::string(top) + \" in this build: add it to sim/tops.txt\");\n}\n\n",
-    );
-    cpp.push_str("rust::Vec<rust::String> top_names() {\n    rust::Vec<rust::String> v;\n");
-    for b in built {
-        let _ = writeln!(cpp, "    v.push_back(rust::String(\"{}\"));", b.top);
-    }
-    cpp.push_str("    return v;\n}\n\n}  // namespace card_sim\n");
-    let cpp_path = out.join("models.cpp");
-    write_if_changed(&cpp_path, &cpp)?;
-
-    let mut rs = String::from(
-        "/// The verilated tops of this build, one per line of `sim/tops.txt`.\n\
-         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\n\
-         #[non_exhaustive]\npub enum Top {\n",
-    );
-    for b in built {
-        let _ = writeln!(
-            rs,
-            "    /// The RTL module `{}`.\n    {},",
-            b.top,
-            camel(&b.top)
-        );
-    }
-    rs.push_str(
-        "}\n\nimpl Top {\n    /// Every top of this build.\n    pub const ALL: &'static [Top] = &[",
-    );
-    for b in built {
-        let _ = write!(rs, "Top::{}, ", camel(&b.top));
-    }
-    rs.push_str("];\n\n    /// The RTL module name.\n    pub fn name(self) -> &'static str {\n        match self {\n");
-    for b in built {
-        let _ = writeln!(rs, "            Top::{} => \"{}\",", camel(&b.top), b.top);
-    }
-    rs.push_str("        }\n    }\n}\n");
-    write_if_changed(&out.join("tops.rs"), &rs)?;
-    Ok(cpp_path)
 }
 
 fn camel(name: &str) -> String {
@@ -361,197 +163,4 @@ fn camel(name: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
-}
-
-/// Keeps a file's timestamp when its text is unchanged, so cc does not recompile it.
-fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
-    if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
-        return Ok(());
-    }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-fn base_build(v: &Verilator, built: &[Verilated]) -> cc::Build {
-    let mut b = cc::Build::new();
-    b.cpp(true)
-        .std("c++20")
-        .include(v.include_dir())
-        .include(v.include_dir().join("vltstd"))
-        .define("VERILATOR", "1")
-        .define("VM_COVERAGE", "0")
-        .define("VM_SC", "0")
-        .define("VM_TIMING", "0")
-        .define("VM_TRACE", "1")
-        .define("VM_TRACE_FST", "1")
-        .define("VM_TRACE_VCD", "0")
-        .define("VM_TRACE_SAIF", "0")
-        .flag_if_supported("-faligned-new")
-        .flag_if_supported("-fcf-protection=none")
-        // Generated code trips many harmless warnings; the RTL is linted separately.
-        .warnings(false)
-        .extra_warnings(false);
-    for m in built {
-        b.include(&m.mdir);
-    }
-    for key in ["DEP_LZ4_INCLUDE", "DEP_Z_INCLUDE"] {
-        for dir in env(key).split(',').filter(|d| !d.is_empty()) {
-            b.include(dir);
-        }
-    }
-    b
-}
-
-fn compile(v: &Verilator, manifest: &Path, out: &Path, built: &[Verilated]) -> Result<(), String> {
-    let models_cpp = generate(out, built)?;
-    let cpp_dir = manifest.join("cpp");
-    let version = v.version.to_string();
-
-    // The static libraries are linked in the order they are compiled here, and each may only
-    // use symbols of the ones after it: bridge -> verilated tops -> Verilator runtime.
-    let mut bridge = cxx_build::bridge("src/ffi.rs");
-    bridge
-        .std("c++20")
-        .include(&cpp_dir)
-        .file(&models_cpp)
-        .include(v.include_dir())
-        .include(v.include_dir().join("vltstd"));
-    for m in built {
-        bridge.include(&m.mdir);
-    }
-    for (k, val) in [
-        ("VM_TRACE", "1"),
-        ("VM_TRACE_FST", "1"),
-        ("VM_SC", "0"),
-        ("VM_COVERAGE", "0"),
-        ("VM_TIMING", "0"),
-    ] {
-        bridge.define(k, val);
-    }
-    bridge.warnings(false).opt_level(2);
-    let mut inputs = vec![manifest.join("src/ffi.rs"), models_cpp.clone()];
-    inputs.extend(files_in(&cpp_dir));
-    compile_cached(&bridge, "card_sim_bridge", &inputs, &[&version], out)?;
-
-    // One library per top, so that an RTL change recompiles only the tops whose generated code
-    // changed. Per-cycle code gets full optimisation (tests spend their time there); slow code
-    // (constructors, initial blocks) runs once, and optimising it only costs build time.
-    for m in built {
-        let mut fast = base_build(v, built);
-        fast.opt_level(2).files(&m.fast);
-        compile_cached(
-            &fast,
-            &format!("card_sim_vl_{}_fast", m.top),
-            &m.fast,
-            &[&version],
-            out,
-        )?;
-        let mut slow = base_build(v, built);
-        slow.opt_level(0).files(&m.slow);
-        compile_cached(
-            &slow,
-            &format!("card_sim_vl_{}_slow", m.top),
-            &m.slow,
-            &[&version],
-            out,
-        )?;
-    }
-
-    // The runtime is compiled once for all tops, with the hooks that turn $stop/$fatal into
-    // exceptions and capture what the RTL prints.
-    let mut runtime = base_build(v, built);
-    runtime
-        .opt_level(2)
-        .include(&cpp_dir)
-        .define("VL_USER_STOP", None)
-        .define("VL_USER_FATAL", None)
-        .define("VL_USER_FINISH", None)
-        .define("VL_PRINTF", "card_sim_vl_printf")
-        .flag("-include")
-        .flag(cpp_dir.join("hooks.h").to_string_lossy().as_ref())
-        .file(cpp_dir.join("hooks.cpp"));
-    // The DDR3 model's storage sits here too: the tops call it through DPI and the bridge
-    // through the backdoor, and the runtime is the library linked after both.
-    runtime.file(cpp_dir.join("ddr3_mem.cpp"));
-    let mut inputs = vec![
-        cpp_dir.join("hooks.cpp"),
-        cpp_dir.join("hooks.h"),
-        cpp_dir.join("ddr3_mem.cpp"),
-        cpp_dir.join("ddr3_mem.h"),
-    ];
-    // Runtime files are the same for every top, but a top without DPI does not list
-    // verilated_dpi.cpp; the union of all lists has each file once.
-    let mut global: Vec<PathBuf> = Vec::new();
-    for m in built {
-        for f in &m.global {
-            if !global.iter().any(|g| g.file_name() == f.file_name()) {
-                global.push(f.clone());
-            }
-        }
-    }
-    runtime.files(&global);
-    inputs.extend(global.iter().cloned());
-    compile_cached(&runtime, "card_sim_vl_runtime", &inputs, &[&version], out)?;
-
-    // Verilator asks for -lz (and its makefile for -llz4) for the FST writer; both come from
-    // the lz4-sys and libz-sys dependencies instead. Any other library it names is linked.
-    let mut libs: Vec<&str> = built
-        .iter()
-        .flat_map(|m| m.ldflags.iter().filter_map(|f| f.strip_prefix("-l")))
-        .filter(|l| !matches!(*l, "z" | "lz4"))
-        .collect();
-    libs.sort_unstable();
-    libs.dedup();
-    for lib in libs {
-        println!("cargo::rustc-link-lib={lib}");
-    }
-    println!("cargo::rustc-link-lib=pthread");
-    // Tells card-sim's Rust side which tops exist and where its build keeps waveforms.
-    println!("cargo::rustc-env=CARD_SIM_OUT_DIR={}", out.display());
-    Ok(())
-}
-
-fn files_in(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
-/// Compiles `build` into `lib<name>.a` unless the same inputs built it last time.
-///
-/// cc recompiles every file whenever the build script runs; the Verilator runtime alone takes
-/// about a minute, so an RTL edit would cost that each time. The stamp holds a hash of every
-/// input's contents and of `extra` (the Verilator version); a match reuses the library.
-fn compile_cached(
-    build: &cc::Build,
-    name: &str,
-    inputs: &[PathBuf],
-    extra: &[&str],
-    out: &Path,
-) -> Result<(), String> {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for input in inputs {
-        input.hash(&mut h);
-        std::fs::read(input)
-            .map_err(|e| format!("cannot read {}: {e}", input.display()))?
-            .hash(&mut h);
-    }
-    extra.hash(&mut h);
-    env("PROFILE").hash(&mut h);
-    env("TARGET").hash(&mut h);
-    let stamp = format!("{:016x}", h.finish());
-    let stamp_path = out.join(format!("{name}.stamp"));
-    let lib = out.join(format!("lib{name}.a"));
-    if lib.is_file() && std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(&stamp) {
-        println!("cargo::rustc-link-search=native={}", out.display());
-        println!("cargo::rustc-link-lib=static={name}");
-        return Ok(());
-    }
-    build
-        .try_compile(name)
-        .map_err(|e| format!("compiling {name} failed: {e}"))?;
-    std::fs::write(&stamp_path, stamp)
-        .map_err(|e| format!("cannot write {}: {e}", stamp_path.display()))
 }

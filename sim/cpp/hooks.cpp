@@ -20,23 +20,31 @@ std::string& thread_log() {
 
 namespace {
 
-// Enough for the message that precedes a $fatal and a little context; older text is dropped
-// so a chatty model cannot grow the log without bound.
-constexpr size_t LOG_LIMIT = 4096;
+// What one evaluation may print before the model moves it into its own output; older text is
+// dropped so a chatty model cannot grow the log without bound.
+constexpr size_t LOG_LIMIT = 16 * 1024;
+// How much of it an error message quotes.
+constexpr size_t QUOTE_LIMIT = 2048;
 
-std::string last_line(const std::string& log) {
+// The text printed during the failing evaluation, trimmed to its last QUOTE_LIMIT bytes.
+std::string printed_text(const std::string& log) {
     size_t end = log.find_last_not_of("\r\n");
     if (end == std::string::npos) return std::string();
-    size_t start = log.rfind('\n', end);
-    start = (start == std::string::npos) ? 0 : start + 1;
+    size_t start = end + 1 > QUOTE_LIMIT ? end + 1 - QUOTE_LIMIT : 0;
     return log.substr(start, end - start + 1);
 }
 
 [[noreturn]] void raise(const char* kind, const char* filename, int linenum, const char* msg) {
     std::string what = std::string(kind) + " at " + filename + ":" + std::to_string(linenum);
-    const std::string printed = last_line(card_sim::thread_log());
+    const std::string printed = printed_text(card_sim::thread_log());
     if (msg && *msg) what += ": " + std::string(msg);
-    if (!printed.empty()) what += ": " + printed;
+    // A single printed line (the message of the $error that stopped) reads best inline; more
+    // text follows on lines of its own.
+    if (printed.find('\n') == std::string::npos) {
+        if (!printed.empty()) what += ": " + printed;
+    } else {
+        what += "; the RTL printed:\n" + printed;
+    }
     if (VerilatedContext* ctx = Verilated::threadContextp()) {
         ctx->gotError(true);
         ctx->gotFinish(true);
@@ -56,7 +64,8 @@ void card_sim_vl_printf(const char* fmt, ...) {
     std::vector<char> buf(len > 0 ? static_cast<size_t>(len) + 1 : 1, '\0');
     if (len > 0) std::vsnprintf(buf.data(), buf.size(), fmt, ap);
     va_end(ap);
-    std::fputs(buf.data(), stdout);
+    // Captured, not printed: the model hands it to the test (Model::take_output and errors),
+    // and CARD_RTL_ECHO=1 copies it to stdout.
     std::string& log = card_sim::thread_log();
     log += buf.data();
     if (log.size() > LOG_LIMIT) log.erase(0, log.size() - LOG_LIMIT);
@@ -64,7 +73,9 @@ void card_sim_vl_printf(const char* fmt, ...) {
 
 void vl_finish(const char* filename, int linenum, const char* hier) {
     (void)hier;
-    std::printf("- %s:%d: Verilog $finish\n", filename, linenum);
+    // Into the model's output like any other RTL text.
+    std::string& log = card_sim::thread_log();
+    log += "- " + std::string(filename) + ":" + std::to_string(linenum) + ": Verilog $finish\n";
     if (VerilatedContext* ctx = Verilated::threadContextp()) ctx->gotFinish(true);
 }
 

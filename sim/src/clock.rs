@@ -43,6 +43,14 @@ impl Edges {
     pub fn is_empty(self) -> bool {
         self.rising == 0 && self.falling == 0
     }
+    /// The clocks that rose, one bit per clock index.
+    pub fn rising_mask(self) -> u32 {
+        self.rising
+    }
+    /// The clocks that fell, one bit per clock index.
+    pub fn falling_mask(self) -> u32 {
+        self.falling
+    }
 }
 
 /// One clock's place in time.
@@ -54,15 +62,22 @@ pub(crate) struct Clock {
     pub(crate) edges: u64,
     /// Time of the next edge.
     pub(crate) next_ps: u64,
+    /// The half period when it is a whole number of picoseconds (250 MHz: 2,000 ps).
+    pub(crate) half_ps: Option<u64>,
 }
 
 impl Clock {
     pub(crate) fn new(name: &str, freq_hz: u64) -> Clock {
+        let two_f = u128::from(freq_hz) * 2;
+        let half_ps = PS_PER_S
+            .is_multiple_of(two_f)
+            .then(|| (PS_PER_S / two_f) as u64);
         Clock {
             name: name.to_string(),
             freq_hz,
             edges: 0,
             next_ps: edge_time_ps(1, freq_hz),
+            half_ps,
         }
     }
 
@@ -92,11 +107,13 @@ pub(crate) struct Scheduler {
 
 impl Scheduler {
     /// The time of the next edge of any clock, if there is a clock.
+    #[inline]
     pub(crate) fn next_time(&self) -> Option<u64> {
         self.clocks.iter().map(|c| c.next_ps).min()
     }
 
     /// The edges due at the next instant, without applying them.
+    #[inline]
     pub(crate) fn peek(&self) -> Option<(u64, Edges)> {
         let t = self.next_time()?;
         let mut edges = Edges::default();
@@ -114,13 +131,25 @@ impl Scheduler {
 
     /// Applies the next instant's edges; returns the time, the edges and, per clock that moved,
     /// its index and new level.
+    #[cfg(test)]
     pub(crate) fn advance(&mut self) -> Option<(u64, Edges)> {
         let (t, edges) = self.peek()?;
+        self.apply(t);
+        Some((t, edges))
+    }
+
+    /// Applies the edges due at `t`, the time `peek` returned.
+    #[inline]
+    pub(crate) fn apply(&mut self, t: u64) {
         for c in self.clocks.iter_mut().filter(|c| c.next_ps == t) {
             c.edges += 1;
-            c.next_ps = edge_time_ps(c.edges + 1, c.freq_hz);
+            c.next_ps = match c.half_ps {
+                // A half period of whole picoseconds: the same time as the formula, without
+                // a 128-bit division per edge.
+                Some(h) => (c.edges + 1) * h,
+                None => edge_time_ps(c.edges + 1, c.freq_hz),
+            };
         }
-        Some((t, edges))
     }
 }
 
@@ -133,6 +162,20 @@ mod tests {
         assert_eq!(edge_time_ps(1, 250_000_000), 2_000);
         assert_eq!(edge_time_ps(2, 250_000_000), 4_000);
         assert_eq!(edge_time_ps(2, 200_000_000), 5_000);
+    }
+
+    #[test]
+    fn whole_half_periods_take_the_short_path_to_the_same_times() {
+        for f in [250_000_000u64, 200_000_000, 100_000_000, 1] {
+            let mut s = Scheduler::default();
+            s.clocks.push(Clock::new("c", f));
+            assert!(s.clocks[0].half_ps.is_some(), "{f} Hz");
+            for k in 1..=1000u64 {
+                let (t, _) = s.advance().expect("a clock");
+                assert_eq!(t, edge_time_ps(k, f), "edge {k} of {f} Hz");
+            }
+        }
+        assert!(Clock::new("c", 333_333_000).half_ps.is_none());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The cxx bridge to the C++ model wrapper (`cpp/card_sim.h`).
+//! The cxx bridge to the C++ model interface (`cpp/sim_model.h`, `cpp/card_sim.h`).
 
 #[cxx::bridge(namespace = "card_sim")]
 pub(crate) mod bridge {
@@ -16,23 +16,29 @@ pub(crate) mod bridge {
 
         type SimModel;
 
-        fn new_model(top: &str, name: &str, waves: &str) -> Result<UniquePtr<SimModel>>;
-        fn top_names() -> Vec<String>;
-
         fn eval(self: Pin<&mut SimModel>) -> Result<()>;
         fn set_time(self: Pin<&mut SimModel>, ps: u64);
         fn dump(self: Pin<&mut SimModel>, ps: u64);
         fn finish(self: Pin<&mut SimModel>) -> Result<()>;
         fn got_finish(&self) -> bool;
-        fn ports(self: Pin<&mut SimModel>) -> Vec<PortDesc>;
-        fn ddr_instances(&self) -> Vec<String>;
         fn ddr_size(&self, index: usize) -> u64;
-        fn ddr_read(&self, index: usize, addr: u64, out: &mut [u8]) -> i32;
-        fn ddr_write(self: Pin<&mut SimModel>, index: usize, addr: u64, data: &[u8]) -> i32;
+
+        fn model_ports(m: &SimModel) -> Vec<PortDesc>;
+        fn model_ddr_instances(m: &SimModel) -> Vec<String>;
+        fn model_take_output(m: Pin<&mut SimModel>) -> String;
+        fn model_ddr_read(m: &SimModel, index: usize, addr: u64, out: &mut [u8]) -> i32;
+        fn model_ddr_write(m: Pin<&mut SimModel>, index: usize, addr: u64, data: &[u8]) -> i32;
     }
+
+    // Models come from the generated factories as raw pointers; this makes cxx emit the
+    // UniquePtr<SimModel> glue that owns them.
+    impl UniquePtr<SimModel> {}
 }
 
-pub(crate) use bridge::{new_model, top_names, PortDesc, SimModel};
+pub(crate) use bridge::{
+    model_ddr_instances, model_ddr_read, model_ddr_write, model_ports, model_take_output, PortDesc,
+    SimModel,
+};
 
 impl PortDesc {
     pub(crate) fn name(&self) -> &str {

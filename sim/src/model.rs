@@ -8,12 +8,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
 use crate::error::{Result, SimError};
 use crate::ffi;
-use crate::Top;
+use crate::top::{ModelOptions, TopDef};
 
 /// Environment variable that turns waveforms on for every model: any value but `0` or empty.
 pub const WAVES_ENV: &str = "CARD_WAVES";
 /// Environment variable that overrides the waveform folder (default `target/waves`).
 pub const WAVES_DIR_ENV: &str = "CARD_WAVES_DIR";
+/// Environment variable that copies what the RTL prints to stdout as it prints it (any value
+/// but `0` or empty). Without it the text is only captured: [`Model::take_output`] and
+/// [`SimError::Rtl`] carry it.
+pub const ECHO_ENV: &str = "CARD_RTL_ECHO";
 
 static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -75,9 +79,11 @@ impl Port {
 /// How to build a [`Model`].
 #[derive(Debug, Clone)]
 pub struct ModelBuilder {
-    top: Top,
+    top: TopDef,
     name: Option<String>,
     waves: Option<PathBuf>,
+    seed: Option<u64>,
+    echo: Option<bool>,
 }
 
 impl ModelBuilder {
@@ -91,6 +97,19 @@ impl ModelBuilder {
     /// Writes an FST waveform to `path` whatever `CARD_WAVES` says.
     pub fn waves(mut self, path: impl Into<PathBuf>) -> Self {
         self.waves = Some(path.into());
+        self
+    }
+
+    /// Randomises the values Verilator leaves open (`--x-initial unique`, `--x-assign
+    /// unique` tops) from `seed`, reproducibly; without it they are zero.
+    pub fn random_init(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Copies what the RTL prints to stdout as well as capturing it (default: `CARD_RTL_ECHO`).
+    pub fn echo(mut self, on: bool) -> Self {
+        self.echo = Some(on);
         self
     }
 
@@ -115,11 +134,34 @@ impl ModelBuilder {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
         let top = self.top.name();
-        let mut inner = ffi::new_model(top, &name, &waves_str).map_err(|e| SimError::Create {
-            top: top.to_string(),
-            message: e.what().to_string(),
-        })?;
-        let descs = pin(&mut inner, top)?.ports();
+        let mut err = vec![0u8; 2048];
+        let opts = ModelOptions {
+            name: name.as_ptr(),
+            name_len: name.len(),
+            waves: waves_str.as_ptr(),
+            waves_len: waves_str.len(),
+            seed: self.seed.map_or(0, |s| s | 1),
+            rand_reset: if self.seed.is_some() { 2 } else { 0 },
+            echo: u32::from(self.echo.unwrap_or_else(|| env_flag(ECHO_ENV))),
+            err: err.as_mut_ptr(),
+            err_cap: err.len(),
+        };
+        // SAFETY: the factory is one card-sim-build generated for this top (TopDef::from_raw
+        // is only called by generated code); it reads `opts` and the strings it points to
+        // during the call only, writes at most `err_cap` bytes into `err`, and returns either
+        // null or a pointer from `new` to a `card_sim::SimModel`, whose ownership passes here.
+        let raw = unsafe { (self.top.factory())(&opts) };
+        if raw.is_null() {
+            let end = err.iter().position(|&b| b == 0).unwrap_or(err.len());
+            return Err(SimError::Create {
+                top: top.to_string(),
+                message: String::from_utf8_lossy(&err[..end]).into_owned(),
+            });
+        }
+        // SAFETY: `raw` is a non-null, uniquely owned `SimModel*` (see above); the UniquePtr
+        // deletes it through the virtual destructor.
+        let mut inner = unsafe { cxx::UniquePtr::from_raw(raw.cast::<ffi::SimModel>()) };
+        let descs = ffi::model_ports(pin(&mut inner, top)?.as_ref().get_ref());
         let slots = descs
             .iter()
             .map(|d| {
@@ -150,6 +192,7 @@ impl ModelBuilder {
             last_dump_ps: None,
             poisoned: false,
             waves,
+            peeked: std::cell::Cell::new(None),
             _not_send: PhantomData,
         };
         model.eval()?;
@@ -165,7 +208,7 @@ impl ModelBuilder {
 pub struct Model {
     inner: cxx::UniquePtr<ffi::SimModel>,
     id: u64,
-    top: Top,
+    top: TopDef,
     name: String,
     slots: Vec<Slot>,
     sched: Scheduler,
@@ -174,6 +217,8 @@ pub struct Model {
     last_dump_ps: Option<u64>,
     poisoned: bool,
     waves: Option<PathBuf>,
+    /// What `next_edges` found, for the `step` right after it.
+    peeked: std::cell::Cell<Option<(u64, Edges)>>,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -200,23 +245,35 @@ fn pin<'a>(
 }
 
 impl Model {
-    /// Builds a model of `top` with default settings; see [`ModelBuilder`].
-    pub fn new(top: Top) -> Result<Model> {
+    /// Builds a model of `top` (a [`crate::Top`] of this crate or a [`TopDef`] another
+    /// crate built) with default settings; see [`ModelBuilder`].
+    pub fn new(top: impl Into<TopDef>) -> Result<Model> {
         Model::builder(top).build()
     }
 
     /// Starts building a model of `top`.
-    pub fn builder(top: Top) -> ModelBuilder {
+    pub fn builder(top: impl Into<TopDef>) -> ModelBuilder {
         ModelBuilder {
-            top,
+            top: top.into(),
             name: None,
             waves: None,
+            seed: None,
+            echo: None,
         }
     }
 
-    /// The top module this model was built from.
-    pub fn top(&self) -> Top {
+    /// The top this model was built from.
+    pub fn top(&self) -> TopDef {
         self.top
+    }
+
+    /// Takes what the RTL printed (`$display`, assertion messages) since the last call: the
+    /// text is captured per model rather than printed, so tests can check it.
+    pub fn take_output(&mut self) -> String {
+        match self.inner.as_mut() {
+            Some(m) => ffi::model_take_output(m),
+            None => String::new(),
+        }
     }
 
     /// The model's name.
@@ -449,6 +506,7 @@ impl Model {
         if self.sched.clocks.len() >= 32 {
             return Err(self.misuse(port, "cannot be added: a model has at most 32 clocks"));
         }
+        self.peeked.set(None);
         let mut c = Clock::new(port_name, freq_hz);
         // A clock added after time zero keeps its phase relative to its own start.
         c.next_ps += self.time_ps;
@@ -459,11 +517,20 @@ impl Model {
     }
 
     /// Completed cycles (rising edges) of `clock`.
+    #[inline]
     pub fn cycles(&self, clock: ClockId) -> u64 {
         self.sched
             .clocks
             .get(clock.index())
             .map_or(0, Clock::cycles)
+    }
+
+    /// The port name of `clock` (empty for a clock this model does not have).
+    pub fn clock_name(&self, clock: ClockId) -> &str {
+        self.sched
+            .clocks
+            .get(clock.index())
+            .map_or("", |c| c.name.as_str())
     }
 
     /// The frequency of `clock` in hertz.
@@ -476,8 +543,12 @@ impl Model {
 
     /// The next instant at which any clock has an edge, and which edges those are, without
     /// applying them: monitors sample here, before the edge.
+    #[inline]
     pub fn next_edges(&self) -> Option<(u64, Edges)> {
-        self.sched.peek()
+        let next = self.sched.peek();
+        // The next step applies exactly this; it need not look again.
+        self.peeked.set(next);
+        next
     }
 
     /// Evaluates the model at the current time: call after driving inputs so that
@@ -500,18 +571,24 @@ impl Model {
 
     /// Advances to the next clock edge instant, applies every edge due then and evaluates once.
     /// With no clock, returns no edges and leaves time unchanged.
+    #[inline]
     pub fn step(&mut self) -> Result<Edges> {
         self.check_alive()?;
-        let Some((t, edges)) = self.sched.advance() else {
+        let next = match self.peeked.take() {
+            Some(n) => Some(n),
+            None => self.sched.peek(),
+        };
+        let Some((t, edges)) = next else {
             return Ok(Edges::default());
         };
-        for i in 0..self.sched.clocks.len() {
-            let id = ClockId(i as u8);
-            if edges.rising(id) || edges.falling(id) {
-                let level = self.sched.clocks[i].level();
-                let port = self.clock_ports[i];
-                self.set_bool(port, level);
-            }
+        self.sched.apply(t);
+        let mut moved = edges.rising_mask() | edges.falling_mask();
+        while moved != 0 {
+            let i = moved.trailing_zeros() as usize;
+            moved &= moved - 1;
+            let level = self.sched.clocks[i].level();
+            let port = self.clock_ports[i];
+            self.set_bool(port, level);
         }
         self.time_ps = t;
         self.eval_at(t)?;
@@ -525,7 +602,11 @@ impl Model {
     pub fn tick(&mut self, clock: ClockId) -> Result<()> {
         if clock.index() >= self.sched.clocks.len() {
             return Err(SimError::Timeout {
-                clock: format!("#{}", clock.index()),
+                clock: format!(
+                    "#{} (this model has {} clocks)",
+                    clock.index(),
+                    self.sched.clocks.len()
+                ),
                 cycles: 0,
                 what: "a clock this model does not have".to_string(),
             });
@@ -575,7 +656,7 @@ impl Model {
     pub fn ddr_instances(&self) -> Vec<String> {
         self.inner
             .as_ref()
-            .map_or_else(Vec::new, |m| m.ddr_instances())
+            .map_or_else(Vec::new, ffi::model_ddr_instances)
     }
 
     /// Index of the DDR3 instance `instance` names (its full name or its last path
@@ -641,7 +722,7 @@ impl Model {
     fn ddr_write_opt(&mut self, instance: Option<&str>, addr: u64, data: &[u8]) -> Result<()> {
         let (idx, name) = self.ddr_index(instance)?;
         let top = self.top.name();
-        let rc = pin(&mut self.inner, top)?.ddr_write(idx, addr, data);
+        let rc = ffi::model_ddr_write(pin(&mut self.inner, top)?, idx, addr, data);
         self.ddr_result(rc, name, addr, data.len(), idx)
     }
 
@@ -662,7 +743,7 @@ impl Model {
         let rc = self
             .inner
             .as_ref()
-            .map_or(-1, |m| m.ddr_read(idx, addr, out));
+            .map_or(-1, |m| ffi::model_ddr_read(m, idx, addr, out));
         self.ddr_result(rc, name, addr, len, idx)
     }
 
@@ -688,6 +769,7 @@ impl Model {
         }
     }
 
+    #[inline]
     fn check_alive(&self) -> Result<()> {
         if self.poisoned {
             Err(SimError::Poisoned {
@@ -698,6 +780,7 @@ impl Model {
         }
     }
 
+    #[inline]
     fn eval_at(&mut self, t: u64) -> Result<()> {
         self.check_alive()?;
         let top = self.top.name();
@@ -752,8 +835,12 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
+fn env_flag(key: &str) -> bool {
+    std::env::var(key).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 fn waves_requested() -> bool {
-    std::env::var(WAVES_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+    env_flag(WAVES_ENV)
 }
 
 /// The folder waveforms go to: `CARD_WAVES_DIR`, else `waves/` in the build's target folder.

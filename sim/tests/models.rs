@@ -105,6 +105,42 @@ fn finish_is_reported_not_fatal() -> Result<()> {
 }
 
 #[test]
+fn rtl_text_is_captured_per_model_and_quoted_in_errors() -> Result<()> {
+    // $finish prints its line; it lands in this model's output, not in another model's and
+    // not on the process's stdout.
+    let mut done = Model::builder(Top::FatalProbe).echo(false).build()?;
+    let mut quiet = Model::builder(Top::FatalProbe).echo(false).build()?;
+    let clk = done.add_clock("clk", AXI_HZ)?;
+    let qclk = quiet.add_clock("clk", AXI_HZ)?;
+    done.set(done.input("kind")?, 4);
+    done.set_bool(done.input("trigger")?, true);
+    done.eval()?;
+    done.wait_until(clk, 20, "$finish", Model::finished)?;
+    quiet.ticks(qclk, 20)?;
+    let text = done.take_output();
+    assert!(text.contains("Verilog $finish"), "{text:?}");
+    assert!(done.take_output().is_empty(), "taken once");
+    assert!(
+        quiet.take_output().is_empty(),
+        "the other model printed nothing"
+    );
+
+    // An $error's message is in the returned error, whole, and in the output.
+    let mut m = Model::builder(Top::FatalProbe).echo(false).build()?;
+    let clk = m.add_clock("clk", AXI_HZ)?;
+    m.set(m.input("kind")?, 1);
+    m.set_bool(m.input("trigger")?, true);
+    m.eval()?;
+    let err = m
+        .wait_until(clk, 20, "the probe's error", |_| false)
+        .expect_err("stops");
+    let msg = err.to_string();
+    assert!(msg.contains("fatal_probe: error after"), "{msg}");
+    assert!(m.take_output().contains("fatal_probe: error after"));
+    Ok(())
+}
+
+#[test]
 fn two_clock_domains_edge_in_time_order() -> Result<()> {
     let mut m = Model::new(Top::DualClockProbe)?;
     let axi = m.add_clock("axi_aclk", AXI_HZ)?;

@@ -67,15 +67,7 @@ fn rtl_files_follow_the_house_header() {
                 bad.push(format!("{}: missing {needed}", rel(&file)));
             }
         }
-        let modules: Vec<&str> = text
-            .lines()
-            .filter_map(|l| l.trim_start().strip_prefix("module "))
-            .map(|rest| {
-                rest.split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .next()
-                    .unwrap_or("")
-            })
-            .collect();
+        let modules = crate::rtl_dirs::modules_in(&text);
         if modules != [stem] {
             bad.push(format!(
                 "{}: holds modules {modules:?}; one module per file, named after it",
@@ -272,4 +264,20 @@ fn the_host_api_knows_no_backend() {
         bad.is_empty(),
         "xdma may depend on a backend only behind a feature, but always depends on {bad:?}"
     );
+}
+
+#[test]
+fn ci_runs_fmt_and_clippy() {
+    let wf = read(&root().join(".github/workflows/ci.yml"));
+    let main = read(&root().join("xtask/src/main.rs"));
+    for text in [&wf, &main] {
+        assert!(
+            text.contains("fmt") && text.contains("--check"),
+            "cargo fmt --check is not run"
+        );
+        assert!(
+            text.contains("clippy") && text.contains("warnings"),
+            "clippy -D warnings is not run"
+        );
+    }
 }

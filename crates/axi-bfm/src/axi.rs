@@ -2,12 +2,12 @@
 //! legal bursts, and a slave backed by sparse memory.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use card_sim::{ClockId, Model, Port};
 
-use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, Words, MAX_WORDS};
+use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, IdMap, Words, MAX_WORDS};
 use crate::burst::{split, Burst, Piece, INCR};
 use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
@@ -28,12 +28,16 @@ pub struct AxiMasterConfig {
     pub max_outstanding_writes: usize,
     /// Read bursts in flight at most.
     pub max_outstanding_reads: usize,
-    /// Cycle limit of the blocking calls.
+    /// Cycle limit of the blocking calls: cycles in a row without any handshake on the bus
+    /// (a bound on a stall, so that a long transfer needs no larger limit).
     pub timeout_cycles: u64,
     /// AxCACHE driven when the bus has it.
     pub cache: u8,
     /// AxPROT driven when the bus has it.
     pub prot: u8,
+    /// Drive changing garbage on the payload of AW, W and AR whenever their VALID is low, so
+    /// that a slave that uses a payload without its VALID reads nonsense and fails its test.
+    pub idle_garbage: bool,
 }
 
 impl Default for AxiMasterConfig {
@@ -45,6 +49,7 @@ impl Default for AxiMasterConfig {
             timeout_cycles: DEFAULT_TIMEOUT_CYCLES,
             cache: 0b0011,
             prot: 0,
+            idle_garbage: false,
         }
     }
 }
@@ -190,8 +195,8 @@ struct MasterCore {
     bready: Port,
     words: Words,
     next: u64,
-    wops: HashMap<u64, WOp>,
-    rops: HashMap<u64, ROp>,
+    wops: IdMap<u64, WOp>,
+    rops: IdMap<u64, ROp>,
     w_admit: VecDeque<WBurst>,
     r_admit: VecDeque<RBurst>,
     aw_q: VecDeque<Burst>,
@@ -210,10 +215,14 @@ struct MasterCore {
     ar_stalled: bool,
     b_shown: bool,
     r_shown: bool,
-    b_wait: HashMap<u32, VecDeque<u64>>,
-    r_wait: HashMap<u32, VecDeque<RBurst>>,
+    b_wait: IdMap<u32, VecDeque<u64>>,
+    r_wait: IdMap<u32, VecDeque<RBurst>>,
     writes_out: usize,
     reads_out: usize,
+    /// Handshakes on any channel so far: the progress the timeout watches.
+    handshakes: u64,
+    /// The state of the idle-garbage generator.
+    garbage: u64,
     p: BusPauses,
 }
 
@@ -263,10 +272,7 @@ impl AxiMaster {
                 problem: format!("max_burst_len {} is outside 1..=256", cfg.max_burst_len),
             });
         }
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let wdata = b.drive("wdata")?;
         let bus_bytes = b.data_bytes(wdata, "wdata")?;
         let aw = ax_drive(&b, "aw")?;
@@ -304,8 +310,8 @@ impl AxiMaster {
             bready: b.drive("bready")?,
             words: [0; MAX_WORDS],
             next: 1,
-            wops: HashMap::new(),
-            rops: HashMap::new(),
+            wops: IdMap::default(),
+            rops: IdMap::default(),
             w_admit: VecDeque::new(),
             r_admit: VecDeque::new(),
             aw_q: VecDeque::new(),
@@ -324,10 +330,12 @@ impl AxiMaster {
             ar_stalled: false,
             b_shown: false,
             r_shown: false,
-            b_wait: HashMap::new(),
-            r_wait: HashMap::new(),
+            b_wait: IdMap::default(),
+            r_wait: IdMap::default(),
             writes_out: 0,
             reads_out: 0,
+            handshakes: 0,
+            garbage: 0x9e37_79b9_7f4a_7c15,
             p: BusPauses::default(),
         };
         let inner = Rc::new(RefCell::new(core));
@@ -364,6 +372,11 @@ impl AxiMaster {
     /// Makes the master break the protocol on purpose.
     pub fn set_faults(&self, faults: MasterFaults) {
         self.inner.borrow_mut().faults = faults;
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> AxiMasterConfig {
+        self.inner.borrow().cfg
     }
 
     /// Changes the configuration (limits apply to bursts admitted from now on).
@@ -430,7 +443,13 @@ impl AxiMaster {
     pub fn wait(&self, env: &mut Env, t: TxnId) -> Result<()> {
         let limit = self.inner.borrow().cfg.timeout_cycles;
         let what = format!("AXI4 transaction #{} on `{}`", t.0, self.bus);
-        env.run_until(self.clock, limit, &what, |_| self.is_done(t))?;
+        env.run_while_progressing(
+            self.clock,
+            limit,
+            &what,
+            || self.is_done(t),
+            || self.inner.borrow().handshakes,
+        )?;
         Ok(())
     }
 
@@ -438,7 +457,13 @@ impl AxiMaster {
     pub fn wait_idle(&self, env: &mut Env) -> Result<()> {
         let limit = self.inner.borrow().cfg.timeout_cycles;
         let what = format!("all transactions on `{}`", self.bus);
-        env.run_until(self.clock, limit, &what, |_| self.idle())?;
+        env.run_while_progressing(
+            self.clock,
+            limit,
+            &what,
+            || self.idle(),
+            || self.inner.borrow().handshakes,
+        )?;
         Ok(())
     }
 
@@ -670,6 +695,20 @@ impl MasterCore {
     fn w_beat(&mut self, wb: &WBurst, k: u32, done: usize) -> (u128, usize) {
         let (lo, hi) = wb.b.beat_lanes(k, self.bus_bytes);
         let n = self.nwords;
+        if lo == 0 && hi == self.bus_bytes && wb.keep.is_none() && done + hi <= wb.nbytes && hi >= 4
+        {
+            // A full beat with every strobe up: whole words at a time.
+            let src = &wb.data[wb.off + done..wb.off + done + hi];
+            for (w, c) in self.words[..n].iter_mut().zip(src.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+            let strb = if hi >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << hi) - 1
+            };
+            return (strb, done + hi);
+        }
         for w in &mut self.words[..n] {
             *w = 0;
         }
@@ -714,14 +753,31 @@ impl MasterCore {
         }
         let (lo, hi) = rb.b.beat_lanes(rb.beat, bus_bytes);
         if let Some(o) = self.rops.get_mut(&rb.op) {
-            for i in lo..hi {
-                if rb.done >= rb.nbytes {
-                    break;
+            let start = rb.off + rb.done;
+            if lo == 0
+                && hi == bus_bytes
+                && hi >= 4
+                && rb.done + hi <= rb.nbytes
+                && start + hi <= o.data.len()
+            {
+                // A full beat: whole words at a time.
+                for (c, w) in o.data[start..start + hi]
+                    .chunks_exact_mut(4)
+                    .zip(&self.words[..n])
+                {
+                    c.copy_from_slice(&w.to_le_bytes());
                 }
-                if let Some(d) = o.data.get_mut(rb.off + rb.done) {
-                    *d = lane(&self.words, i);
+                rb.done += hi;
+            } else {
+                for i in lo..hi {
+                    if rb.done >= rb.nbytes {
+                        break;
+                    }
+                    if let Some(d) = o.data.get_mut(rb.off + rb.done) {
+                        *d = lane(&self.words, i);
+                    }
+                    rb.done += 1;
                 }
-                rb.done += 1;
             }
             o.resp = o.resp.worst(resp);
         }
@@ -737,14 +793,65 @@ impl MasterCore {
     }
 }
 
+impl MasterCore {
+    fn next_garbage(&mut self) -> u64 {
+        // xorshift64: cheap, and a different value every cycle.
+        let mut x = self.garbage;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.garbage = x;
+        x
+    }
+
+    /// Fills the payload of every channel whose VALID is low with fresh garbage.
+    fn drive_garbage(&mut self, m: &mut Model) {
+        if !self.aw_shown {
+            let g = self.next_garbage();
+            garbage_ax(m, &self.aw, g);
+        }
+        if !self.w_shown {
+            for i in 0..self.nwords {
+                self.words[i] = self.next_garbage() as u32;
+            }
+            let g = self.next_garbage();
+            m.set_words(self.wdata, &self.words[..self.nwords]);
+            set_mask(m, self.wstrb, u128::from(g));
+            m.set_bool(self.wlast, g >> 63 == 1);
+        }
+        if !self.ar_shown {
+            let g = self.next_garbage();
+            if let Some(rd) = &self.rd {
+                garbage_ax(m, &rd.ar, g);
+            }
+        }
+    }
+}
+
+fn garbage_ax(m: &mut Model, p: &AwPorts, g: u64) {
+    m.set(p.addr, g);
+    m.set(p.len, g >> 8);
+    for x in [p.id, p.size, p.burst, p.cache, p.prot, p.qos]
+        .into_iter()
+        .flatten()
+    {
+        m.set(x, g >> 17);
+    }
+    if let Some(x) = p.lock {
+        m.set_bool(x, g >> 40 & 1 == 1);
+    }
+}
+
 impl Agent for MasterCore {
     fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
         let aw_fire = self.aw_shown && m.get_bool(self.aw.ready);
+        self.handshakes += u64::from(aw_fire);
         self.aw_stalled = self.aw_shown && !aw_fire;
         if aw_fire {
             self.aw_cur = None;
         }
         let w_fire = self.w_shown && m.get_bool(self.wready);
+        self.handshakes += u64::from(w_fire);
         self.w_stalled = self.w_shown && !w_fire;
         if w_fire {
             if let Some((wb, k, _)) = self.w_cur.take() {
@@ -754,11 +861,13 @@ impl Agent for MasterCore {
             }
         }
         let ar_fire = self.ar_shown && self.rd.as_ref().is_some_and(|r| m.get_bool(r.ar.ready));
+        self.handshakes += u64::from(ar_fire);
         self.ar_stalled = self.ar_shown && !ar_fire;
         if ar_fire {
             self.ar_cur = None;
         }
         if self.b_shown && m.get_bool(self.bvalid) {
+            self.handshakes += 1;
             let id = self.bid.map_or(0, |p| m.get(p)) as u32;
             let resp = Resp::from_bits(m.get(self.bresp));
             self.on_b(id, resp);
@@ -775,6 +884,7 @@ impl Agent for MasterCore {
                 )
             });
         if let Some((id, resp, last)) = r_beat {
+            self.handshakes += 1;
             self.on_r(m, id, resp, last);
         }
         Ok(())
@@ -889,6 +999,9 @@ impl Agent for MasterCore {
             }
         }
 
+        if self.cfg.idle_garbage {
+            self.drive_garbage(m);
+        }
         self.b_shown = !self.p.b.pause_now();
         m.set_bool(self.bready, self.b_shown);
         let r_go = !self.p.r.pause_now();
@@ -936,6 +1049,8 @@ pub struct SlaveFaults {
     pub spurious_r: bool,
     /// Raise RLAST one beat early on bursts of two or more beats.
     pub rlast_early: bool,
+    /// Answer the second of two queued write responses first (once), whatever their IDs.
+    pub swap_b: bool,
     /// Answer the second of two queued reads of one ID first.
     pub reorder_reads: bool,
     /// Never answer (accepts requests, sends no response).
@@ -1052,10 +1167,7 @@ impl AxiSlave {
         clock: ClockId,
         cfg: AxiSlaveConfig,
     ) -> Result<AxiSlave> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let wdata = b.read("wdata")?;
         let bus_bytes = b.data_bytes(wdata, "wdata")?;
         let mem = Rc::new(RefCell::new(Memory::new()));
@@ -1309,12 +1421,23 @@ impl Agent for SlaveCore {
         let r_go = !self.p.r.pause_now();
 
         let b_go = !self.p.b.pause_now();
+        // The swap fault holds the first response until a second one is due, then answers
+        // the second first.
+        let mut b_hold = false;
+        if f.swap_b && !self.b_shown {
+            if self.b_q.len() >= 2 && self.b_q[1].2 <= cx.cycle {
+                self.b_q.swap(0, 1);
+                self.faults.swap_b = false;
+            } else {
+                b_hold = true;
+            }
+        }
         if !self.b_shown {
             let due = self.b_q.front().is_some_and(|b| b.2 <= cx.cycle);
             let next = if f.spurious_b && self.b_q.is_empty() {
                 self.faults.spurious_b = false;
                 Some((0, Resp::Okay, 0))
-            } else if due && b_go && !f.hang {
+            } else if due && b_go && !f.hang && !b_hold {
                 self.b_q.pop_front()
             } else {
                 None

@@ -107,6 +107,8 @@ struct MasterCore {
     b_shown: bool,
     r_shown: bool,
     p: BusPauses,
+    /// The last drive left the bus idle (no VALID, READYs up) with nothing queued.
+    idle_driven: bool,
 }
 
 /// An AXI4-Lite master bus model: single-beat reads and writes, several in flight, answered
@@ -142,10 +144,7 @@ impl AxilMaster {
         clock: ClockId,
         cfg: AxilMasterConfig,
     ) -> Result<AxilMaster> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let wdata = b.drive("wdata")?;
         let data_bytes = b.data_bytes(wdata, "wdata")?;
         if data_bytes > 8 {
@@ -197,6 +196,7 @@ impl AxilMaster {
             b_shown: false,
             r_shown: false,
             p: BusPauses::default(),
+            idle_driven: false,
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -282,7 +282,7 @@ impl AxilMaster {
     pub fn wait(&self, env: &mut Env, t: TxnId) -> Result<()> {
         let limit = self.inner.borrow().cfg.timeout_cycles;
         let what = format!("AXI4-Lite access #{} on `{}`", t.0, self.bus);
-        env.run_until(self.clock, limit, &what, |_| self.is_done(t))?;
+        env.run_until_agents(self.clock, limit, &what, || self.is_done(t))?;
         Ok(())
     }
 
@@ -410,11 +410,28 @@ impl Agent for MasterCore {
             self.ar_stalled = false;
             self.b_shown = false;
             self.r_shown = false;
+            self.idle_driven = false;
             if f.valid_in_reset {
                 m.set_bool(self.awvalid, true);
             }
             return Ok(());
         }
+        let nothing_to_do = self.w_admit.is_empty()
+            && self.r_admit.is_empty()
+            && self.aw_q.is_empty()
+            && self.w_q.is_empty()
+            && self.ar_q.is_empty()
+            && self.aw_cur.is_none()
+            && self.w_cur.is_none()
+            && self.ar_cur.is_none()
+            && !self.aw_stalled
+            && !self.w_stalled
+            && !self.ar_stalled;
+        if nothing_to_do && self.idle_driven && self.p.all_never() {
+            // The bus already shows an idle master and nothing would change it.
+            return Ok(());
+        }
+        self.idle_driven = false;
         let limit = self.cfg.max_outstanding.max(1);
         while self.b_wait.len() < limit {
             let Some((t, addr, data, strb)) = self.w_admit.pop_front() else {
@@ -491,6 +508,7 @@ impl Agent for MasterCore {
         m.set_bool(self.bready, self.b_shown);
         self.r_shown = !self.p.r.pause_now();
         m.set_bool(self.rready, self.r_shown);
+        self.idle_driven = nothing_to_do && !self.aw_shown && !self.w_shown && !self.ar_shown;
         Ok(())
     }
 
@@ -582,10 +600,7 @@ impl AxilSlave {
         clock: ClockId,
         cfg: AxilSlaveConfig,
     ) -> Result<AxilSlave> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let wdata = b.read("wdata")?;
         let bytes = b.data_bytes(wdata, "wdata")?;
         if bytes > 8 {

@@ -2,6 +2,7 @@
 
 use card_sim::{Model, Port};
 
+use crate::env::Env;
 use crate::error::{BfmError, Result};
 
 /// The widest data bus the models carry, in 32-bit words (1024 bits); buffers of this size
@@ -14,9 +15,26 @@ pub(crate) type Words = [u32; MAX_WORDS];
 pub(crate) struct Bind<'a> {
     pub model: &'a Model,
     pub prefix: &'a str,
+    map: &'a [SignalMapping],
 }
 
-impl Bind<'_> {
+/// An explicit name for one signal of one bus ([`crate::Env::map_signal`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SignalMapping {
+    pub prefix: String,
+    pub signal: String,
+    pub port: String,
+}
+
+impl<'a> Bind<'a> {
+    pub fn new(env: &'a Env, prefix: &'a str) -> Bind<'a> {
+        Bind {
+            model: env.model(),
+            prefix,
+            map: env.signal_map(),
+        }
+    }
+
     fn name(&self, sig: &str) -> String {
         format!("{}_{}", self.prefix, sig)
     }
@@ -28,25 +46,103 @@ impl Bind<'_> {
         }
     }
 
+    /// The model's port for `sig` of this bus: an explicit mapping first, then
+    /// `<prefix>_<sig>` as written, then the one port that matches it in any case
+    /// (`S_AXI_AWADDR`, `s_axi_awaddr`, `S00_AXI_awaddr` for prefix `S00_AXI`).
+    fn resolve(&self, sig: &str) -> Result<Option<String>> {
+        if let Some(m) = self
+            .map
+            .iter()
+            .find(|m| m.prefix == self.prefix && m.signal.eq_ignore_ascii_case(sig))
+        {
+            return if self.model.port_names().any(|n| n == m.port) {
+                Ok(Some(m.port.clone()))
+            } else {
+                Err(self.err(format!(
+                    "signal `{sig}` is mapped to port `{}`, which the model does not have; {}",
+                    m.port,
+                    self.near(sig)
+                )))
+            };
+        }
+        let want = self.name(sig);
+        if self.model.port_names().any(|n| n == want) {
+            return Ok(Some(want));
+        }
+        let hits: Vec<&str> = self
+            .model
+            .port_names()
+            .filter(|n| n.eq_ignore_ascii_case(&want))
+            .collect();
+        match hits.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some((*one).to_string())),
+            many => Err(self.err(format!(
+                "ports {} all match `{want}` but for case; map the one meant with Env::map_signal(\"{}\", \"{sig}\", ...)",
+                many.join(", "),
+                self.prefix
+            ))),
+        }
+    }
+
+    /// Ports whose names end in the signal's or start with the bus prefix, in any case: what
+    /// the user probably meant.
+    fn near(&self, sig: &str) -> String {
+        let s = sig.to_ascii_lowercase();
+        let p = self.prefix.to_ascii_lowercase();
+        let near: Vec<&str> = self
+            .model
+            .port_names()
+            .filter(|n| {
+                let n = n.to_ascii_lowercase();
+                n.ends_with(&s) || (n.starts_with(&p) && n.contains(&s[..s.len().min(2)]))
+            })
+            .take(12)
+            .collect();
+        if near.is_empty() {
+            format!(
+                "no port of the model resembles it; map it with Env::map_signal(\"{}\", \"{sig}\", \"<port>\")",
+                self.prefix
+            )
+        } else {
+            format!(
+                "near matches: {}; map one with Env::map_signal(\"{}\", \"{sig}\", \"<port>\")",
+                near.join(", "),
+                self.prefix
+            )
+        }
+    }
+
+    fn find(&self, sig: &str) -> Result<Port> {
+        let Some(name) = self.resolve(sig)? else {
+            return Err(self.err(format!(
+                "no port for signal `{sig}`: tried `{}` in any case; {}",
+                self.name(sig),
+                self.near(sig)
+            )));
+        };
+        self.model
+            .port(&name)
+            .map_err(|e| self.err(format!("signal `{name}`: {e}")))
+    }
+
     /// A signal the bus model drives: must exist and be an input of the model.
     pub fn drive(&self, sig: &str) -> Result<Port> {
-        let name = self.name(sig);
-        match self.model.input(&name) {
-            Ok(p) => Ok(p),
-            Err(e) => Err(self.err(format!("signal `{name}` (driven by this bus model): {e}"))),
+        let p = self.find(sig)?;
+        if self.model.is_output(p) {
+            return Err(self.err(format!(
+                "signal `{sig}` is an output of the model, but this bus model drives it; attach the opposite bus model"
+            )));
         }
+        Ok(p)
     }
 
     /// A signal the bus model only reads: must exist and be an output of the model.
     pub fn read(&self, sig: &str) -> Result<Port> {
-        let name = self.name(sig);
-        let p = self
-            .model
-            .port(&name)
-            .map_err(|e| self.err(format!("signal `{name}` (read by this bus model): {e}")))?;
+        let p = self.find(sig)?;
         if !self.model.is_output(p) {
             return Err(self.err(format!(
-                "signal `{name}` is an input of the model, but this bus model expects the model to drive it; attach the opposite bus model"
+                "signal `{sig}` is an input of the model, but this bus model expects the model to drive it; attach the opposite bus model"
             )));
         }
         Ok(p)
@@ -54,10 +150,7 @@ impl Bind<'_> {
 
     /// A signal a monitor watches, of either direction.
     pub fn watch(&self, sig: &str) -> Result<Port> {
-        let name = self.name(sig);
-        self.model
-            .port(&name)
-            .map_err(|e| self.err(format!("signal `{name}`: {e}")))
+        self.find(sig)
     }
 
     /// An optional driven signal: bound when present.
@@ -80,12 +173,14 @@ impl Bind<'_> {
 
     /// An optional watched signal.
     pub fn opt_watch(&self, sig: &str) -> Option<Port> {
-        self.model.port(&self.name(sig)).ok()
+        self.resolve(sig)
+            .ok()
+            .flatten()
+            .and_then(|n| self.model.port(&n).ok())
     }
 
     pub fn has(&self, sig: &str) -> bool {
-        let name = self.name(sig);
-        self.model.port_names().any(|n| n == name)
+        self.resolve(sig).ok().flatten().is_some()
     }
 
     /// The width of a data port in bytes, checked to be a power of two of at most
@@ -148,3 +243,30 @@ pub(crate) fn set_mask(model: &mut Model, p: Port, v: u128) {
         model.set_words(p, &w);
     }
 }
+
+/// A hasher for the small integer keys (AXI IDs, transaction numbers) that the bus models and
+/// monitors look up on every beat: one multiply per key instead of SipHash, whose protection
+/// against chosen keys a test bench does not need.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// A map keyed by IDs or transaction numbers.
+pub(crate) type IdMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;

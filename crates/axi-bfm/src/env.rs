@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use card_sim::{ClockId, Edges, Model, Port};
 
+use crate::bind::SignalMapping;
 use crate::error::{BfmError, Result};
 use crate::monitor::Violation;
 use crate::pause::PauseSpec;
@@ -41,6 +42,19 @@ pub trait Agent {
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
         let _ = (spec, salt);
     }
+    /// True for a protocol monitor: [`Env::set_monitors`] switches these on and off.
+    fn is_monitor(&self) -> bool {
+        false
+    }
+    /// Forgets what the agent tracked, for a monitor switched back on after a pause during
+    /// which it saw nothing. The default does nothing.
+    fn restart(&mut self) {}
+    /// The end-of-test check ([`Env::finish`]): a monitor reports what is still owed (every
+    /// accepted request answered once). The default has nothing to report.
+    fn finish(&mut self, model: &Model, cx: &Cx) -> Result<()> {
+        let _ = (model, cx);
+        Ok(())
+    }
 }
 
 /// Whether a reset input is asserted high or low.
@@ -60,24 +74,45 @@ struct ResetLine {
 }
 
 struct Slot {
-    clock: ClockId,
     agent: Rc<RefCell<dyn Agent>>,
+    monitor: bool,
+}
+
+/// The agents of one clock, and that clock's resets: looked up once per edge, not per agent.
+struct Group {
+    clock: ClockId,
+    slots: Vec<Slot>,
+    resets: Vec<(Port, bool)>,
+    cx: Cx,
 }
 
 /// One model with its agents, stepped edge by edge.
+///
+/// Per edge instant the model is evaluated once for the edge; inputs the agents drive after it
+/// are settled by the next evaluation the model needs anyway (the falling edge, or before any
+/// agent samples), the way a plain C++ testbench does it. Public calls that hand the model to
+/// user code ([`Env::tick`], [`Env::run`], [`Env::run_until`]'s condition) settle it first.
 pub struct Env {
     model: Model,
-    slots: Vec<Slot>,
+    groups: Vec<Group>,
+    /// Bit `i` set: clock `i` has agents.
+    active: u32,
+    /// Agent-driven inputs not yet evaluated.
+    dirty: bool,
     resets: Vec<ResetLine>,
     monitors: bool,
     violations: Vec<Violation>,
+    signal_map: Vec<SignalMapping>,
 }
 
 impl std::fmt::Debug for Env {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Env")
             .field("model", &self.model)
-            .field("agents", &self.slots.len())
+            .field(
+                "agents",
+                &self.groups.iter().map(|g| g.slots.len()).sum::<usize>(),
+            )
             .field("resets", &self.resets)
             .field("monitors", &self.monitors)
             .field("violations", &self.violations.len())
@@ -90,11 +125,31 @@ impl Env {
     pub fn new(model: Model) -> Env {
         Env {
             model,
-            slots: Vec::new(),
+            groups: Vec::new(),
+            active: 0,
+            dirty: false,
             resets: Vec::new(),
             monitors: true,
             violations: Vec::new(),
+            signal_map: Vec::new(),
         }
+    }
+
+    /// Names the port that carries `signal` (`awaddr`, `tvalid`, ...) of the bus `prefix`,
+    /// for ports that no `<prefix>_<signal>` in any case finds. Bus models and monitors
+    /// attached from now on use it.
+    pub fn map_signal(&mut self, prefix: &str, signal: &str, port: &str) {
+        self.signal_map
+            .retain(|m| !(m.prefix == prefix && m.signal.eq_ignore_ascii_case(signal)));
+        self.signal_map.push(SignalMapping {
+            prefix: prefix.to_string(),
+            signal: signal.to_ascii_lowercase(),
+            port: port.to_string(),
+        });
+    }
+
+    pub(crate) fn signal_map(&self) -> &[SignalMapping] {
+        &self.signal_map
     }
 
     /// The model.
@@ -104,7 +159,18 @@ impl Env {
 
     /// The model, to drive inputs that no agent owns (call [`Model::eval`] after).
     pub fn model_mut(&mut self) -> &mut Model {
+        self.dirty = false;
         &mut self.model
+    }
+
+    /// Evaluates the model if agents drove inputs since its last evaluation, so that its
+    /// combinational outputs are current.
+    pub fn settle(&mut self) -> Result<()> {
+        if self.dirty {
+            self.dirty = false;
+            self.model.eval()?;
+        }
+        Ok(())
     }
 
     /// Adds a clock to the model; see [`Model::add_clock`].
@@ -124,6 +190,7 @@ impl Env {
             port,
             active_high,
         });
+        self.group(clock).resets.push((port, active_high));
         Ok(())
     }
 
@@ -132,23 +199,80 @@ impl Env {
         self.monitors
     }
 
-    /// Turns the default protocol monitors of bus models attached from now on on or off.
-    /// Monitors attached explicitly are not affected.
+    /// Turns protocol monitors on or off: those already attached (bus models' and explicit
+    /// ones alike) stop or resume checking, and bus models attached from now on attach one
+    /// or not. A monitor switched back on starts afresh, since it missed what happened
+    /// meanwhile.
     pub fn set_monitors(&mut self, on: bool) {
+        if on && !self.monitors {
+            for s in self.groups.iter().flat_map(|g| &g.slots) {
+                if s.monitor {
+                    s.agent.borrow_mut().restart();
+                }
+            }
+        }
         self.monitors = on;
+    }
+
+    fn group(&mut self, clock: ClockId) -> &mut Group {
+        let i = match self.groups.iter().position(|g| g.clock == clock) {
+            Some(i) => i,
+            None => {
+                self.groups.push(Group {
+                    clock,
+                    slots: Vec::new(),
+                    resets: Vec::new(),
+                    cx: Cx::default(),
+                });
+                self.groups.len() - 1
+            }
+        };
+        &mut self.groups[i]
     }
 
     /// Adds an agent that runs on every rising edge of `clock`. Bus models call this from
     /// their `attach`; use it for agents of your own.
     pub fn add_agent(&mut self, clock: ClockId, agent: Rc<RefCell<dyn Agent>>) {
-        self.slots.push(Slot { clock, agent });
+        let monitor = agent.borrow().is_monitor();
+        self.group(clock).slots.push(Slot { agent, monitor });
+        if clock.index() < 32 {
+            self.active |= 1 << clock.index();
+        }
     }
 
     /// Installs pause generators from one spec on every channel of every agent: one line turns
     /// on random backpressure and idle cycles, reproducible from the spec's seed.
     pub fn set_pauses(&mut self, spec: &PauseSpec) {
-        for (i, s) in self.slots.iter().enumerate() {
+        for (i, s) in self.groups.iter().flat_map(|g| &g.slots).enumerate() {
             s.agent.borrow_mut().set_pauses(spec, i as u64 + 1);
+        }
+    }
+
+    /// The end-of-test check: every monitor reports what its bus still owes (each accepted
+    /// request answered exactly once, with the request's address and the cycle it was
+    /// accepted). Returns the first such violation; all are in [`Env::violations`].
+    pub fn finish(&mut self) -> Result<()> {
+        self.settle()?;
+        let mut first = None;
+        if !self.monitors {
+            return Ok(());
+        }
+        for g in &self.groups {
+            let cx = Cx {
+                time_ps: self.model.time_ps(),
+                cycle: self.model.cycles(g.clock),
+                in_reset: false,
+                reset_now: false,
+            };
+            for s in g.slots.iter().filter(|s| s.monitor) {
+                if let Err(e) = s.agent.borrow_mut().finish(&self.model, &cx) {
+                    record(&mut self.violations, &mut first, e);
+                }
+            }
+        }
+        match first {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 
@@ -167,13 +291,6 @@ impl Env {
         self.model.cycles(clock)
     }
 
-    fn reset_level(&self, clock: ClockId) -> bool {
-        self.resets
-            .iter()
-            .filter(|r| r.clock == clock)
-            .any(|r| self.model.get_bool(r.port) == r.active_high)
-    }
-
     fn drive_resets(&mut self, clock: ClockId, asserted: bool) {
         for i in 0..self.resets.len() {
             let r = &self.resets[i];
@@ -185,10 +302,11 @@ impl Env {
     }
 
     /// Advances to the next edge instant: agents of the clocks that rise sample, the model
-    /// steps, those agents drive, the model is evaluated. Returns the first violation any
-    /// agent reported; the instant is completed either way, so the environment stays usable.
+    /// steps, those agents drive. Returns the first violation any agent reported; the instant
+    /// is completed either way, so the environment stays usable.
     pub fn step(&mut self) -> Result<Edges> {
-        self.step_inner(None)
+        let e = self.step_inner(None)?;
+        Ok(e)
     }
 
     fn step_inner(&mut self, release: Option<ClockId>) -> Result<Edges> {
@@ -198,26 +316,43 @@ impl Env {
                 problem: "the model has no clock to step; add one with Env::add_clock".into(),
             });
         };
+        let rising = edges.rising_mask() & self.active;
+        if rising == 0 {
+            // No agent runs at this instant (a falling edge, or a clock nobody watches): one
+            // evaluation, which also settles what agents drove at the last edge.
+            self.model.step()?;
+            self.dirty = false;
+            if let Some(c) = release.filter(|c| edges.rising(*c)) {
+                self.drive_resets(c, false);
+                self.dirty = true;
+            }
+            return Ok(edges);
+        }
+        // Agents sample settled values.
+        self.settle()?;
         let mut first: Option<BfmError> = None;
-        // Agents sample before the edge, in the order they were attached.
-        let mut before = [Cx::default(); 32];
-        for s in &self.slots {
-            if !edges.rising(s.clock) {
+        let monitors = self.monitors;
+        for g in &mut self.groups {
+            if rising & (1 << g.clock.index()) == 0 {
                 continue;
             }
-            let i = s.clock.index();
-            if i < before.len() && before[i].cycle == 0 {
-                let in_reset = self.reset_level(s.clock);
-                before[i] = Cx {
-                    time_ps,
-                    cycle: self.model.cycles(s.clock) + 1,
-                    in_reset,
-                    reset_now: in_reset,
-                };
-            }
-            let cx = before.get(i).copied().unwrap_or_default();
-            if let Err(e) = s.agent.borrow_mut().sample(&self.model, &cx) {
-                record(&mut self.violations, &mut first, e);
+            let in_reset = g
+                .resets
+                .iter()
+                .any(|&(p, high)| self.model.get_bool(p) == high);
+            g.cx = Cx {
+                time_ps,
+                cycle: self.model.cycles(g.clock) + 1,
+                in_reset,
+                reset_now: in_reset,
+            };
+            for s in &g.slots {
+                if s.monitor && !monitors {
+                    continue;
+                }
+                if let Err(e) = s.agent.borrow_mut().sample(&self.model, &g.cx) {
+                    record(&mut self.violations, &mut first, e);
+                }
             }
         }
         self.model.step()?;
@@ -227,17 +362,32 @@ impl Env {
                 self.drive_resets(c, false);
             }
         }
-        for s in &self.slots {
-            if !edges.rising(s.clock) {
+        for g in &mut self.groups {
+            if rising & (1 << g.clock.index()) == 0 {
                 continue;
             }
-            let mut cx = before.get(s.clock.index()).copied().unwrap_or_default();
-            cx.reset_now = self.reset_level(s.clock);
-            if let Err(e) = s.agent.borrow_mut().drive(&mut self.model, &cx) {
-                record(&mut self.violations, &mut first, e);
+            if g.cx.in_reset {
+                g.cx.reset_now = g
+                    .resets
+                    .iter()
+                    .any(|&(p, high)| self.model.get_bool(p) == high);
+            }
+            let cx = g.cx;
+            for s in &g.slots {
+                if s.monitor {
+                    // Monitors only watch; they drive nothing.
+                    continue;
+                }
+                if let Err(e) = s.agent.borrow_mut().drive(&mut self.model, &cx) {
+                    record(&mut self.violations, &mut first, e);
+                }
             }
         }
-        self.model.eval()?;
+        self.dirty = true;
+        if self.model.waves_path().is_some() {
+            // With waves on, what the agents drove shows one picosecond after the edge.
+            self.settle()?;
+        }
         match first {
             Some(e) => Err(e),
             None => Ok(edges),
@@ -247,14 +397,15 @@ impl Env {
     /// Runs `n` rising edges of `clock`.
     pub fn run(&mut self, clock: ClockId, n: u64) -> Result<()> {
         for _ in 0..n {
-            self.tick(clock)?;
+            self.tick_inner(clock, None)?;
         }
-        Ok(())
+        self.settle()
     }
 
-    /// Steps until `clock` has risen once more.
+    /// Steps until `clock` has risen once more; the model is settled on return.
     pub fn tick(&mut self, clock: ClockId) -> Result<()> {
-        self.tick_inner(clock, None)
+        self.tick_inner(clock, None)?;
+        self.settle()
     }
 
     fn tick_inner(&mut self, clock: ClockId, release: Option<ClockId>) -> Result<()> {
@@ -276,7 +427,7 @@ impl Env {
             let last = i + 1 == cycles.max(1);
             self.tick_inner(clock, last.then_some(clock))?;
         }
-        Ok(())
+        self.settle()
     }
 
     /// Ticks `clock` until `done(self)` holds after an edge, at most `limit` cycles; returns
@@ -288,6 +439,7 @@ impl Env {
         what: &str,
         mut done: impl FnMut(&Env) -> bool,
     ) -> Result<u64> {
+        self.settle()?;
         if done(self) {
             return Ok(0);
         }
@@ -300,9 +452,75 @@ impl Env {
         Err(self.timeout(clock, limit, what))
     }
 
+    /// As [`Env::run_until`] for conditions on agents' state only (the bus models' waits):
+    /// the model is settled once at the end, not after every cycle.
+    pub(crate) fn run_until_agents(
+        &mut self,
+        clock: ClockId,
+        limit: u64,
+        what: &str,
+        mut done: impl FnMut() -> bool,
+    ) -> Result<u64> {
+        if done() {
+            return Ok(0);
+        }
+        for n in 1..=limit {
+            self.tick_inner(clock, None)?;
+            if done() {
+                self.settle()?;
+                return Ok(n);
+            }
+        }
+        self.settle()?;
+        Err(self.timeout(clock, limit, what))
+    }
+
+    /// Runs until `done()`, failing only after `limit` cycles in a row in which `progress()`
+    /// did not change: a bound on a stalled bus, not on the length of a long transfer.
+    pub(crate) fn run_while_progressing(
+        &mut self,
+        clock: ClockId,
+        limit: u64,
+        what: &str,
+        mut done: impl FnMut() -> bool,
+        mut progress: impl FnMut() -> u64,
+    ) -> Result<u64> {
+        let mut last = progress();
+        let mut still = 0;
+        let mut n = 0;
+        loop {
+            if done() {
+                self.settle()?;
+                return Ok(n);
+            }
+            if still >= limit {
+                self.settle()?;
+                return Err(self.timeout(
+                    clock,
+                    still,
+                    &format!("{what} (no handshake for {still} cycles)"),
+                ));
+            }
+            self.tick_inner(clock, None)?;
+            n += 1;
+            let p = progress();
+            if p == last {
+                still += 1;
+            } else {
+                last = p;
+                still = 0;
+            }
+        }
+    }
+
     pub(crate) fn timeout(&self, clock: ClockId, cycles: u64, what: &str) -> BfmError {
+        let name = self.model.clock_name(clock);
         BfmError::Timeout {
-            clock: clock.index(),
+            clock: if name.is_empty() {
+                format!("#{}", clock.index())
+            } else {
+                name.to_string()
+            },
             cycles,
             time_ps: self.model.time_ps(),
             what: what.to_string(),

@@ -65,10 +65,10 @@ pub enum BfmError {
     #[error("{0}")]
     Violation(Box<Violation>),
     /// A wait did not end within its cycle limit.
-    #[error("timed out after {cycles} cycles of clock #{clock} (at {time_ps} ps) waiting for {what}; raise the limit if the design is just slow, otherwise look at the bus in the waves (CARD_WAVES=1)")]
+    #[error("timed out after {cycles} cycles of clock `{clock}` (at {time_ps} ps) waiting for {what}; raise the limit if the design is just slow, otherwise look at the bus in the waves (CARD_WAVES=1)")]
     Timeout {
-        /// The clock counted.
-        clock: usize,
+        /// The clock counted: its port name.
+        clock: String,
         /// How many of its cycles passed.
         cycles: u64,
         /// Simulated time when the wait gave up.
@@ -103,6 +103,19 @@ pub enum BfmError {
         addr: u64,
         /// The response.
         resp: Resp,
+    },
+    /// Data read back or received differs from what a test expected (a reference model, the
+    /// data written, the frames sent).
+    #[error("data mismatch on `{bus}` at {what}: expected {expected}, got {actual}")]
+    Mismatch {
+        /// The bus (its port prefix).
+        bus: String,
+        /// Where: an address, a frame and byte number.
+        what: String,
+        /// The expected value, formatted.
+        expected: String,
+        /// The value seen, formatted.
+        actual: String,
     },
     /// A handle that names no transaction of this bus model (already taken, or never issued).
     #[error("bus `{bus}` has no transaction #{id}; each result can be taken once")]

@@ -39,6 +39,7 @@ mod bind;
 pub mod burst;
 mod env;
 mod error;
+pub mod fuzz;
 pub mod mem;
 pub mod monitor;
 pub mod pause;

@@ -97,6 +97,12 @@ impl Pause {
         Pause { kind }
     }
 
+    /// True for a generator that never pauses (so callers may skip asking per byte).
+    #[inline]
+    pub fn is_never(&self) -> bool {
+        matches!(self.kind, Kind::Never)
+    }
+
     /// Whether to pause this cycle; advances the generator by one cycle.
     #[inline]
     pub fn pause_now(&mut self) -> bool {
@@ -196,6 +202,13 @@ pub(crate) struct BusPauses {
 }
 
 impl BusPauses {
+    /// True when no channel ever pauses.
+    pub(crate) fn all_never(&self) -> bool {
+        [&self.aw, &self.w, &self.b, &self.ar, &self.r]
+            .iter()
+            .all(|p| p.is_never())
+    }
+
     /// All five channels from one spec; `base` keeps the sequences of different agents (and
     /// of a master and a slave) apart.
     pub(crate) fn from_spec(spec: &PauseSpec, base: u64) -> BusPauses {

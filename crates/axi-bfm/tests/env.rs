@@ -119,3 +119,19 @@ fn stepping_a_model_without_clocks_is_an_error() {
     let mut env = Env::new(Model::new(Top::DualClockProbe).expect("model"));
     assert!(matches!(env.step(), Err(BfmError::BadRequest { .. })));
 }
+
+#[test]
+fn reset_is_released_on_a_clock_without_agents() {
+    // No agent is attached yet when the reset runs; the release must still happen.
+    let mut env =
+        axi_bfm::Env::new(card_sim::Model::new(card_sim::Top::AxiPassthrough).expect("model"));
+    let clk = env.add_clock("clk", 250_000_000).expect("clock");
+    env.add_reset(clk, "rst", axi_bfm::ResetPolarity::ActiveHigh)
+        .expect("reset");
+    env.reset(clk, 3).expect("reset");
+    let rst = env.model().port("rst").expect("port");
+    assert!(
+        !env.model().get_bool(rst),
+        "reset released after the last reset cycle"
+    );
+}

@@ -475,7 +475,7 @@ impl CardHarness {
             self.cycle()?;
         }
         Err(BfmError::Timeout {
-            clock: self.clk.index(),
+            clock: self.env.model().clock_name(self.clk).to_string(),
             cycles: limit,
             time_ps: self.env.time_ps(),
             what: what.to_string(),

@@ -126,7 +126,7 @@ impl FuseConfig {
         if s.threads == 0 || s.threads > 64 {
             return Err(format!("[server] threads = {}: 1 to 64", s.threads));
         }
-        if s.max_io < 4096 || s.max_io % 4096 != 0 || s.max_io > (1 << 20) {
+        if s.max_io < 4096 || !s.max_io.is_multiple_of(4096) || s.max_io > (1 << 20) {
             return Err(format!(
                 "[server] max_io = {}: a multiple of 4096 up to 1 MiB (the kernel's limit)",
                 s.max_io

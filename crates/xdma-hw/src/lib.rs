@@ -199,7 +199,10 @@ impl HwConfig {
                 self.fallback_alignment
             )));
         }
-        if self.chunk_bytes < page || self.chunk_bytes % page != 0 || self.chunk_bytes > RW_MAX {
+        if self.chunk_bytes < page
+            || !self.chunk_bytes.is_multiple_of(page)
+            || self.chunk_bytes > RW_MAX
+        {
             return Err(Error::Config(format!(
                 "[hw] chunk_bytes = {}: a multiple of the page size ({page}) up to {RW_MAX:#x}, so that chunks keep the buffer's alignment",
                 self.chunk_bytes

@@ -50,7 +50,13 @@ impl Jitter {
 /// a register, and a thread receiving generated frames on a C2H stream. Returns every call's
 /// (actor, simulated start, simulated end). With `jitter`, every actor sleeps a random few
 /// milliseconds of wall time between its calls.
-fn program(jitter: bool) -> Vec<(String, u64, u64)> {
+/// Every call of a program: (actor, simulated start, simulated end).
+type Log = Vec<(String, u64, u64)>;
+
+/// A change to the default settings.
+type Tweak = fn(&mut SimConfig);
+
+fn program(jitter: bool) -> Log {
     let card = SimCard::open_with(&SimConfig::default()).expect("open");
     let reg = |r: u32| u64::from(r);
     card.write_reg(reg(regs::SRC0_FRAME_LEN), 1024)
@@ -60,9 +66,9 @@ fn program(jitter: bool) -> Vec<(String, u64, u64)> {
         (regs::control::MODE_GEN | regs::control::CH0_EN_MASK) as u32,
     )
     .expect("GEN mode");
-    let log = Arc::new(Mutex::new(Vec::new()));
+    let log: Arc<Mutex<Log>> = Arc::new(Mutex::new(Vec::new()));
     let seed = |k: u64| if jitter { 0x9e37 + k } else { 0 };
-    let record = |log: &Arc<Mutex<Vec<(String, u64, u64)>>>, who: &str, s: u64, e: u64| {
+    let record = |log: &Arc<Mutex<Log>>, who: &str, s: u64, e: u64| {
         log.lock().expect("log").push((who.to_string(), s, e));
     };
     std::thread::scope(|s| {
@@ -72,7 +78,7 @@ fn program(jitter: bool) -> Vec<(String, u64, u64)> {
             for k in 0..6usize {
                 j.pause();
                 let data =
-                    DmaBuffer::from_slice(&pattern((k + 1) * 16 << 10, k as u32)).expect("data");
+                    DmaBuffer::from_slice(&pattern(((k + 1) * 16) << 10, k as u32)).expect("data");
                 let t = c.write_mm(0, CardAddr(0x10_0000), &data).expect("write");
                 record(&l, "writer", t.start_ps, t.end_ps);
             }
@@ -258,7 +264,7 @@ fn dropping_the_card_while_a_transfer_drains_returns_promptly() {
 
 #[test]
 fn values_out_of_range_are_refused_naming_the_field() {
-    let cases: &[(&str, fn(&mut SimConfig))] = &[
+    let cases: &[(&str, Tweak)] = &[
         ("timing.link.flight_ns", |c| c.timing.link.flight_ns = 1e20),
         ("reply_timeout_s", |c| c.reply_timeout_s = 0),
         ("timing.host.submit_ns", |c| {
@@ -303,7 +309,7 @@ fn values_out_of_range_are_refused_naming_the_field() {
 fn the_extremes_of_every_range_run_without_a_panic() {
     // Each field at the top of its range, one card each, doing a register access and a small
     // transfer each way: whatever the values, the answer is a result, never a dead thread.
-    let cases: &[fn(&mut SimConfig)] = &[
+    let cases: &[Tweak] = &[
         |c| {
             c.timing.link.flight_ns = 10_000.0;
             c.timing.root.read_latency_ns = 100_000.0;

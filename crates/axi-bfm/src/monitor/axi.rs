@@ -1,14 +1,14 @@
 //! The AXI4 protocol monitor.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use card_sim::{ClockId, Model, Port};
 
 use super::rules::{self, Rule, BURST_INCR};
 use super::{violation, Chan, Channel, Violation};
-use crate::bind::Bind;
+use crate::bind::{Bind, IdMap};
 use crate::env::{Agent, Cx, Env};
 use crate::error::{BfmError, Result};
 
@@ -19,6 +19,11 @@ pub struct AxiMonitorConfig {
     pub stall_bound: u64,
     /// Cycles a request may wait for its response (response_latency_bound).
     pub latency_bound: u64,
+    /// The slave answers in the order it accepted requests, whatever their IDs (most simple
+    /// slaves do): a response carrying the ID of another request than the oldest outstanding
+    /// one breaks `response_id_of_oldest`. Off by default, since AXI4 lets responses of
+    /// different IDs pass each other.
+    pub in_order: bool,
 }
 
 impl Default for AxiMonitorConfig {
@@ -26,6 +31,7 @@ impl Default for AxiMonitorConfig {
         AxiMonitorConfig {
             stall_bound: 1_000,
             latency_bound: 10_000,
+            in_order: false,
         }
     }
 }
@@ -43,6 +49,8 @@ struct WReq {
     lock: bool,
     start: u64,
     data_done: bool,
+    addr: u64,
+    seq: u64,
 }
 
 struct RReq {
@@ -50,6 +58,8 @@ struct RReq {
     lock: bool,
     start: u64,
     got: u32,
+    addr: u64,
+    seq: u64,
 }
 
 struct ReadSide {
@@ -75,8 +85,8 @@ pub(crate) struct AxiCheck {
     bid: Option<Port>,
     bresp: Port,
     was_in_reset: bool,
-    writes: HashMap<u64, VecDeque<WReq>>,
-    reads: HashMap<u64, VecDeque<RReq>>,
+    writes: IdMap<u64, VecDeque<WReq>>,
+    reads: IdMap<u64, VecDeque<RReq>>,
     outstanding: usize,
     /// Accepted AW bursts (ID, beats) whose write data has not all arrived, in AW order.
     w_order: VecDeque<(u64, u32)>,
@@ -84,6 +94,10 @@ pub(crate) struct AxiCheck {
     w_count: u32,
     /// Lengths of write bursts whose data (ended by WLAST) came before their AW.
     w_early: VecDeque<u32>,
+    /// Requests accepted so far, numbering them in order.
+    seq: u64,
+    /// The first cycle at which a request could exceed the latency bound.
+    latency_due: u64,
 }
 
 /// A handle on an AXI4 monitor attached to an environment.
@@ -134,10 +148,7 @@ impl AxiMonitor {
         clock: ClockId,
         cfg: AxiMonitorConfig,
     ) -> Result<AxiMonitor> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let wdata = b.watch("wdata")?;
         let data_bytes = b.data_bytes(wdata, "wdata")?;
         let chan = |c: Channel, v: &str, r: &str, sigs: &[&str]| -> Result<Chan> {
@@ -189,12 +200,14 @@ impl AxiMonitor {
             bid: b.opt_watch("bid"),
             bresp: b.watch("bresp")?,
             was_in_reset: false,
-            writes: HashMap::new(),
-            reads: HashMap::new(),
+            writes: IdMap::default(),
+            reads: IdMap::default(),
             outstanding: 0,
             w_order: VecDeque::new(),
             w_count: 0,
             w_early: VecDeque::new(),
+            seq: 0,
+            latency_due: 0,
         };
         let inner = Rc::new(RefCell::new(check));
         env.add_agent(clock, inner.clone());
@@ -214,6 +227,17 @@ impl AxiMonitor {
     /// Requests accepted but not yet answered.
     pub fn outstanding(&self) -> usize {
         self.inner.borrow().outstanding
+    }
+
+    /// The requests accepted but not yet answered, oldest first: channel (AW or AR), ID,
+    /// address and the cycle each was accepted.
+    pub fn unanswered(&self) -> Vec<(Channel, u64, u64, u64)> {
+        self.inner
+            .borrow()
+            .unanswered()
+            .into_iter()
+            .map(|(c, id, a, s, _)| (c, id, a, s))
+            .collect()
     }
 }
 
@@ -266,6 +290,7 @@ impl AxiCheck {
     }
 
     fn clear(&mut self) {
+        self.latency_due = 0;
         self.writes.clear();
         self.reads.clear();
         self.outstanding = 0;
@@ -299,10 +324,13 @@ impl AxiCheck {
         if !data_done {
             self.w_order.push_back((a.id, beats));
         }
+        self.seq += 1;
         self.writes.entry(a.id).or_default().push_back(WReq {
             lock: a.lock,
             start: cx.cycle,
             data_done,
+            addr: a.addr,
+            seq: self.seq,
         });
         self.outstanding += 1;
         found
@@ -364,10 +392,24 @@ impl AxiCheck {
                 &vals,
             ));
         }
+        let seq = front.map_or(0, |w| w.seq);
+        let older = self.in_order_older(seq, true);
+        let q = self.writes.get_mut(&id);
         if let Some(q) = q {
             q.pop_front();
         }
         self.outstanding = self.outstanding.saturating_sub(1);
+        if let Some((oid, oaddr, ostart)) = older {
+            let n = rules::response_id_of_oldest(id, oid, oaddr, ostart);
+            return Some(violation(
+                Rule::ResponseIdOfOldest,
+                &self.bus,
+                Channel::B,
+                cx,
+                n,
+                &[("bid", id), ("oldest_id", oid), ("oldest_addr", oaddr)],
+            ));
+        }
         rules::exokay_only_for_exclusive(resp, lock).map(|n| {
             violation(
                 Rule::ExokayOnlyForExclusive,
@@ -383,11 +425,14 @@ impl AxiCheck {
     fn on_ar(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
         let a = self.ax(m, &self.rd.as_ref()?.arf);
         let found = self.check_ax(&a, Channel::Ar, cx);
+        self.seq += 1;
         self.reads.entry(a.id).or_default().push_back(RReq {
             beats: a.len as u32 + 1,
             lock: a.lock,
             start: cx.cycle,
             got: 0,
+            addr: a.addr,
+            seq: self.seq,
         });
         self.outstanding += 1;
         found
@@ -411,12 +456,27 @@ impl AxiCheck {
             ));
         };
         let mut found = None;
-        let (got, beats, lock) = match q.front_mut() {
+        let (got, beats, lock, seq) = match q.front_mut() {
             Some(f) => {
                 f.got += 1;
-                (f.got, f.beats, f.lock)
+                (f.got, f.beats, f.lock, f.seq)
             }
             None => return None,
+        };
+        if got == 1 {
+            if let Some((oid, oaddr, ostart)) = self.in_order_older(seq, false) {
+                found = Some(violation(
+                    Rule::ResponseIdOfOldest,
+                    &bus,
+                    Channel::R,
+                    cx,
+                    rules::response_id_of_oldest(id, oid, oaddr, ostart),
+                    &[("rid", id), ("oldest_id", oid), ("oldest_addr", oaddr)],
+                ));
+            }
+        }
+        let Some(q) = self.reads.get_mut(&id) else {
+            return found;
         };
         let vals = [
             ("rid", id),
@@ -477,21 +537,80 @@ impl AxiCheck {
         found
     }
 
+    /// With `in_order` set: the oldest outstanding request of the same direction that is
+    /// older than request `seq` (and, for writes, has all its data), as (ID, address, cycle).
+    fn in_order_older(&self, seq: u64, writes: bool) -> Option<(u64, u64, u64)> {
+        if !self.cfg.in_order {
+            return None;
+        }
+        if writes {
+            self.writes
+                .iter()
+                .filter_map(|(id, q)| q.front().map(|w| (*id, w)))
+                .filter(|(_, w)| w.seq < seq && w.data_done)
+                .min_by_key(|(_, w)| w.seq)
+                .map(|(id, w)| (id, w.addr, w.start))
+        } else {
+            self.reads
+                .iter()
+                .filter_map(|(id, q)| q.front().map(|r| (*id, r)))
+                .filter(|(_, r)| r.seq < seq && r.got == 0)
+                .min_by_key(|(_, r)| r.seq)
+                .map(|(id, r)| (id, r.addr, r.start))
+        }
+    }
+
+    fn unanswered(&self) -> Vec<(Channel, u64, u64, u64, u64)> {
+        let mut all: Vec<(Channel, u64, u64, u64, u64)> = self
+            .writes
+            .iter()
+            .flat_map(|(id, q)| {
+                q.iter()
+                    .map(move |w| (Channel::Aw, *id, w.addr, w.start, w.seq))
+            })
+            .chain(self.reads.iter().flat_map(|(id, q)| {
+                q.iter()
+                    .map(move |r| (Channel::Ar, *id, r.addr, r.start, r.seq))
+            }))
+            .collect();
+        all.sort_by_key(|u| u.4);
+        all
+    }
+
     fn check_latency(&mut self, cx: &Cx) -> Option<Violation> {
         let bound = self.cfg.latency_bound;
-        if bound == 0 || self.outstanding == 0 {
+        if bound == 0 || self.outstanding == 0 || cx.cycle < self.latency_due {
+            return None;
+        }
+        // The oldest start among the heads only grows (later requests start later), so no
+        // request can exceed the bound before this cycle: skip the scan until then.
+        let oldest = self
+            .writes
+            .values()
+            .filter_map(|q| q.front().map(|w| w.start))
+            .chain(
+                self.reads
+                    .values()
+                    .filter_map(|q| q.front().map(|r| r.start)),
+            )
+            .min()
+            .unwrap_or(cx.cycle);
+        if cx.cycle.saturating_sub(oldest) <= bound {
+            self.latency_due = oldest + bound + 1;
             return None;
         }
         let starts = self
             .writes
             .iter_mut()
-            .filter_map(|(id, q)| q.front_mut().map(|w| (Channel::B, *id, &mut w.start)))
-            .chain(
-                self.reads
-                    .iter_mut()
-                    .filter_map(|(id, q)| q.front_mut().map(|r| (Channel::R, *id, &mut r.start))),
-            );
-        for (ch, id, start) in starts {
+            .filter_map(|(id, q)| {
+                q.front_mut()
+                    .map(|w| (Channel::B, *id, w.addr, &mut w.start))
+            })
+            .chain(self.reads.iter_mut().filter_map(|(id, q)| {
+                q.front_mut()
+                    .map(|r| (Channel::R, *id, r.addr, &mut r.start))
+            }));
+        for (ch, id, addr, start) in starts {
             let waited = cx.cycle.saturating_sub(*start);
             if let Some(n) = rules::response_latency_bound(waited, bound) {
                 *start = cx.cycle;
@@ -501,7 +620,7 @@ impl AxiCheck {
                     ch,
                     cx,
                     n,
-                    &[("id", id), ("waited", waited)],
+                    &[("id", id), ("addr", addr), ("waited", waited)],
                 ));
             }
         }
@@ -573,5 +692,49 @@ impl Agent for AxiCheck {
 
     fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {
         Ok(())
+    }
+
+    fn is_monitor(&self) -> bool {
+        true
+    }
+
+    fn restart(&mut self) {
+        self.clear();
+        self.was_in_reset = false;
+        for ch in [&mut self.aw, &mut self.w, &mut self.b] {
+            ch.restart();
+        }
+        if let Some(rd) = self.rd.as_mut() {
+            rd.ar.restart();
+            rd.r.restart();
+        }
+    }
+
+    fn finish(&mut self, _m: &Model, cx: &Cx) -> Result<()> {
+        let left = self.unanswered();
+        if left.is_empty() {
+            return Ok(());
+        }
+        let list: Vec<String> = left
+            .iter()
+            .map(|(ch, id, addr, start, _)| {
+                let what = if *ch == Channel::Aw { "write" } else { "read" };
+                format!("{what} of ID {id} at {addr:#x} accepted at cycle {start}")
+            })
+            .collect();
+        let (ch, id, addr, start, _) = left[0];
+        let v = violation(
+            Rule::EveryRequestAnswered,
+            &self.bus,
+            if ch == Channel::Aw {
+                Channel::B
+            } else {
+                Channel::R
+            },
+            cx,
+            rules::every_request_answered(&list),
+            &[("id", id), ("addr", addr), ("accepted_cycle", start)],
+        );
+        Err(v.into())
     }
 }

@@ -22,13 +22,15 @@ pub(crate) struct AxilCheck {
     r: Chan,
     bresp: Port,
     rresp: Port,
+    awaddr: Port,
+    araddr: Port,
     was_in_reset: bool,
-    /// Start cycles of accepted writes not yet answered, in order.
-    aw_pending: VecDeque<u64>,
+    /// Start cycles and addresses of accepted writes not yet answered, in order.
+    aw_pending: VecDeque<(u64, u64)>,
     /// Accepted write data beats not yet answered.
     w_pending: usize,
-    /// Start cycles of accepted reads not yet answered.
-    ar_pending: VecDeque<u64>,
+    /// Start cycles and addresses of accepted reads not yet answered.
+    ar_pending: VecDeque<(u64, u64)>,
 }
 
 /// A handle on an AXI4-Lite monitor attached to an environment.
@@ -60,10 +62,7 @@ impl AxilMonitor {
         clock: ClockId,
         cfg: AxiMonitorConfig,
     ) -> Result<AxilMonitor> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let chan = |c: Channel, v: &str, r: &str, sigs: &[&str]| -> Result<Chan> {
             let payload = sigs
                 .iter()
@@ -84,6 +83,8 @@ impl AxilMonitor {
             r: chan(Channel::R, "rvalid", "rready", &["rdata", "rresp"])?,
             bresp: b.watch("bresp")?,
             rresp: b.watch("rresp")?,
+            awaddr: b.watch("awaddr")?,
+            araddr: b.watch("araddr")?,
             was_in_reset: false,
             aw_pending: VecDeque::new(),
             w_pending: 0,
@@ -102,6 +103,18 @@ impl AxilMonitor {
     /// Changes the bounds.
     pub fn set_config(&self, cfg: AxiMonitorConfig) {
         self.inner.borrow_mut().cfg = cfg;
+    }
+
+    /// Requests accepted but not yet answered (writes and reads).
+    pub fn outstanding(&self) -> usize {
+        let c = self.inner.borrow();
+        c.aw_pending.len() + c.ar_pending.len()
+    }
+
+    /// The requests accepted but not yet answered, oldest first per direction: channel (AW or
+    /// AR), address and the cycle each was accepted.
+    pub fn unanswered(&self) -> Vec<(Channel, u64, u64)> {
+        self.inner.borrow().unanswered()
     }
 }
 
@@ -162,13 +175,28 @@ impl AxilCheck {
         })
     }
 
+    fn unanswered(&self) -> Vec<(Channel, u64, u64)> {
+        let mut v: Vec<(Channel, u64, u64)> = self
+            .aw_pending
+            .iter()
+            .map(|&(start, addr)| (Channel::Aw, addr, start))
+            .chain(
+                self.ar_pending
+                    .iter()
+                    .map(|&(start, addr)| (Channel::Ar, addr, start)),
+            )
+            .collect();
+        v.sort_by_key(|u| u.2);
+        v
+    }
+
     fn check_latency(&mut self, cx: &Cx) -> Option<Violation> {
         let bound = self.cfg.latency_bound;
         for (ch, q) in [
             (Channel::B, &mut self.aw_pending),
             (Channel::R, &mut self.ar_pending),
         ] {
-            if let Some(start) = q.front_mut() {
+            if let Some((start, addr)) = q.front_mut() {
                 let waited = cx.cycle.saturating_sub(*start);
                 if let Some(n) = rules::response_latency_bound(waited, bound) {
                     *start = cx.cycle;
@@ -178,7 +206,7 @@ impl AxilCheck {
                         ch,
                         cx,
                         n,
-                        &[("waited", waited)],
+                        &[("addr", *addr), ("waited", waited)],
                     ));
                 }
             }
@@ -187,8 +215,30 @@ impl AxilCheck {
     }
 }
 
+impl AxilCheck {
+    /// True when nothing is outstanding, no channel was stalled and reset is long gone: then
+    /// an edge with every VALID low breaks no rule and changes nothing.
+    fn quiet(&self, cx: &Cx) -> bool {
+        !cx.in_reset
+            && !self.was_in_reset
+            && self.aw_pending.is_empty()
+            && self.ar_pending.is_empty()
+            && self.w_pending == 0
+            && [&self.aw, &self.w, &self.b, &self.ar, &self.r]
+                .iter()
+                .all(|c| c.idle())
+    }
+}
+
 impl Agent for AxilCheck {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
+        if self.quiet(cx)
+            && [&self.aw, &self.w, &self.b, &self.ar, &self.r]
+                .iter()
+                .all(|c| !c.valid_now(m))
+        {
+            return Ok(());
+        }
         let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
         let mut found = None;
         for ch in [
@@ -221,13 +271,13 @@ impl Agent for AxilCheck {
                 }
             }
             if self.aw.fire() {
-                self.aw_pending.push_back(cx.cycle);
+                self.aw_pending.push_back((cx.cycle, m.get(self.awaddr)));
             }
             if self.w.fire() {
                 self.w_pending += 1;
             }
             if self.ar.fire() {
-                self.ar_pending.push_back(cx.cycle);
+                self.ar_pending.push_back((cx.cycle, m.get(self.araddr)));
             }
             if let Some(v) = self.check_latency(cx) {
                 found.get_or_insert(v);
@@ -241,5 +291,52 @@ impl Agent for AxilCheck {
 
     fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {
         Ok(())
+    }
+
+    fn is_monitor(&self) -> bool {
+        true
+    }
+
+    fn restart(&mut self) {
+        self.aw_pending.clear();
+        self.w_pending = 0;
+        self.ar_pending.clear();
+        self.was_in_reset = false;
+        for ch in [
+            &mut self.aw,
+            &mut self.w,
+            &mut self.b,
+            &mut self.ar,
+            &mut self.r,
+        ] {
+            ch.restart();
+        }
+    }
+
+    fn finish(&mut self, _m: &Model, cx: &Cx) -> Result<()> {
+        let left = self.unanswered();
+        let Some(&(ch, addr, start)) = left.first() else {
+            return Ok(());
+        };
+        let list: Vec<String> = left
+            .iter()
+            .map(|(ch, addr, start)| {
+                let what = if *ch == Channel::Aw { "write" } else { "read" };
+                format!("{what} at {addr:#x} accepted at cycle {start}")
+            })
+            .collect();
+        Err(violation(
+            Rule::EveryRequestAnswered,
+            &self.bus,
+            if ch == Channel::Aw {
+                Channel::B
+            } else {
+                Channel::R
+            },
+            cx,
+            rules::every_request_answered(&list),
+            &[("addr", addr), ("accepted_cycle", start)],
+        )
+        .into())
     }
 }

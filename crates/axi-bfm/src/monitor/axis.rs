@@ -91,10 +91,7 @@ impl AxisMonitor {
         clock: ClockId,
         cfg: AxisMonitorConfig,
     ) -> Result<AxisMonitor> {
-        let b = Bind {
-            model: env.model(),
-            prefix,
-        };
+        let b = Bind::new(env, prefix);
         let tdata = b.watch("tdata")?;
         let bytes = b.data_bytes(tdata, "tdata")?;
         if bytes > 128 {
@@ -261,12 +258,14 @@ impl Agent for AxisCheck {
         } else {
             0
         };
-        if self.t.v {
+        if self.t.v && keep != self.full {
             // Null bytes (TKEEP low) carry nothing, so they may change under a stall.
-            let words = self.t.payload_mut();
-            for i in 0..self.bytes {
-                if keep >> i & 1 == 0 {
-                    crate::bind::set_lane(words, i, 0);
+            let bytes = self.bytes;
+            if let Some(words) = self.t.payload_mut() {
+                for i in 0..bytes {
+                    if keep >> i & 1 == 0 {
+                        crate::bind::set_lane(words, i, 0);
+                    }
                 }
             }
         }
@@ -286,6 +285,10 @@ impl Agent for AxisCheck {
             Some(v) => Err(v.into()),
             None => Ok(()),
         }
+    }
+
+    fn is_monitor(&self) -> bool {
+        true
     }
 
     fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {

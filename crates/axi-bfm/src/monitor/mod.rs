@@ -80,7 +80,12 @@ impl std::fmt::Display for Violation {
                 if i > 0 {
                     f.write_str(", ")?;
                 }
-                write!(f, "{n}={v:#x}")?;
+                // Counts read best in decimal, addresses and bus values in hex.
+                if is_count(n) {
+                    write!(f, "{n}={v}")?;
+                } else {
+                    write!(f, "{n}={v:#x}")?;
+                }
             }
             f.write_str("]")?;
         }
@@ -89,6 +94,13 @@ impl std::fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+/// Value names that are counts of cycles or beats, shown in decimal.
+fn is_count(name: &str) -> bool {
+    ["cycle", "waited", "beat", "count", "len", "frames", "bytes"]
+        .iter()
+        .any(|k| name.contains(k))
+}
 
 /// Payload words a watched channel can hold: an R channel of a 1024-bit bus with its ID,
 /// response and last, with room to spare.
@@ -108,6 +120,8 @@ pub(crate) struct Chan {
     pub v: bool,
     /// READY sampled at this edge.
     pub r: bool,
+    /// Whether the payload was read at this edge.
+    have_payload: bool,
     stalled_before: bool,
     stalled_for: u64,
 }
@@ -138,6 +152,7 @@ impl Chan {
             nwords,
             v: false,
             r: false,
+            have_payload: false,
             stalled_before: false,
             stalled_for: 0,
         })
@@ -147,8 +162,12 @@ impl Chan {
     #[inline]
     pub(crate) fn sample(&mut self, m: &Model) {
         self.v = m.get_bool(self.valid);
-        self.r = m.get_bool(self.ready);
-        if self.v {
+        // READY matters only with VALID up, or for the message of a VALID that dropped.
+        self.r = (self.v || self.stalled_before) && m.get_bool(self.ready);
+        // The payload matters only to compare it with a stalled one or to keep it for the
+        // next edge's comparison; a beat that goes through at once is never read here.
+        self.have_payload = self.v && (!self.r || self.stalled_before);
+        if self.have_payload {
             let mut off = 0;
             for (_, p) in &self.payload {
                 let n = p.words();
@@ -158,9 +177,28 @@ impl Chan {
         }
     }
 
-    /// The payload words as sampled, to mask bytes that do not count (AXI-Stream null bytes).
-    pub(crate) fn payload_mut(&mut self) -> &mut [u32] {
-        &mut self.cur[..self.nwords]
+    /// True when the channel has no stall in progress and VALID was low at the last edge.
+    #[inline]
+    pub(crate) fn idle(&self) -> bool {
+        !self.v && !self.stalled_before && self.stalled_for == 0
+    }
+
+    /// VALID as it is now, without sampling the channel.
+    #[inline]
+    pub(crate) fn valid_now(&self, m: &Model) -> bool {
+        m.get_bool(self.valid)
+    }
+
+    /// Forgets the stall history (a monitor switched back on).
+    pub(crate) fn restart(&mut self) {
+        self.stalled_before = false;
+        self.stalled_for = 0;
+    }
+
+    /// The payload words as sampled, to mask bytes that do not count (AXI-Stream null bytes);
+    /// `None` when this edge did not need the payload.
+    pub(crate) fn payload_mut(&mut self) -> Option<&mut [u32]> {
+        self.have_payload.then(|| &mut self.cur[..self.nwords])
     }
 
     /// True when the handshake completes at this edge.
@@ -177,6 +215,11 @@ impl Chan {
         was_in_reset: bool,
         stall_bound: u64,
     ) -> Option<Violation> {
+        if !self.v && !self.stalled_before && !cx.in_reset && !was_in_reset {
+            // An idle channel: no rule can break, nothing to remember.
+            self.stalled_for = 0;
+            return None;
+        }
         let mut found = None;
         let chan = self.channel;
         let mk = |rule: Rule, note: String, values: Vec<(String, u64)>| Violation {
@@ -220,7 +263,8 @@ impl Chan {
             self.stalled_for = 0;
         }
         self.stalled_before = self.v && !self.r && !cx.in_reset;
-        if self.v {
+        if self.v && !self.r {
+            // Kept for the next edge, which must show the same payload.
             self.prev[..self.nwords].copy_from_slice(&self.cur[..self.nwords]);
         }
         found

@@ -49,11 +49,19 @@ pub enum Rule {
     TkeepLastPacked,
     /// AXI-Stream: frame length within the configured limits.
     FrameLengthLimits,
+    /// Every accepted request gets exactly one response: checked per ID as responses come
+    /// (`no_b_without_request`, `no_r_without_request` catch the extra ones) and at the end of
+    /// a test ([`crate::Env::finish`]) for the missing ones, each listed with its address and
+    /// the cycle it was accepted.
+    EveryRequestAnswered,
+    /// With the monitor told the slave answers in order (`AxiMonitorConfig::in_order`), a
+    /// response carries the ID of the oldest outstanding request, not another one's.
+    ResponseIdOfOldest,
 }
 
 impl Rule {
     /// Every rule, in the order of the table above.
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 21] = [
         Rule::ValidLowInReset,
         Rule::ValidLowAfterReset,
         Rule::ValidHeldUntilHandshake,
@@ -73,6 +81,8 @@ impl Rule {
         Rule::TkeepFullExceptLast,
         Rule::TkeepLastPacked,
         Rule::FrameLengthLimits,
+        Rule::EveryRequestAnswered,
+        Rule::ResponseIdOfOldest,
     ];
 
     /// The rule's name, as reported.
@@ -97,6 +107,8 @@ impl Rule {
             Rule::TkeepFullExceptLast => "tkeep_full_except_last",
             Rule::TkeepLastPacked => "tkeep_last_packed",
             Rule::FrameLengthLimits => "frame_length_limits",
+            Rule::EveryRequestAnswered => "every_request_answered",
+            Rule::ResponseIdOfOldest => "response_id_of_oldest",
         }
     }
 }
@@ -282,6 +294,27 @@ pub(crate) fn frame_length_limits(bytes: u64, ended: bool, min: u64, max: u64) -
     } else {
         None
     }
+}
+
+/// every_request_answered: at the end of a test nothing accepted is still unanswered;
+/// `left` describes each unanswered request.
+pub(crate) fn every_request_answered(left: &[String]) -> String {
+    format!(
+        "{} accepted request(s) never answered: {}",
+        left.len(),
+        left.join("; ")
+    )
+}
+
+/// response_id_of_oldest: an in-order slave answered with ID `got` while the request of ID
+/// `oldest_id` at `oldest_addr`, accepted at cycle `since`, is older and still unanswered.
+pub(crate) fn response_id_of_oldest(
+    got: u64,
+    oldest_id: u64,
+    oldest_addr: u64,
+    since: u64,
+) -> String {
+    format!("response with ID {got}, but the oldest outstanding request is ID {oldest_id} at {oldest_addr:#x}, accepted at cycle {since}, and this slave answers in order")
 }
 
 #[cfg(test)]

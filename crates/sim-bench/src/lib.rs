@@ -1,0 +1,126 @@
+//! The speed benchmark's workloads on `sim_top`, each with one runner per harness: the plain
+//! C++ Verilator bench (`cpp/baseline.cpp`, the baseline) and the Rust harness (`Env` with the
+//! axi-bfm bus models, monitors on or off). Every runner checks its data, so a fast but wrong
+//! runner fails instead of winning; each returns the axi_aclk cycles it took, and the two must
+//! agree closely for the comparison to be fair.
+//!
+//! `benches/harness_vs_cpp.rs` times them side by side in one run and prints the ratios.
+
+use axi_bfm::{
+    AxiMaster, AxilMaster, AxisFrame, AxisSink, AxisSource, BfmError, Env, ResetPolarity,
+};
+use card_regs::{self as regs, control};
+use card_sim::{Model, Top};
+
+/// The frames of the LOOP workload.
+pub const LOOP_FRAMES: u64 = 1000;
+/// Bytes per LOOP frame.
+pub const LOOP_LEN: u64 = 4096;
+/// Bytes of the memory workload.
+pub const MEM_BYTES: u64 = 1 << 20;
+/// Where on `s_axi` the memory workload writes.
+pub const MEM_BASE: u64 = 0;
+
+/// The byte pattern both runners send and check: byte `i` of frame `frame`.
+pub fn pattern(frame: u64, i: u64) -> u8 {
+    (i.wrapping_mul(7) + frame.wrapping_mul(13) + (i >> 8)) as u8
+}
+
+fn frame(n: u64, len: u64) -> Vec<u8> {
+    (0..len).map(|i| pattern(n, i)).collect()
+}
+
+/// The CONTROL value that puts the card in LOOP mode.
+pub fn loop_control() -> u32 {
+    (control::MODE_LOOP << control::MODE_LSB) as u32
+}
+
+unsafe extern "C" {
+    fn sim_bench_cpp_loop(frames: u64, len: u64, control_addr: u32, control_value: u32) -> u64;
+    fn sim_bench_cpp_memory(base: u64, bytes: u64) -> u64;
+}
+
+/// The C++ baseline of LOOP: cycles taken, or `None` if it failed its own data check.
+pub fn cpp_loop(frames: u64, len: u64) -> Option<u64> {
+    // SAFETY: a plain C function of cpp/baseline.cpp; it takes integers, owns everything it
+    // builds and returns an integer.
+    let c = unsafe { sim_bench_cpp_loop(frames, len, regs::CONTROL, loop_control()) };
+    (c != 0).then_some(c)
+}
+
+/// The C++ baseline of the memory workload.
+pub fn cpp_memory(base: u64, bytes: u64) -> Option<u64> {
+    // SAFETY: as in `cpp_loop`.
+    let c = unsafe { sim_bench_cpp_memory(base, bytes) };
+    (c != 0).then_some(c)
+}
+
+/// sim_top in an `Env`, as the card's harness sets it up: both clocks, both resets, reset
+/// for 8 cycles and 4 idle ones.
+fn card(monitors: bool) -> axi_bfm::Result<(Env, card_sim::ClockId)> {
+    let mut env = Env::new(Model::builder(Top::SimTop).name("sim-bench").build()?);
+    env.set_monitors(monitors);
+    let clk = env.add_clock("axi_aclk", 250_000_000)?;
+    env.add_clock("ddr_clk", 200_000_000)?;
+    env.add_reset(clk, "axi_aresetn", ResetPolarity::ActiveLow)?;
+    env.add_reset(clk, "ddr_rst", ResetPolarity::ActiveHigh)?;
+    Ok((env, clk))
+}
+
+/// LOOP through the Rust harness: cycles taken from the CONTROL write on.
+pub fn rust_loop(frames: u64, len: u64, monitors: bool) -> axi_bfm::Result<u64> {
+    let (mut env, clk) = card(monitors)?;
+    let regs_m = AxilMaster::attach(&mut env, "s_axil", clk)?;
+    let h2c = AxisSource::attach(&mut env, "s_axis_h2c0", clk)?;
+    let c2h = AxisSink::attach(&mut env, "m_axis_c2h0", clk)?;
+    let _c2h1 = AxisSink::attach(&mut env, "m_axis_c2h1", clk)?;
+    env.reset(clk, 8)?;
+    env.run(clk, 4)?;
+    let start = env.cycles(clk);
+    regs_m.write(
+        &mut env,
+        u64::from(regs::CONTROL),
+        u64::from(loop_control()),
+    )?;
+    for n in 0..frames {
+        h2c.start_send(AxisFrame::new(frame(n, len)))?;
+    }
+    let got = c2h.recv_n(&mut env, frames as usize)?;
+    for (n, f) in got.iter().enumerate() {
+        if f.data != frame(n as u64, len) {
+            return Err(BfmError::Mismatch {
+                bus: "m_axis_c2h0".into(),
+                what: format!("frame {n}"),
+                expected: format!("{len} bytes of pattern {n}"),
+                actual: format!("{} other bytes", f.data.len()),
+            });
+        }
+    }
+    Ok(env.cycles(clk) - start)
+}
+
+/// The memory workload through the Rust harness.
+pub fn rust_memory(base: u64, bytes: u64, monitors: bool) -> axi_bfm::Result<u64> {
+    let (mut env, clk) = card(monitors)?;
+    let dma = AxiMaster::attach(&mut env, "s_axi", clk)?;
+    env.reset(clk, 8)?;
+    env.run(clk, 4)?;
+    let data = frame(0, bytes);
+    let start = env.cycles(clk);
+    dma.write(&mut env, base, &data)?;
+    let back = dma.read(&mut env, base, bytes as usize)?;
+    if back != data {
+        let at = back
+            .iter()
+            .zip(&data)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        return Err(BfmError::Mismatch {
+            bus: "s_axi".into(),
+            what: format!("byte {at}"),
+            expected: format!("{:#04x}", data[at]),
+            actual: format!("{:#04x}", back.get(at).copied().unwrap_or(0)),
+        });
+    }
+    Ok(env.cycles(clk) - start)
+}
