@@ -8,3 +8,4 @@
 pub mod measure;
 pub mod reference;
 pub mod scenario;
+pub mod stats;
