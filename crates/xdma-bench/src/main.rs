@@ -115,7 +115,7 @@ enum Cmd {
         /// Bytes per transfer.
         #[arg(long, default_value = "1M", value_parser = parse_bytes)]
         block: u64,
-        /// How long, in seconds of the backend's clock; default 10 on a board, 0.002 on the
+        /// How long, in seconds of the backend's clock; default 10 on a board, 0.005 on the
         /// simulated card.
         #[arg(long, value_parser = parse_positive)]
         seconds: Option<f64>,
@@ -276,14 +276,29 @@ fn bar(len: u64, what: &str, bytes: bool) -> ProgressBar {
 
 /// What every command prints: the text on stdout unless --json, the document with --json.
 fn emit<T: Serialize>(common: &Common, meta: &Meta, result: &T, text: &str) -> Result<()> {
+    emit_from(common, meta, result, text, None)
+}
+
+/// As [`emit`], for a result computed from a saved sweep: the times are that sweep's.
+fn emit_from<T: Serialize>(
+    common: &Common,
+    meta: &Meta,
+    result: &T,
+    text: &str,
+    from: Option<&Path>,
+) -> Result<()> {
     if common.json {
         println!("{}", report::json(meta, result)?);
     } else {
         print!("{text}");
         println!(
-            "\nbackend {}; {}\n{}",
+            "\nbackend {}; {}\n{}{}",
             meta.backend,
             meta.timing,
+            from.map_or(String::new(), |p| format!(
+                "from the sweep saved in {}, which ",
+                p.display()
+            )),
             match meta.simulated_s {
                 Some(s) => format!(
                     "took {:.3} ms of simulated time in {:.1} s of wall time",
@@ -523,7 +538,7 @@ fn run(cli: &Cli) -> Result<()> {
                 wrote(&paths);
             }
             let text = fit_text(&f, &doc);
-            emit(c, &doc.meta, &f, &text)
+            emit_from(c, &doc.meta, &f, &text, from.as_deref())
         }
         Cmd::Compare {
             reference: file,
@@ -614,12 +629,12 @@ fn run(cli: &Cli) -> Result<()> {
                 doc.runs,
                 compare_table(&cmp)
             );
-            emit(c, &doc.meta, &cmp, &text)
+            emit_from(c, &doc.meta, &cmp, &text, from.as_deref())
         }
         Cmd::Concurrent { block, seconds } => {
             let card = open(&cfg)?;
             let sim = report::simulated(&card);
-            let s = seconds.unwrap_or(if sim { 0.002 } else { 10.0 });
+            let s = seconds.unwrap_or(if sim { 0.005 } else { 10.0 });
             let span = duration(s, 1.0, "--seconds")?;
             let start = Start::now(&card)?;
             let pb = bar(1000, "concurrent", false);
@@ -976,7 +991,7 @@ fn predict(
     let card = open(cfg)?;
     let sim = report::simulated(&card);
     let start = Start::now(&card)?;
-    let s = seconds.unwrap_or(if sim { 0.002 } else { 10.0 });
+    let s = seconds.unwrap_or(if sim { 0.005 } else { 10.0 });
     let n = frames.unwrap_or(if sim { 256 } else { 100_000 });
     let pb = bar(1000, "concurrent", false);
     let conc = scenario::concurrent(&card, 1 << 20, duration(s, 1.0, "--seconds")?, &|f| {
