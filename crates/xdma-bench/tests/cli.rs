@@ -188,7 +188,7 @@ fn bad_input_is_refused_with_a_message() {
     for (args, says) in [
         (&["sweep", "--sizes", "0"][..], "not a byte count"),
         (&["sweep", "--sizes", "4K", "--runs", "0"], "--runs 0"),
-        (&["concurrent", "--seconds", "-1"], "not a positive number"),
+        (&["concurrent", "--seconds", "0"], "not a positive number"),
         (&["stream", "--frame", "10"], "64 to 65536"),
         (&["stream", "--channels", "3"], "3"),
         (
