@@ -39,9 +39,9 @@ pub fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
         run(root, cmd)
     };
     println!(
-        "\nThe simulated card is deterministic: one counted run after the warm-up gives what any \
-         number of runs would, so the sweep below runs `--runs 1` (a board needs the reference's \
-         best of 5, 8 from 4 MiB).\n"
+        "\nThe simulated card is deterministic: there is no run-to-run noise for a best of N to \
+         remove, so the sweep below runs one counted transfer after the warm-up (`--runs 1`); a \
+         board needs the reference's best of 5 (8 from 4 MiB), the tool's default.\n"
     );
     bench_run(&["sweep", "--runs", "1"])?;
     let from = sweep.to_string_lossy().into_owned();

@@ -12,8 +12,8 @@
 
 pub mod host;
 pub mod measure;
-pub mod report;
 pub mod reference;
+pub mod report;
 pub mod rtt;
 pub mod scenario;
 pub mod stats;

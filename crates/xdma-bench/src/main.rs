@@ -338,7 +338,9 @@ fn runs_text(runs: Option<usize>) -> String {
 
 fn mode_text(m: Mode) -> &'static str {
     match m {
-        Mode::BackToBack => "back-to-back (the next transfer of a direction queued while the previous one runs)",
+        Mode::BackToBack => {
+            "back-to-back (the next transfer of a direction queued while the previous one runs)"
+        }
         Mode::Serial => "serial (a write, then a read, each after the previous one returned)",
     }
 }
@@ -482,7 +484,15 @@ fn run(cli: &Cli) -> Result<()> {
                 doc.runs,
                 sweep_table(&doc.rows)
             );
-            emit(c, &doc.meta, &Rows { mode: doc.mode, rows: &doc.rows }, &text)
+            emit(
+                c,
+                &doc.meta,
+                &Rows {
+                    mode: doc.mode,
+                    rows: &doc.rows,
+                },
+                &text,
+            )
         }
         Cmd::Fit { sweep: a, from } => {
             let doc = match from {
@@ -491,9 +501,8 @@ fn run(cli: &Cli) -> Result<()> {
             };
             let f = sweep::fit(&doc.rows)?;
             if let Some(dir) = &c.out {
-                let mut csv = String::from(
-                    "dir,bytes,measured_us,model_us,error_pct,marginal_ns_per_byte\n",
-                );
+                let mut csv =
+                    String::from("dir,bytes,measured_us,model_us,error_pct,marginal_ns_per_byte\n");
                 for r in &f.rows {
                     csv.push_str(&format!(
                         "{},{},{:.4},{:.4},{:.3},{}\n",
@@ -590,8 +599,7 @@ fn run(cli: &Cli) -> Result<()> {
             };
             let cmp = sweep::compare(&doc.rows, &rows)?;
             if let Some(dir) = &c.out {
-                let mut csv =
-                    String::from("dir,bytes,measured_mb_s,reference_mb_s,error_pct\n");
+                let mut csv = String::from("dir,bytes,measured_mb_s,reference_mb_s,error_pct\n");
                 for r in &cmp.rows {
                     csv.push_str(&format!(
                         "{},{},{:.3},{:.3},{:.3}\n",
@@ -606,8 +614,14 @@ fn run(cli: &Cli) -> Result<()> {
                     report::write(dir, "compare.csv", &csv)?,
                     report::write(dir, "compare.md", &compare_table(&cmp))?,
                 ];
-                let mut series = throughput_series(&doc.rows, &format!("{} card", doc.meta.backend), false, 0);
-                series.extend(throughput_series(&reference_rows(&rows), "reference board", true, 0));
+                let mut series =
+                    throughput_series(&doc.rows, &format!("{} card", doc.meta.backend), false, 0);
+                series.extend(throughput_series(
+                    &reference_rows(&rows),
+                    "reference board",
+                    true,
+                    0,
+                ));
                 let svg = dir.join("compare.svg");
                 report::line_plot(
                     &svg,
@@ -676,7 +690,11 @@ fn run(cli: &Cli) -> Result<()> {
             frames,
         } => {
             let card = open(&cfg)?;
-            let n = frames.unwrap_or(if report::simulated(&card) { 256 } else { 100_000 });
+            let n = frames.unwrap_or(if report::simulated(&card) {
+                256
+            } else {
+                100_000
+            });
             let start = Start::now(&card)?;
             let m = match mode {
                 CliStreamMode::OneAtATime => StreamMode::OneAtATime,
@@ -1016,7 +1034,12 @@ fn predict(
     let per_ch = |r: &scenario::Streams| {
         r.channels
             .iter()
-            .map(|ch| format!("C2H {}: {:.1} MB/s ({:.2} us per frame)", ch.channel, ch.mb_s, ch.us_per_frame))
+            .map(|ch| {
+                format!(
+                    "C2H {}: {:.1} MB/s ({:.2} us per frame)",
+                    ch.channel, ch.mb_s, ch.us_per_frame
+                )
+            })
             .collect::<Vec<_>>()
             .join("; ")
     };

@@ -219,13 +219,18 @@ pub fn line_plot(
                 let c = colour(s.colour);
                 if s.reference {
                     chart
-                        .draw_series(LineSeries::new(s.points.clone(), c.mix(0.5).stroke_width(1)))
+                        .draw_series(LineSeries::new(
+                            s.points.clone(),
+                            c.mix(0.5).stroke_width(1),
+                        ))
                         .map_err(plot_err)?
                         .label(s.name.clone())
                         .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.stroke_width(1)));
                     chart
                         .draw_series(
-                            s.points.iter().map(|&p| Circle::new(p, 4, c.stroke_width(1))),
+                            s.points
+                                .iter()
+                                .map(|&p| Circle::new(p, 4, c.stroke_width(1))),
                         )
                         .map_err(plot_err)?;
                 } else {
@@ -328,7 +333,13 @@ mod tests {
         let svg = std::fs::read_to_string(&p).expect("read");
         assert!(svg.starts_with("<svg") && svg.contains("measured H2C") && svg.contains("MiB"));
         let q = dir.join("b.svg");
-        bar_plot(&q, "bars", "MB/s", &[("H2C".into(), 1.0), ("C2H".into(), 2.0)]).expect("bars");
+        bar_plot(
+            &q,
+            "bars",
+            "MB/s",
+            &[("H2C".into(), 1.0), ("C2H".into(), 2.0)],
+        )
+        .expect("bars");
         assert!(std::fs::read_to_string(&q).expect("read").contains("C2H"));
         assert!(line_plot(&p, "none", XAxis::Linear, "x", "y", &[]).is_err());
         let _ = std::fs::remove_dir_all(&dir);

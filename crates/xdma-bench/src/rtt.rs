@@ -290,7 +290,12 @@ pub fn run<C: Card + AsyncCard>(
 }
 
 /// The tiers, their frequency check and the stability verdict of measured segments.
-pub fn analyse(frame: u64, affinity: Option<usize>, segments: Vec<Segment>, sim_time: bool) -> Report {
+pub fn analyse(
+    frame: u64,
+    affinity: Option<usize>,
+    segments: Vec<Segment>,
+    sim_time: bool,
+) -> Report {
     let periods: Vec<f64> = segments.iter().map(|s| s.period_us).collect();
     let raw = stats::tiers(&periods);
     let mhz_of = |t: &Tier| {
@@ -337,7 +342,11 @@ pub fn analyse(frame: u64, affinity: Option<usize>, segments: Vec<Segment>, sim_
     Report {
         frame,
         affinity,
-        last_vs_fastest_pct: if last > 0.0 { fastest / last * 100.0 } else { 0.0 },
+        last_vs_fastest_pct: if last > 0.0 {
+            fastest / last * 100.0
+        } else {
+            0.0
+        },
         stable: stats::stable(last, fastest),
         segments,
         tiers,

@@ -360,19 +360,13 @@ mod tests {
     /// for writes, 18.5 us and 0.398 ns/B for reads; 3413 and 2510 MB/s).
     #[test]
     fn the_two_point_fit_gives_the_reference_figures() {
-        let w = Fit::two_point(
-            (4096, 4096.0 / 204.8),
-            (8 << 20, 8_388_608.0 / 3387.0),
-        )
-        .expect("fit");
+        let w =
+            Fit::two_point((4096, 4096.0 / 204.8), (8 << 20, 8_388_608.0 / 3387.0)).expect("fit");
         assert!((w.t0_us - 18.8).abs() < 0.05, "{w:?}");
         assert!((w.ns_per_byte - 0.293).abs() < 0.0005, "{w:?}");
         assert!((w.mb_s - 3413.0).abs() < 3.0, "{w:?}");
-        let r = Fit::two_point(
-            (4096, 4096.0 / 203.8),
-            (8 << 20, 8_388_608.0 / 2496.5),
-        )
-        .expect("fit");
+        let r =
+            Fit::two_point((4096, 4096.0 / 203.8), (8 << 20, 8_388_608.0 / 2496.5)).expect("fit");
         assert!((r.t0_us - 18.5).abs() < 0.05, "{r:?}");
         assert!((r.ns_per_byte - 0.398).abs() < 0.0005, "{r:?}");
         assert!((r.mb_s - 2510.0).abs() < 3.0, "{r:?}");

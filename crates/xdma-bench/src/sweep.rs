@@ -397,9 +397,11 @@ pub fn compare(measured: &[Row], reference: &[reference::Row]) -> Result<Compari
 
 /// Reads the rows of a sweep CSV that [`write_csv`] wrote (`dir,bytes,mb_s,us`).
 pub fn parse_csv(text: &str) -> Result<Vec<Row>> {
-    let bad = |line: usize, what: &str| Error::Invalid {
+    let bad = |line: usize, what: &str| {
+        Error::Invalid {
         op: "reading a sweep CSV",
         problem: format!("line {line}: {what}; the file should be one that `xdma-bench sweep --out` wrote (dir,bytes,mb_s,us)"),
+    }
     };
     let mut rows = Vec::new();
     for (i, l) in text.lines().enumerate().skip(1) {
@@ -413,11 +415,9 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>> {
             _ => return Err(bad(i + 1, "the direction is not h2c or c2h")),
         };
         let num = |k: usize| f.get(k).and_then(|v| v.parse::<f64>().ok());
-        let (Some(bytes), Some(mb_s), Some(us)) = (
-            f.get(1).and_then(|v| v.parse::<u64>().ok()),
-            num(2),
-            num(3),
-        ) else {
+        let (Some(bytes), Some(mb_s), Some(us)) =
+            (f.get(1).and_then(|v| v.parse::<u64>().ok()), num(2), num(3))
+        else {
             return Err(bad(i + 1, "a field is missing or not a number"));
         };
         rows.push(Row {

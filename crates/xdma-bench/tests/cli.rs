@@ -29,7 +29,14 @@ fn json(args: &[&str]) -> Value {
     let text = String::from_utf8(out.stdout).expect("utf-8");
     let v: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{args:?}: stdout is not one JSON document ({e}):\n{text}"));
-    for key in ["backend", "config", "kernel", "timing", "wall_s", "simulated_s"] {
+    for key in [
+        "backend",
+        "config",
+        "kernel",
+        "timing",
+        "wall_s",
+        "simulated_s",
+    ] {
         assert!(v.get(key).is_some(), "{args:?}: no `{key}` in {v}");
     }
     assert_eq!(v["backend"], "sim");
@@ -131,7 +138,10 @@ fn compare_reports_every_row_and_catches_a_planted_error() {
     // stderr, not stdout.
     let out = bench(&["compare", "--from", &saved, "--sizes", "4K,1M", "--out", &d]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("largest error") && text.contains("| H2C | 4096 |"), "{text}");
+    assert!(
+        text.contains("largest error") && text.contains("| H2C | 4096 |"),
+        "{text}"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("compare.svg"));
     let svg = std::fs::read_to_string(dir.join("compare.svg")).expect("svg");
     assert!(svg.contains("reference board H2C") && svg.contains("sim card C2H"));
@@ -140,9 +150,21 @@ fn compare_reports_every_row_and_catches_a_planted_error() {
 #[test]
 fn the_scenarios_run_in_simulated_time() {
     let c = json(&["concurrent", "--block", "64K", "--seconds", "0.0002"]);
-    let (h, r, t) = (num(&c["h2c_mb_s"]), num(&c["c2h_mb_s"]), num(&c["total_mb_s"]));
+    let (h, r, t) = (
+        num(&c["h2c_mb_s"]),
+        num(&c["c2h_mb_s"]),
+        num(&c["total_mb_s"]),
+    );
     assert!(h > 100.0 && r > 100.0 && (h + r - t).abs() < 1e-6, "{c}");
-    let s = json(&["stream", "--frame", "4096", "--channels", "2", "--frames", "8"]);
+    let s = json(&[
+        "stream",
+        "--frame",
+        "4096",
+        "--channels",
+        "2",
+        "--frames",
+        "8",
+    ]);
     let chans = s["channels"].as_array().expect("channels");
     assert_eq!(chans.len(), 2);
     for ch in chans {
@@ -196,8 +218,14 @@ fn bad_input_is_refused_with_a_message() {
             "no longer than the run",
         ),
         (&["compare", "--sizes", "12345"], "none of --sizes"),
-        (&["fit", "--from", "/nonexistent/sweep.json"], "reading a saved sweep"),
-        (&["sweep", "--backend", "hw", "--device", "/nonexistent/xdma0"], "xdma0"),
+        (
+            &["fit", "--from", "/nonexistent/sweep.json"],
+            "reading a saved sweep",
+        ),
+        (
+            &["sweep", "--backend", "hw", "--device", "/nonexistent/xdma0"],
+            "xdma0",
+        ),
     ] {
         let out = bench(args);
         assert!(!out.status.success(), "{args:?} should fail");

@@ -59,7 +59,11 @@ fn back_to_back_rows_are_within_ten_percent() {
     };
     let measured = sweep::sweep(&card, &plan, |_| {}).expect("sweep");
     let cmp = sweep::compare(&measured, &reference).expect("compare");
-    assert_eq!(cmp.rows.len(), 2 * reference.len(), "every row, both directions");
+    assert_eq!(
+        cmp.rows.len(),
+        2 * reference.len(),
+        "every row, both directions"
+    );
     let mut misses = Vec::new();
     for row in &cmp.rows {
         let (dir, got, want) = (row.dir, row.measured_mb_s, row.reference_mb_s);
