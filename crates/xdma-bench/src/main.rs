@@ -800,7 +800,7 @@ fn run(cli: &Cli) -> Result<()> {
                 paths.push(svg);
                 wrote(&paths);
             }
-            let text = rtt_text(&r, sim);
+            let text = rtt_text(&r);
             emit(c, &meta, &r, &text)
         }
         Cmd::Predict {
@@ -923,7 +923,7 @@ fn stream_text(r: &scenario::Streams, m: StreamMode) -> String {
     s
 }
 
-fn rtt_text(r: &rtt::Report, sim: bool) -> String {
+fn rtt_text(r: &rtt::Report) -> String {
     let mut s = format!(
         "rtt: ECHO stop-and-wait with {} B frames{}\n\n| segment | frames | period (us) | RTT P50 (us) | RTT P99 (us) | overhead (us) | MB/s | CPU | MHz |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         r.frame,
@@ -966,11 +966,7 @@ fn rtt_text(r: &rtt::Report, sim: bool) -> String {
     }
     s.push_str(&format!(
         "CPU tiers: {}\nstability: the last segment runs at {:.1} % of the fast tier: {}\n",
-        if sim {
-            r.cpu_tiers.clone()
-        } else {
-            r.cpu_tiers.clone()
-        },
+        r.cpu_tiers,
         r.last_vs_fastest_pct,
         if r.stable {
             "stable (>= 98 %)"

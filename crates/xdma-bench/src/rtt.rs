@@ -217,7 +217,7 @@ pub fn run<C: Card + AsyncCard>(
                 let (t, r) = (tr?, rr?);
                 let cpu = host::current_cpu();
                 let answer = &rbuf[..r.bytes];
-                let check = if count % FULL_CHECK_EVERY == 0 {
+                let check = if count.is_multiple_of(FULL_CHECK_EVERY) {
                     frame::parse(answer).map(|p| p.header)
                 } else {
                     frame::parse_header(answer).map(|(h, _)| h)

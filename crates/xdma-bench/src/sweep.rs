@@ -114,7 +114,7 @@ impl Plan {
                     ),
                 });
             }
-            if b % info.alignment.max(1) != 0 {
+            if !b.is_multiple_of(info.alignment.max(1)) {
                 return Err(Error::Invalid {
                     op: "planning a sweep",
                     problem: format!(
