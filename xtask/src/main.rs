@@ -4,6 +4,7 @@
 //! that it builds in seconds on a fresh clone, before anything else is compiled.
 
 mod codegen;
+mod demo;
 mod fuse;
 mod rtl_dirs;
 mod setup;
@@ -22,7 +23,8 @@ tasks:
   test    setup, lint, codegen check, cargo fmt --check, clippy -D warnings, every test
           of the workspace, then the driver backend's tests over an xdma-fuse mount of the
           simulated card
-  demo    setup, then the main job on the simulated card
+  demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
+          with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
 ";
 
@@ -32,7 +34,7 @@ fn main() -> ExitCode {
         Some("setup") => setup::setup(&root()).map(|_| ()),
         Some("lint") => lint(&root()),
         Some("test") => test(&root(), &args[1..]),
-        Some("demo") => demo(&root(), &args[1..]),
+        Some("demo") => demo::demo(&root(), &args[1..]),
         Some("codegen") => match args.get(1).map(String::as_str) {
             None => codegen::codegen(&root(), false),
             Some("--check") => codegen::codegen(&root(), true),
@@ -250,14 +252,6 @@ fn hw_over_fuse(root: &Path) -> Result<(), String> {
         fuse::with_mount(root, Some(&config), cmd)?;
     }
     Ok(())
-}
-
-fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
-    setup::setup(root)?;
-    let mut cmd = cargo();
-    cmd.args(["run", "-p", "xdma", "--example", "acquire", "--"])
-        .args(extra);
-    run(root, cmd)
 }
 
 #[cfg(test)]

@@ -3,8 +3,18 @@
 //!
 //! - [`measure`]: the two timing modes (back-to-back and serial) with data checked every run;
 //! - [`scenario`]: a write and a read thread at once, and generated frames on C2H streams;
-//! - [`reference`]: the board's measured tables.
+//! - [`reference`]: the board's measured tables;
+//! - [`sweep`]: the block-size sweep, its fit and its comparison with a reference table;
+//! - [`rtt`]: the ECHO stop-and-wait loop in segments, with tiers and a stability verdict;
+//! - [`stats`]: reservoir sampling, percentiles, tiers, fits and marginal bandwidth;
+//! - [`host`]: what the host tells about its CPU, kernel and driver;
+//! - [`report`]: the metadata of every result, CSV and SVG output.
 
+pub mod host;
 pub mod measure;
 pub mod reference;
+pub mod report;
+pub mod rtt;
 pub mod scenario;
+pub mod stats;
+pub mod sweep;

@@ -211,6 +211,10 @@ pub fn serial<C: Card>(
     bytes: usize,
     count: usize,
 ) -> Result<Vec<Sample>> {
+    let (h2c, c2h) = (
+        crate::sweep::mm_channel(card, Direction::H2C)?,
+        crate::sweep::mm_channel(card, Direction::C2H)?,
+    );
     let mut out = Vec::with_capacity(2 * count);
     let mut back = DmaBuffer::new(bytes)?;
     let mut last: Option<(Direction, u64)> = None;
@@ -223,11 +227,17 @@ pub fn serial<C: Card>(
             });
         }
     };
+    // Two patterns made before the loop, alternating, so that no buffer is built inside a
+    // timed period and each read shows the latest write.
+    let blocks = [
+        DmaBuffer::from_slice(&pattern(bytes, 0))?,
+        DmaBuffer::from_slice(&pattern(bytes, 1))?,
+    ];
     for k in 0..count {
-        let data = DmaBuffer::from_slice(&pattern(bytes, k as u32))?;
-        let w = card.write_mm(0, addr, &data)?;
+        let data = &blocks[k % 2];
+        let w = card.write_mm(h2c, addr, data)?;
         close(Direction::H2C, w.start_ps, &mut out);
-        let r = card.read_mm(0, addr, &mut back)?;
+        let r = card.read_mm(c2h, addr, &mut back)?;
         close(Direction::C2H, r.start_ps, &mut out);
         if back[..] != data[..] {
             return Err(mismatch(Direction::C2H, bytes, addr));

@@ -23,6 +23,21 @@ pub struct Concurrent {
     pub c2h_mb_s: f64,
     /// Both together.
     pub total_mb_s: f64,
+    /// The span of the backend's clock from the first transfer's start to the last one's end,
+    /// in microseconds.
+    pub span_us: f64,
+}
+
+/// The span from the first start to the last end of several threads' transfers, in ps.
+fn span_of<'a>(all: impl IntoIterator<Item = &'a [Transfer]>) -> u64 {
+    let (mut a, mut b) = (u64::MAX, 0);
+    for ts in all {
+        for t in ts {
+            a = a.min(t.start_ps);
+            b = b.max(t.end_ps);
+        }
+    }
+    b.saturating_sub(a)
 }
 
 /// MB/s of `n` transfers of `bytes` from the first one's start to the last one's end.
@@ -47,11 +62,13 @@ fn mm_channel(card: &impl Card, dir: Direction) -> Result<usize> {
 
 /// One thread writing blocks of `block` bytes and one thread reading blocks from another card
 /// region, each with a handle of its own and each call made after its previous one returned,
-/// for `span` of the backend's clock. Both regions' data is checked afterwards.
+/// for `span` of the backend's clock. Both regions' data is checked afterwards. `progress`
+/// hears the fraction of the span the write thread has done.
 pub fn concurrent<C: Card + Clone + Send>(
     card: &C,
     block: usize,
     span: Duration,
+    progress: &(dyn Fn(f64) + Sync),
 ) -> Result<Concurrent> {
     let (h2c, c2h) = (
         mm_channel(card, Direction::H2C)?,
@@ -79,7 +96,9 @@ pub fn concurrent<C: Card + Clone + Send>(
             loop {
                 let t = wc.write_mm(h2c, waddr, wdata)?;
                 out.push(t);
-                if t.end_ps.saturating_sub(out[0].start_ps) >= span_ps {
+                let done = t.end_ps.saturating_sub(out[0].start_ps);
+                progress(done as f64 / span_ps.max(1) as f64);
+                if done >= span_ps {
                     return Ok(out);
                 }
             }
@@ -124,6 +143,7 @@ pub fn concurrent<C: Card + Clone + Send>(
         h2c_mb_s: hw,
         c2h_mb_s: hr,
         total_mb_s: hw + hr,
+        span_us: span_of([&w[..], &r[..]]) as f64 / 1e6,
     })
 }
 
@@ -159,17 +179,22 @@ pub struct Streams {
     pub channels: Vec<StreamChannel>,
     /// All channels together, in MB/s.
     pub total_mb_s: f64,
+    /// The span of the backend's clock from the first frame's start to the last one's end
+    /// over all channels, in microseconds.
+    pub span_us: f64,
 }
 
 /// The card's frame sources in GEN mode, each on a C2H stream of its own: `frames` frames of
 /// `frame` bytes received on each of the first `channels` stream channels at once (a thread
 /// and a handle per channel), every frame checked against the frame format and its sequence.
+/// `progress` hears each frame received.
 pub fn streams<C: Card + AsyncCard + Clone + Send>(
     card: &C,
     frame: usize,
     channels: usize,
     mode: StreamMode,
     frames: usize,
+    progress: &(dyn Fn() + Sync),
 ) -> Result<Streams> {
     use card_regs_layout::*;
     let streams: Vec<usize> = card
@@ -210,7 +235,7 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
             .iter()
             .map(|&ch| {
                 let c = card.clone();
-                s.spawn(move || receive(&c, ch, frame, mode, frames))
+                s.spawn(move || receive(&c, ch, frame, mode, frames, progress))
             })
             .collect();
         handles
@@ -223,8 +248,9 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
     });
     card.write_reg(CONTROL, 0)?;
     let mut out = Vec::new();
-    for (r, &ch) in results.into_iter().zip(&streams) {
-        let ts = r?;
+    let results = results.into_iter().collect::<Result<Vec<_>>>()?;
+    let span = span_of(results.iter().map(Vec::as_slice));
+    for (ts, &ch) in results.into_iter().zip(&streams) {
         let mb_s = rate(&ts, frame as u64);
         out.push(StreamChannel {
             channel: ch,
@@ -238,6 +264,7 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
         frame: frame as u64,
         channels: out,
         total_mb_s: total,
+        span_us: span as f64 / 1e6,
     })
 }
 
@@ -267,6 +294,7 @@ fn receive<C: Card + AsyncCard>(
     frame: usize,
     mode: StreamMode,
     frames: usize,
+    progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<Transfer>> {
     let mut out = Vec::with_capacity(frames);
     let mut seq = None;
@@ -277,6 +305,7 @@ fn receive<C: Card + AsyncCard>(
                 let t = card.recv_stream(ch, &mut buf, FRAME_WAIT)?;
                 check_frame(&buf[..t.bytes], &mut seq, ch)?;
                 out.push(t);
+                progress();
             }
         }
         StreamMode::Queued => {
@@ -298,6 +327,7 @@ fn receive<C: Card + AsyncCard>(
                     let t = r?;
                     check_frame(&buf[..t.bytes], &mut seq, ch)?;
                     out.push(t);
+                    progress();
                 }
                 Ok::<(), Error>(())
             })?;

@@ -4,9 +4,8 @@
 //! `docs/timing-model.md` as well). A named row that comes within 10 % fails the test too, so
 //! that the list says what the model does.
 
-use rstest::rstest;
 use xdma::{CardAddr, Config, Direction, Xdma};
-use xdma_bench::{measure, reference};
+use xdma_bench::{measure, reference, sweep};
 
 /// The tolerance of the target.
 const TOLERANCE: f64 = 0.10;
@@ -46,29 +45,28 @@ fn reachable(dir: Direction, bytes: u64) -> Option<&'static str> {
         .map(|r| r.2)
 }
 
-#[rstest]
-#[case::h2c(Direction::H2C)]
-#[case::c2h(Direction::C2H)]
-fn back_to_back_rows_are_within_ten_percent(#[case] dir: Direction) {
+/// The comparison that `xdma-bench compare` prints, run here through the library: the sweep of
+/// the reference's sizes (one warm-up, one counted run: the simulated card is deterministic)
+/// and every reference row of both directions against it.
+#[test]
+fn back_to_back_rows_are_within_ten_percent() {
     let card = open();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let reference = reference::block_sweep().expect("reference");
+    let plan = sweep::Plan {
+        sizes: reference.iter().map(|r| r.bytes).collect(),
+        mode: measure::Mode::BackToBack,
+        runs: Some(1),
+    };
+    let measured = sweep::sweep(&card, &plan, |_| {}).expect("sweep");
+    let cmp = sweep::compare(&measured, &reference).expect("compare");
+    assert_eq!(
+        cmp.rows.len(),
+        2 * reference.len(),
+        "every row, both directions"
+    );
     let mut misses = Vec::new();
-    for row in reference::block_sweep().expect("reference") {
-        let samples = rt
-            .block_on(measure::back_to_back(
-                &card,
-                dir,
-                0,
-                CardAddr(0),
-                row.bytes as usize,
-                1,
-                2,
-            ))
-            .expect("measure");
-        let got = measure::best(&samples).expect("one sample").mb_s();
-        let want = row.mb_s(dir);
+    for row in &cmp.rows {
+        let (dir, got, want) = (row.dir, row.measured_mb_s, row.reference_mb_s);
         let err = (got - want) / want;
         let named = reachable(dir, row.bytes);
         println!(

@@ -1,0 +1,236 @@
+//! The `xdma-bench` binary on the simulated card: every subcommand's JSON (one document on
+//! stdout, with the metadata), the files `--out` writes, `compare` against the reference and
+//! against a reference with a planted error, and bad input refused with a message.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xdma-bench"))
+        .args(args)
+        .env("XDMA_BACKEND", "sim")
+        .env_remove("XDMA_CONFIG")
+        .output()
+        .expect("run xdma-bench")
+}
+
+/// Runs with `--json`; stdout must be exactly one JSON document.
+fn json(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = bench(&a);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let v: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{args:?}: stdout is not one JSON document ({e}):\n{text}"));
+    for key in [
+        "backend",
+        "config",
+        "kernel",
+        "timing",
+        "wall_s",
+        "simulated_s",
+    ] {
+        assert!(v.get(key).is_some(), "{args:?}: no `{key}` in {v}");
+    }
+    assert_eq!(v["backend"], "sim");
+    assert_eq!(v["config"]["backend"], "sim");
+    assert!(v["simulated_s"].as_f64().expect("simulated time") > 0.0);
+    assert!(v["wall_s"].as_f64().expect("wall time") > 0.0);
+    v
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// The reference's figure for a row, read from the CSV here, independently of the tool.
+fn reference_mb_s(csv: &str, bytes: u64, dir: &str) -> f64 {
+    for l in csv.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        if f[0].parse::<u64>().ok() == Some(bytes) {
+            let col = if dir == "h2c" { 1 } else { 2 };
+            return f[col].parse().expect("number");
+        }
+    }
+    panic!("no reference row of {bytes} bytes");
+}
+
+/// `compare` against the reference: one row per size and direction, the reference's figures
+/// as the CSV has them, each error the arithmetic of measured and reference, the largest
+/// named; then the same sweep against a reference with one figure doubled, which `compare`
+/// must show as an error near 50 %.
+#[test]
+fn compare_reports_every_row_and_catches_a_planted_error() {
+    let csv = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/k7-xdma-ddr3-block-sweep.csv"),
+    )
+    .expect("reference");
+    let dir = tmp("compare");
+    let d = dir.to_string_lossy().into_owned();
+    let v = json(&["sweep", "--sizes", "4K,1M", "--runs", "1", "--out", &d]);
+    let rows = v["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 4);
+    for r in rows {
+        let (bytes, mb_s, us) = (num(&r["bytes"]), num(&r["mb_s"]), num(&r["us"]));
+        assert!((bytes / us - mb_s).abs() < 1e-6 * mb_s, "{r}");
+    }
+    for f in ["sweep.csv", "sweep.json", "sweep.svg"] {
+        assert!(dir.join(f).is_file(), "{f} written");
+    }
+    let saved = dir.join("sweep.json").to_string_lossy().into_owned();
+    let c = json(&["compare", "--from", &saved, "--sizes", "4096,1048576"]);
+    let rows = c["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 4);
+    let mut worst: f64 = 0.0;
+    for r in rows {
+        let (bytes, dir) = (num(&r["bytes"]) as u64, r["dir"].as_str().expect("dir"));
+        let want = reference_mb_s(&csv, bytes, dir);
+        assert_eq!(num(&r["reference_mb_s"]), want);
+        let got = num(&r["measured_mb_s"]);
+        let err = (got - want) / want * 100.0;
+        assert!((num(&r["error_pct"]) - err).abs() < 1e-9, "{r}");
+        // The timing model's target: within 10 % at these rows.
+        assert!(err.abs() <= 10.0, "{r}");
+        worst = worst.max(err.abs());
+    }
+    assert!((num(&c["max_abs_error_pct"]) - worst).abs() < 1e-9);
+
+    // A broken reference: the 4 KiB write figure doubled.
+    let broken = csv.replacen("4096,204.8,", "4096,409.6,", 1);
+    assert_ne!(broken, csv);
+    let bad = dir.join("broken.csv");
+    std::fs::write(&bad, broken).expect("write");
+    let b = bad.to_string_lossy().into_owned();
+    let c = json(&[
+        "compare",
+        "--from",
+        &saved,
+        "--sizes",
+        "4096,1048576",
+        "--reference",
+        &b,
+    ]);
+    let e = num(&c["max_abs_error_pct"]);
+    assert!((45.0..55.0).contains(&e), "the planted error shows: {e}");
+
+    // The fit of the saved sweep goes through its two ends exactly.
+    let f = json(&["fit", "--from", &saved, "--out", &d]);
+    for row in f["rows"].as_array().expect("rows") {
+        assert!(num(&row["error_pct"]).abs() < 1e-6, "two sizes: {row}");
+    }
+    let t0 = num(&f["h2c"]["t0_us"]);
+    assert!((5.0..40.0).contains(&t0), "{t0}");
+    assert!(dir.join("fit.svg").is_file() && dir.join("fit.csv").is_file());
+    // Without --json the same command prints a table, and the output files are named on
+    // stderr, not stdout.
+    let out = bench(&["compare", "--from", &saved, "--sizes", "4K,1M", "--out", &d]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("largest error") && text.contains("| H2C | 4096 |"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("compare.svg"));
+    let svg = std::fs::read_to_string(dir.join("compare.svg")).expect("svg");
+    assert!(svg.contains("reference board H2C") && svg.contains("sim card C2H"));
+}
+
+#[test]
+fn the_scenarios_run_in_simulated_time() {
+    let c = json(&["concurrent", "--block", "64K", "--seconds", "0.0002"]);
+    let (h, r, t) = (
+        num(&c["h2c_mb_s"]),
+        num(&c["c2h_mb_s"]),
+        num(&c["total_mb_s"]),
+    );
+    assert!(h > 100.0 && r > 100.0 && (h + r - t).abs() < 1e-6, "{c}");
+    let s = json(&[
+        "stream",
+        "--frame",
+        "4096",
+        "--channels",
+        "2",
+        "--frames",
+        "8",
+    ]);
+    let chans = s["channels"].as_array().expect("channels");
+    assert_eq!(chans.len(), 2);
+    for ch in chans {
+        assert_eq!(num(&ch["frames"]), 8.0);
+        let (mb, us) = (num(&ch["mb_s"]), num(&ch["us_per_frame"]));
+        assert!((4096.0 / us - mb).abs() < 1e-6 * mb, "{ch}");
+    }
+    let dir = tmp("rtt");
+    let d = dir.to_string_lossy().into_owned();
+    let r = json(&[
+        "rtt",
+        "--minutes",
+        "0.00001",
+        "--segment-min",
+        "0.000005",
+        "--frame",
+        "256",
+        "--out",
+        &d,
+    ]);
+    let segs = r["segments"].as_array().expect("segments");
+    assert_eq!(segs.len(), 2);
+    for g in segs {
+        let (period, p50, over) = (
+            num(&g["period_us"]),
+            num(&g["rtt_p50_us"]),
+            num(&g["overhead_us"]),
+        );
+        assert!(p50 > 0.0 && p50 <= period && over >= 0.0, "{g}");
+        assert!(num(&g["rtt_p99_us"]) >= p50);
+    }
+    assert!(r["cpu_tiers"]
+        .as_str()
+        .expect("text")
+        .starts_with("do not apply"));
+    // Simulated time is deterministic: both segments run at one period, so the loop is stable.
+    assert_eq!(r["stable"], true);
+    assert!(dir.join("rtt.csv").is_file() && dir.join("rtt.svg").is_file());
+}
+
+#[test]
+fn bad_input_is_refused_with_a_message() {
+    for (args, says) in [
+        (&["sweep", "--sizes", "0"][..], "not a byte count"),
+        (&["sweep", "--sizes", "4K", "--runs", "0"], "--runs 0"),
+        (&["concurrent", "--seconds", "0"], "not a positive number"),
+        (&["stream", "--frame", "10"], "64 to 65536"),
+        (&["stream", "--channels", "3"], "3"),
+        (
+            &["rtt", "--minutes", "0.00001", "--segment-min", "0.001"],
+            "no longer than the run",
+        ),
+        (&["compare", "--sizes", "12345"], "none of --sizes"),
+        (
+            &["fit", "--from", "/nonexistent/sweep.json"],
+            "reading a saved sweep",
+        ),
+        (
+            &["sweep", "--backend", "hw", "--device", "/nonexistent/xdma0"],
+            "xdma0",
+        ),
+    ] {
+        let out = bench(args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
+    }
+}
