@@ -47,6 +47,21 @@ pub struct SimConfig {
     pub host_grace_ms: u64,
     /// Protocol monitors on every bus of the card. Default true.
     pub monitors: bool,
+    /// Seeded random pauses on every bus the IP drives: idle cycles on what it sends (AXI
+    /// requests and write data, H2C stream beats) and backpressure on what it takes (AXI
+    /// responses, C2H stream beats), as a real interconnect and engine may add. Off by default.
+    /// Timing stays deterministic for one seed; tests use it to shake the card's handshakes.
+    pub bus_pauses: Option<BusPauses>,
+}
+
+/// Seeded random pauses on every bus of the card (see [`SimConfig::bus_pauses`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BusPauses {
+    /// The generators' seed: the same seed gives the same pauses.
+    pub seed: u64,
+    /// Chance in percent, 0 to 90, that a channel pauses on a cycle.
+    pub percent: u8,
 }
 
 impl Default for SimConfig {
@@ -66,6 +81,7 @@ impl Default for SimConfig {
             reply_timeout_s: 600,
             host_grace_ms: 200,
             monitors: true,
+            bus_pauses: None,
         }
     }
 }
@@ -134,6 +150,15 @@ impl SimConfig {
             600_000,
             "milliseconds of wall-clock time",
         )?;
+        if let Some(p) = self.bus_pauses {
+            int_range(
+                "bus_pauses.percent",
+                u64::from(p.percent),
+                0,
+                90,
+                "percent of cycles; a bus paused more often barely moves",
+            )?;
+        }
         self.engine.validate()?;
         self.timing.validate()
     }

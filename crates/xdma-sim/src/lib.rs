@@ -45,7 +45,7 @@ use xdma_core::{
     Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
 };
 
-pub use config::{SimConfig, MAX_CHANNELS};
+pub use config::{BusPauses, SimConfig, MAX_CHANNELS};
 
 use crate::engine::HOST_PAGE;
 use crate::ip::{Answer, Ip, Op};
@@ -251,6 +251,10 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
     for s in &hw.c2h {
         // A C2H stream engine takes data only while a receive has a buffer posted.
         s.set_enabled(false);
+    }
+    if let Some(p) = cfg.bus_pauses {
+        hw.env
+            .set_pauses(&axi_bfm::PauseSpec::random(p.seed, p.percent));
     }
     let card_id = hw.read(0x000).map_err(bfm)?;
     let card_version = hw.read(0x004).map_err(bfm)?;

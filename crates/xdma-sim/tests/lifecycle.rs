@@ -408,3 +408,41 @@ fn a_receive_that_exactly_fills_its_buffer_reports_no_end_of_packet() {
     assert_eq!((exact.bytes, exact.end_of_packet), (1024, false));
     assert_eq!((shorter.bytes, shorter.end_of_packet), (1000, true));
 }
+
+#[test]
+fn random_pauses_on_every_bus_keep_the_data_and_cost_time() {
+    let run = |pauses: Option<xdma_sim::BusPauses>| {
+        let card = open_with(|c| c.bus_pauses = pauses);
+        let data = pattern(40_000, 5);
+        let w = card.write_mm(0, CardAddr(0x1003), &data).expect("write");
+        let mut back = vec![0u8; data.len()];
+        let r = card.read_mm(0, CardAddr(0x1003), &mut back).expect("read");
+        assert_eq!(back, data);
+        card.write_reg(u64::from(regs::CONTROL), regs::control::MODE_LOOP as u32)
+            .expect("LOOP mode");
+        let frame = pattern(3000, 6);
+        let receiver = card.clone();
+        let got = std::thread::scope(|s| {
+            let rx = s.spawn(move || {
+                let mut buf = DmaBuffer::new(4096).expect("buffer");
+                let t = receiver
+                    .recv_stream(1, &mut buf, Duration::from_millis(1))
+                    .expect("the packet comes back");
+                buf[..t.bytes].to_vec()
+            });
+            card.send_stream(1, &frame).expect("send");
+            rx.join().expect("receiver")
+        });
+        assert_eq!(got, frame);
+        (w.end_ps - w.start_ps) + (r.end_ps - r.start_ps)
+    };
+    let calm = run(None);
+    let paused = run(Some(xdma_sim::BusPauses {
+        seed: 11,
+        percent: 40,
+    }));
+    assert!(
+        paused > calm,
+        "pauses slow the transfers: {paused} ps vs {calm} ps"
+    );
+}
