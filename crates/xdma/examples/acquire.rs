@@ -35,7 +35,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         info.memory_size >> 20
     );
     // On a board, say which driver release is behind the nodes: it decides how timeouts show.
-    #[cfg(target_os = "linux")]
+    #[cfg(all(feature = "hw", target_os = "linux"))]
     if let Xdma::Hw(hw) = &card {
         println!(
             "{}, c2h_timeout {} s",
