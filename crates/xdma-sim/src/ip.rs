@@ -703,10 +703,12 @@ impl Job {
                 at_card: None,
                 txn: None,
             }),
+            // The read enters the driver after its system call, which checks for a latched
+            // interrupt and only then sleeps for the timeout.
             Op::WaitEvent(event, timeout) => Job::Wait(Wait {
                 event,
                 stamp,
-                deadline: stamp.saturating_add(dur_ps(timeout)),
+                deadline: (stamp + c.register).saturating_add(dur_ps(timeout)),
                 timeout,
                 abort_at: None,
             }),
@@ -965,7 +967,7 @@ impl Wait {
         let enter = self.stamp + c.register;
         if let Some(&first) = q.front() {
             let seen = first.max(enter);
-            if seen <= now && seen <= self.deadline.max(enter) {
+            if seen <= now && seen <= self.deadline {
                 let n = q.iter().take_while(|&&t| t <= seen).count();
                 q.drain(..n);
                 let end = if first <= enter { enter } else { seen + c.wake };
