@@ -165,9 +165,9 @@ pub async fn back_to_back<C: AsyncCard + Card>(
         .map(|_| DmaBuffer::from_slice(&data))
         .collect::<Result<_>>()?;
     let mut inflight = InOrder::new();
-    let (mut issued, mut prev_end) = (0, None::<u64>);
-    let mut out = Vec::with_capacity(count);
-    while out.len() < count {
+    let mut issued = 0;
+    let mut ends = Vec::with_capacity(total);
+    while ends.len() < total {
         while issued < total && inflight.len() < depth {
             let buf = free
                 .pop()
@@ -182,16 +182,21 @@ pub async fn back_to_back<C: AsyncCard + Card>(
         if dir == Direction::C2H && buf[..] != data[..] {
             return Err(mismatch(dir, bytes, addr));
         }
-        if let Some(p) = prev_end {
-            out.push(Sample {
-                dir,
-                bytes: bytes as u64,
-                us: t.end_ps.saturating_sub(p) as f64 / 1e6,
-            });
-        }
-        prev_end = Some(t.end_ps);
+        ends.push(t.end_ps);
         free.push(buf);
     }
+    // The channel serves its queue one transfer at a time, but a backend whose calls run on
+    // threads of their own may take them in another order than they were made: the durations
+    // are the gaps between completions in the order they happened.
+    ends.sort_unstable();
+    let out: Vec<Sample> = ends
+        .windows(2)
+        .map(|w| Sample {
+            dir,
+            bytes: bytes as u64,
+            us: (w[1] - w[0]) as f64 / 1e6,
+        })
+        .collect();
     if dir == Direction::H2C {
         let mut back = DmaBuffer::new(bytes)?;
         card.read_mm(other(Direction::C2H)?, addr, &mut back)?;

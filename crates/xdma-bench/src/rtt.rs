@@ -37,6 +37,10 @@ pub const RESERVOIR: usize = 4096;
 /// How long one answer may take, in the backend's clock, before the loop gives up.
 const ANSWER_WAIT: Duration = Duration::from_millis(100);
 
+/// Frames of an earlier program that may wait on the card's C2H stream before the first
+/// answer: the frame source's queue and the stream path hold a few.
+const STALE_MAX: usize = 64;
+
 /// Every so many answers, the whole frame (CRC included) is checked; every answer's header
 /// and sequence number are checked. A full check of every frame would put a CRC over the
 /// frame inside each period.
@@ -174,6 +178,7 @@ pub fn run<C: Card + AsyncCard>(
     if let Some(cpu) = affinity {
         host::pin_to(cpu)?;
     }
+    crate::scenario::quiesce(card)?;
     card.write_reg(u64::from(card_regs::SRC0_FRAME_LEN), plan.frame as u32)?;
     card.write_reg(u64::from(card_regs::CONTROL), control::MODE_ECHO as u32)?;
     let mut requests: Vec<Option<DmaBuffer>> = (0..REQUESTS as u32)
@@ -210,26 +215,58 @@ pub fn run<C: Card + AsyncCard>(
                 let rx_buf = spare_rx.take().map_or_else(|| DmaBuffer::new(plan.frame), Ok)?;
                 // The receive is created (and so, on a backend that submits on creation,
                 // posted) before the request is sent; both are then awaited together.
-                let rx = card.recv_stream_async(c2h, rx_buf, ANSWER_WAIT);
+                let rx = card.recv_stream_async(c2h, rx_buf, crate::scenario::receive_wait(card, ANSWER_WAIT));
                 let tx = card.send_stream_async(h2c, req);
                 let ((rr, rbuf), (tr, tbuf)) = tokio::join!(rx, tx);
                 requests[k] = Some(tbuf);
-                let (t, r) = (tr?, rr?);
+                let (t, mut r) = (tr?, rr?);
+                let mut rbuf = rbuf;
                 let cpu = host::current_cpu();
-                let answer = &rbuf[..r.bytes];
-                let check = if count.is_multiple_of(FULL_CHECK_EVERY) {
-                    frame::parse(answer).map(|p| p.header)
-                } else {
-                    frame::parse_header(answer).map(|(h, _)| h)
-                };
-                let header = check.map_err(|e| {
-                    bad(format!("answer {count} is not a valid frame: {e}"))
-                })?;
-                if header.sequence != k as u32 {
-                    return Err(bad(format!(
-                        "request {k} was answered with sequence {}: ECHO lost or reordered a request",
-                        header.sequence
-                    )));
+                // Frames an earlier program left on the card's C2H stream come first; before
+                // the first answer, frames that are not it are stale and skipped. A program
+                // that stopped while its frame source was in the middle of a frame leaves the
+                // frame's start on the stream, which the receive joins to this request's
+                // answer: the packet's rest then follows, and the next request is sent.
+                let mut stale = 0;
+                let mut answered = true;
+                loop {
+                    let answer = &rbuf[..r.bytes];
+                    let check = if count.is_multiple_of(FULL_CHECK_EVERY) {
+                        frame::parse(answer).map(|p| p.header)
+                    } else {
+                        frame::parse_header(answer).map(|(h, _)| h)
+                    };
+                    let before_first = count == 0 && stale < STALE_MAX;
+                    match check {
+                        Ok(h) if h.sequence == k as u32 => break,
+                        // A piece without its packet's end: the rest comes next.
+                        Err(_) if before_first && !r.end_of_packet => answered = false,
+                        // The end of a broken packet, which held this request's answer.
+                        Err(_) if before_first && !answered => break,
+                        // A whole frame, or the end of one, left by an earlier program.
+                        _ if before_first => {}
+                        Ok(h) => {
+                            return Err(bad(format!(
+                                "request {k} was answered with sequence {}: ECHO lost or reordered a request",
+                                h.sequence
+                            )))
+                        }
+                        Err(e) => {
+                            return Err(bad(format!("answer {count} is not a valid frame: {e}")))
+                        }
+                    }
+                    stale += 1;
+                    let (again, b) = card
+                        .recv_stream_async(c2h, rbuf, crate::scenario::receive_wait(card, ANSWER_WAIT))
+                        .await;
+                    rbuf = b;
+                    r = again?;
+                }
+                if !answered {
+                    // The answer was lost to the join; measure from the next request.
+                    spare_rx = Some(rbuf);
+                    count += 1;
+                    continue;
                 }
                 spare_rx = Some(rbuf);
                 count += 1;

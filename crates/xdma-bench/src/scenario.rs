@@ -222,6 +222,10 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
             ),
         });
     }
+    // The card may still hold frames of an earlier run (a board or a mounted card outlives
+    // the program): stop the sources and restart their sequence numbers, so that this run's
+    // frames are told apart (see `receive`).
+    quiesce(card)?;
     card.write_reg(SRC0_FRAME_LEN, frame as u32)?;
     card.write_reg(SRC1_FRAME_LEN, frame as u32)?;
     let enable = if channels == 2 {
@@ -247,10 +251,51 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
             .collect::<Vec<_>>()
     });
     card.write_reg(CONTROL, 0)?;
-    let mut out = Vec::new();
     let results = results.into_iter().collect::<Result<Vec<_>>>()?;
-    let span = span_of(results.iter().map(Vec::as_slice));
-    for (ts, &ch) in results.into_iter().zip(&streams) {
+    // Leave the card as clean as the registers allow: the frames the sources sent past the
+    // last one taken are still on their way; take them until the count the source reports
+    // stops moving. A frame a source started just before it was disabled may still wait in
+    // its queue, which no register shows and only a receive would empty (on a driver, one
+    // that waits for `c2h_timeout` when nothing comes): the next run's `quiesce` cuts it, and
+    // `check_frame` and the round-trip loop know the broken piece that leaves.
+    let wait = receive_wait(card, FRAME_WAIT);
+    for (k, ((_, taken), &ch)) in results.iter().zip(&streams).enumerate() {
+        let sent_reg = if k == 0 { SRC0_SENT } else { SRC1_SENT };
+        let sent = || -> Result<u64> {
+            Ok(u64::from(card.read_reg(sent_reg)?) | u64::from(card.read_reg(sent_reg + 4)?) << 32)
+        };
+        let mut buf = DmaBuffer::new(frame)?;
+        let mut taken = *taken;
+        let mut settled = false;
+        for _ in 0..DRAIN_ROUNDS {
+            let now = sent()?;
+            if now == taken {
+                // A frame the source was finishing may still be counted: look again after
+                // the time it takes.
+                settle(card)?;
+                if sent()? == taken {
+                    settled = true;
+                    break;
+                }
+                continue;
+            }
+            while taken < now {
+                card.recv_stream(ch, &mut buf, wait)?;
+                taken += 1;
+            }
+        }
+        if !settled {
+            return Err(Error::Invalid {
+                op: "draining a stream after the run",
+                problem: format!(
+                    "C2H channel {ch}: frame source {k} kept sending after it was disabled"
+                ),
+            });
+        }
+    }
+    let mut out = Vec::new();
+    let span = span_of(results.iter().map(|(ts, _)| ts.as_slice()));
+    for ((ts, _), &ch) in results.into_iter().zip(&streams) {
         let mb_s = rate(&ts, frame as u64);
         out.push(StreamChannel {
             channel: ch,
@@ -271,21 +316,146 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
 /// How long one receive may wait for a frame, in the backend's clock.
 const FRAME_WAIT: Duration = Duration::from_millis(10);
 
-fn check_frame(bytes: &[u8], seq: &mut Option<u32>, ch: usize) -> Result<()> {
-    let parsed = frame::parse(bytes).map_err(|e| Error::Invalid {
+/// How long a receive waits on `card`: [`FRAME_WAIT`], or the shortest wait the backend can
+/// honour when that is longer (a driver's `c2h_timeout`).
+pub(crate) fn receive_wait(card: &impl Card, wait: Duration) -> Duration {
+    wait.max(card.info().min_stream_timeout)
+}
+
+/// Stops the frame sources and the stream modes and zeroes the counters, so that sequence
+/// numbers restart at 0.
+pub(crate) fn quiesce(card: &impl Card) -> Result<()> {
+    use card_regs_layout::*;
+    card.write_reg(CONTROL, 0)?;
+    card.write_reg(CLEAR, CLEAR_COUNTERS)
+}
+
+/// How many frames (or pieces of frames) an earlier run may have left on a stream: the
+/// frame source's queue and the stream path hold a few.
+const STALE_MAX: usize = 256;
+
+/// Waits [`SETTLE_CYCLES`] of the card's clock, read from its timestamp register.
+fn settle(card: &impl Card) -> Result<()> {
+    use card_regs_layout::TIMESTAMP;
+    let start = card.read_reg(TIMESTAMP)?;
+    for _ in 0..SETTLE_READS {
+        if card.read_reg(TIMESTAMP)?.wrapping_sub(start) >= SETTLE_CYCLES {
+            return Ok(());
+        }
+    }
+    Err(Error::Invalid {
+        op: "draining a stream after the run",
+        problem: format!(
+            "the card's timestamp did not advance {SETTLE_CYCLES} cycles in {SETTLE_READS} reads"
+        ),
+    })
+}
+
+/// How long a frame source may take to finish the frame in progress once it has room: a
+/// 64 KiB frame is 4,096 beats; 25,000 cycles is 100 us at 250 MHz.
+const SETTLE_CYCLES: u32 = 25_000;
+
+/// A bound on the timestamp reads of [`settle`], which cost at least a register read's time.
+const SETTLE_READS: usize = 100_000;
+
+/// How many times the drain after a run reads the sent count: once for the frames queued, once
+/// for the frame the source finished after it was disabled, once to see it settled.
+const DRAIN_ROUNDS: usize = 4;
+
+/// Where a stream's check stands.
+#[derive(Debug, Default)]
+struct SeqCheck {
+    /// The last sequence number, once this run's first frame (number 0) has come.
+    last: Option<u32>,
+    /// Frames skipped before it: what an earlier run left on the card.
+    stale: usize,
+    /// Whether the last receive skipped was not a whole frame.
+    broken: bool,
+}
+
+impl SeqCheck {
+    /// How many of this run's frames have been taken from the card: the next sequence number.
+    fn taken(&self) -> u64 {
+        self.last.map_or(0, |s| u64::from(s) + 1)
+    }
+}
+
+/// What a received frame is to the run.
+#[derive(Debug, PartialEq, Eq)]
+enum Seen {
+    /// The next frame of this run.
+    Next,
+    /// The run starts (again) with this frame: everything taken before it was stale.
+    Restart,
+    /// Left by an earlier run (a frame or the rest of one): skipped.
+    Stale,
+}
+
+/// Checks a generated frame and its place in the sequence. Until this run's first frame (a
+/// valid frame numbered 0, since the counters were cleared) has come, whatever arrives was left
+/// on the card by an earlier run; after it, every frame must be valid and follow its
+/// predecessor, except that a frame numbered 0 starts the run again. An earlier run that was
+/// stopped mid-frame leaves a frame without its end on the stream, which the receiver joins
+/// to this run's frame 0: then frame 1 right after the broken piece starts the run.
+fn check_frame(bytes: &[u8], seq: &mut SeqCheck, ch: usize) -> Result<Seen> {
+    let head = frame::parse(bytes)
+        .map(|p| p.header.sequence)
+        .map_err(|e| e.to_string());
+    check_header(head, seq, ch)
+}
+
+/// [`check_frame`] on a frame already parsed: its sequence number or why it is not a frame.
+fn check_header(
+    head: std::result::Result<u32, String>,
+    seq: &mut SeqCheck,
+    ch: usize,
+) -> Result<Seen> {
+    let Some(prev) = seq.last else {
+        return match head {
+            Ok(s) if s == 0 || (s == 1 && seq.broken) => {
+                seq.last = Some(s);
+                Ok(Seen::Restart)
+            }
+            _ if seq.stale < STALE_MAX => {
+                seq.broken = head.is_err();
+                seq.stale += 1;
+                Ok(Seen::Stale)
+            }
+            _ => Err(Error::Invalid {
+                op: "checking a generated frame",
+                problem: format!(
+                    "C2H channel {ch}: {STALE_MAX} frames came without this run's first one (sequence 0 after the counters were cleared)"
+                ),
+            }),
+        };
+    };
+    let s = head.map_err(|e| Error::Invalid {
         op: "checking a generated frame",
         problem: format!("C2H channel {ch}: {e}"),
     })?;
-    let s = parsed.header.sequence;
-    if let Some(prev) = seq.replace(s) {
-        if s != prev.wrapping_add(1) {
-            return Err(Error::Invalid {
-                op: "checking a generated frame",
-                problem: format!("C2H channel {ch}: sequence {s} after {prev}: frames were lost"),
-            });
-        }
+    seq.last = Some(s);
+    if s == 0 {
+        return Ok(Seen::Restart);
     }
-    Ok(())
+    if s != prev.wrapping_add(1) {
+        return Err(Error::Invalid {
+            op: "checking a generated frame",
+            problem: format!("C2H channel {ch}: sequence {s} after {prev}: frames were lost"),
+        });
+    }
+    Ok(Seen::Next)
+}
+
+/// Adds a received frame to the run's transfers as [`check_frame`] judges it.
+fn take(out: &mut Vec<Transfer>, t: Transfer, seen: Seen) {
+    match seen {
+        Seen::Next => out.push(t),
+        Seen::Restart => {
+            out.clear();
+            out.push(t);
+        }
+        Seen::Stale => {}
+    }
 }
 
 fn receive<C: Card + AsyncCard>(
@@ -295,16 +465,16 @@ fn receive<C: Card + AsyncCard>(
     mode: StreamMode,
     frames: usize,
     progress: &(dyn Fn() + Sync),
-) -> Result<Vec<Transfer>> {
+) -> Result<(Vec<Transfer>, u64)> {
     let mut out = Vec::with_capacity(frames);
-    let mut seq = None;
+    let mut seq = SeqCheck::default();
+    let wait = receive_wait(card, FRAME_WAIT);
     match mode {
         StreamMode::OneAtATime => {
             let mut buf = DmaBuffer::new(frame)?;
-            for _ in 0..frames {
-                let t = card.recv_stream(ch, &mut buf, FRAME_WAIT)?;
-                check_frame(&buf[..t.bytes], &mut seq, ch)?;
-                out.push(t);
+            while out.len() < frames {
+                let t = card.recv_stream(ch, &mut buf, wait)?;
+                take(&mut out, t, check_frame(&buf[..t.bytes], &mut seq, ch)?);
                 progress();
             }
         }
@@ -312,28 +482,45 @@ fn receive<C: Card + AsyncCard>(
             let rt = tokio::runtime::Builder::new_current_thread()
                 .build()
                 .map_err(|e| Error::Backend(format!("cannot start a tokio runtime: {e}")))?;
+            // Two receives posted at once may be served in either order by a backend whose
+            // calls run on threads of their own, so the frames are checked in the order they
+            // completed, once all are in; only their headers are kept meanwhile.
+            let mut got: Vec<(Transfer, std::result::Result<u32, String>)> = Vec::new();
             rt.block_on(async {
                 let mut q = InOrder::new();
-                let mut posted = 0;
-                while out.len() < frames {
-                    while posted < frames && q.len() < 2 {
+                let (mut fresh, mut probe) = (0, SeqCheck::default());
+                while fresh < frames {
+                    while fresh + q.len() < frames && q.len() < 2 {
                         let buf = DmaBuffer::new(frame)?;
-                        q.push(Box::pin(card.recv_stream_async(ch, buf, FRAME_WAIT)));
-                        posted += 1;
+                        q.push(Box::pin(card.recv_stream_async(ch, buf, wait)));
                     }
                     let Some((r, buf)) = q.next().await else {
                         break;
                     };
                     let t = r?;
-                    check_frame(&buf[..t.bytes], &mut seq, ch)?;
-                    out.push(t);
+                    let head = frame::parse(&buf[..t.bytes])
+                        .map(|p| p.header.sequence)
+                        .map_err(|e| e.to_string());
+                    // Count this run's frames as they come, by the same rule as the check
+                    // below but in completion order; the check settles the order.
+                    match check_header(head.clone(), &mut probe, ch) {
+                        Ok(Seen::Restart) => fresh = 1,
+                        Ok(Seen::Stale) => {}
+                        Ok(Seen::Next) | Err(_) => fresh += 1,
+                    }
+                    got.push((t, head));
                     progress();
                 }
                 Ok::<(), Error>(())
             })?;
+            got.sort_by_key(|g| g.0.end_ps);
+            for (t, head) in got {
+                let seen = check_header(head, &mut seq, ch)?;
+                take(&mut out, t, seen);
+            }
         }
     }
-    Ok(out)
+    Ok((out, seq.taken()))
 }
 
 /// The register offsets and values the scenarios use, from the card's register table.
@@ -341,7 +528,84 @@ mod card_regs_layout {
     pub const CONTROL: u64 = card_regs::CONTROL as u64;
     pub const SRC0_FRAME_LEN: u64 = card_regs::SRC0_FRAME_LEN as u64;
     pub const SRC1_FRAME_LEN: u64 = card_regs::SRC1_FRAME_LEN as u64;
+    pub const SRC0_SENT: u64 = card_regs::SRC0_SENT as u64;
+    pub const SRC1_SENT: u64 = card_regs::SRC1_SENT as u64;
+    pub const CLEAR: u64 = card_regs::CLEAR as u64;
+    pub const TIMESTAMP: u64 = card_regs::TIMESTAMP as u64;
+    pub const CLEAR_COUNTERS: u32 = card_regs::clear::COUNTERS_MASK as u32;
     pub const MODE_GEN: u32 = card_regs::control::MODE_GEN as u32;
     pub const CH0_EN: u32 = card_regs::control::CH0_EN_MASK as u32;
     pub const CH1_EN: u32 = card_regs::control::CH1_EN_MASK as u32;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(heads: &[std::result::Result<u32, &str>]) -> Result<Vec<Seen>> {
+        let mut seq = SeqCheck::default();
+        heads
+            .iter()
+            .map(|h| check_header(h.map_err(str::to_string), &mut seq, 0))
+            .collect()
+    }
+
+    #[test]
+    fn frames_left_by_an_earlier_run_are_skipped_until_the_first_frame() {
+        let seen = feed(&[Ok(17), Err("bad magic"), Ok(0), Ok(1), Ok(2)]).unwrap();
+        assert_eq!(
+            seen,
+            [
+                Seen::Stale,
+                Seen::Stale,
+                Seen::Restart,
+                Seen::Next,
+                Seen::Next
+            ]
+        );
+    }
+
+    #[test]
+    fn frame_one_after_a_broken_piece_starts_the_run() {
+        let seen = feed(&[Ok(9), Err("bad crc"), Ok(1), Ok(2)]).unwrap();
+        assert_eq!(seen, [Seen::Stale, Seen::Stale, Seen::Restart, Seen::Next]);
+        assert!(feed(&[Ok(9), Ok(1)]).is_ok_and(|s| s == [Seen::Stale, Seen::Stale]));
+    }
+
+    #[test]
+    fn a_gap_after_the_first_frame_is_a_loss() {
+        let err = feed(&[Ok(0), Ok(1), Ok(3)]).unwrap_err();
+        assert!(err.to_string().contains("sequence 3 after 1"), "{err}");
+    }
+
+    #[test]
+    fn a_broken_frame_after_the_first_is_an_error() {
+        assert!(feed(&[Ok(0), Err("bad crc")]).is_err());
+    }
+
+    #[test]
+    fn the_stale_frames_are_bounded() {
+        let heads = vec![Ok(5); STALE_MAX + 1];
+        let err = feed(&heads).unwrap_err();
+        assert!(
+            err.to_string().contains("without this run's first one"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn taking_a_restart_drops_what_came_before() {
+        let t = |end_ps| Transfer {
+            bytes: 1,
+            end_of_packet: true,
+            start_ps: 0,
+            end_ps,
+        };
+        let mut out = Vec::new();
+        take(&mut out, t(1), Seen::Restart);
+        take(&mut out, t(2), Seen::Next);
+        take(&mut out, t(3), Seen::Stale);
+        take(&mut out, t(4), Seen::Restart);
+        assert_eq!(out.iter().map(|t| t.end_ps).collect::<Vec<_>>(), [4]);
+    }
 }

@@ -82,6 +82,12 @@ pub struct CardInfo {
     pub xdma_version: Option<u8>,
     /// The engines' address alignment in bytes (1 when the engine takes any address).
     pub alignment: u64,
+    /// The shortest timeout a stream receive can honour: zero on the simulated card; on a board
+    /// the driver's `c2h_timeout` module parameter, since its stream read blocks that long
+    /// whatever the caller asks (a receive with a shorter timeout is refused), and
+    /// `Duration::MAX` when `c2h_timeout` is 0 (reads wait forever).
+    #[serde(default)]
+    pub min_stream_timeout: Duration,
 }
 
 impl CardInfo {

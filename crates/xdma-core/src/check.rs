@@ -158,6 +158,7 @@ mod tests {
             card_version: 0,
             xdma_version: None,
             alignment: 64,
+            min_stream_timeout: std::time::Duration::ZERO,
         }
     }
 

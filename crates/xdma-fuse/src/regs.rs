@@ -209,6 +209,7 @@ mod tests {
             card_version: 0,
             xdma_version: None,
             alignment: 1,
+            min_stream_timeout: std::time::Duration::ZERO,
         };
         let mut r = ControlRegs::new(&info);
         // Identifiers where the driver probes them, and nothing for a missing engine.

@@ -568,6 +568,7 @@ impl HwCard {
                 card_version: 0,
                 xdma_version,
                 alignment,
+                min_stream_timeout: params.c2h_timeout().unwrap_or(Duration::MAX),
             },
             driver: DriverInfo {
                 version,

@@ -443,6 +443,8 @@ impl SimCard {
             card_version: found.card_version,
             xdma_version: None,
             alignment: cfg.engine.alignment,
+            // Receives time out in simulated time, as short as the caller likes.
+            min_stream_timeout: Duration::ZERO,
         };
         Ok(SimCard {
             inner: Arc::new(Inner {
