@@ -235,7 +235,11 @@ fn hw_over_fuse(root: &Path) -> Result<(), String> {
     }
     let config = root.join("crates/xdma-fuse/tests/hw-tests.toml");
     // The shared bodies' sim cases already ran above; only their hw cases need the mount.
-    for (package, test, filter) in [("xdma-hw", "over_fuse", ""), ("xdma", "backends", "hw")] {
+    for (package, test, filter) in [
+        ("xdma-hw", "over_fuse", ""),
+        ("xdma", "backends", "hw"),
+        ("xdma-bench", "over_driver", ""),
+    ] {
         let mut cmd = cargo();
         cmd.args([
             "test",
