@@ -556,7 +556,7 @@ mod tests {
 
     #[test]
     fn frames_left_by_an_earlier_run_are_skipped_until_the_first_frame() {
-        let seen = feed(&[Ok(17), Err("bad magic"), Ok(0), Ok(1), Ok(2)]).unwrap();
+        let seen = feed(&[Ok(17), Err("bad magic"), Ok(0), Ok(1), Ok(2)]).expect("the check must pass");
         assert_eq!(
             seen,
             [
@@ -571,14 +571,14 @@ mod tests {
 
     #[test]
     fn frame_one_after_a_broken_piece_starts_the_run() {
-        let seen = feed(&[Ok(9), Err("bad crc"), Ok(1), Ok(2)]).unwrap();
+        let seen = feed(&[Ok(9), Err("bad crc"), Ok(1), Ok(2)]).expect("the check must pass");
         assert_eq!(seen, [Seen::Stale, Seen::Stale, Seen::Restart, Seen::Next]);
         assert!(feed(&[Ok(9), Ok(1)]).is_ok_and(|s| s == [Seen::Stale, Seen::Stale]));
     }
 
     #[test]
     fn a_gap_after_the_first_frame_is_a_loss() {
-        let err = feed(&[Ok(0), Ok(1), Ok(3)]).unwrap_err();
+        let err = feed(&[Ok(0), Ok(1), Ok(3)]).expect_err("the check must fail");
         assert!(err.to_string().contains("sequence 3 after 1"), "{err}");
     }
 
@@ -590,7 +590,7 @@ mod tests {
     #[test]
     fn the_stale_frames_are_bounded() {
         let heads = vec![Ok(5); STALE_MAX + 1];
-        let err = feed(&heads).unwrap_err();
+        let err = feed(&heads).expect_err("the check must fail");
         assert!(
             err.to_string().contains("without this run's first one"),
             "{err}"
