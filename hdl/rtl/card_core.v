@@ -20,6 +20,10 @@
 
 module card_core #
 (
+    // Which XDMA configuration the card is built for: 1 memory-mapped (H2C/C2H to DDR, the
+    // frame source writing the capture ring), 2 stream (H2C0, C2H0, C2H1), 3 both side by
+    // side (simulation only: no single XDMA instance has both)
+    parameter VARIANT = 3,
     // Width of the user BAR byte address in bits (the BAR is 2**AXIL_ADDR_WIDTH bytes)
     parameter AXIL_ADDR_WIDTH = 16,
     // Width of the DMA memory-mapped data bus in bits

@@ -5,6 +5,7 @@
 
 mod codegen;
 mod setup;
+mod synth;
 #[cfg(test)]
 mod tidy;
 
@@ -20,6 +21,8 @@ tasks:
   test    setup, lint, then every test of the workspace
   demo    setup, then the main job on the simulated card
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
+  synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
+          against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
 ";
 
 fn main() -> ExitCode {
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
             Some("--check") => codegen::codegen(&root(), true),
             Some(other) => Err(format!("unknown codegen option `{other}`\n{USAGE}")),
         },
+        Some("synth") => synth::synth(&root(), &args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())
