@@ -94,6 +94,18 @@ struct TopSpec {
     module: String,
     /// Parameter overrides, passed to Verilator as `-G<param>=<value>`.
     params: Vec<(String, String)>,
+    /// Extra Verilator options (`--name` or `--name value`), after the defaults.
+    flags: Vec<String>,
+}
+
+impl TopSpec {
+    /// A top built with random initial values (`--x-initial unique`): its RTL is read with the
+    /// declaration initialisers removed (see `strip_initialisers`).
+    fn randomized(&self) -> bool {
+        self.flags
+            .windows(2)
+            .any(|w| w[0] == "--x-initial" && w[1] == "unique")
+    }
 }
 
 fn parse_top(line: &str) -> Result<TopSpec, String> {
@@ -102,26 +114,100 @@ fn parse_top(line: &str) -> Result<TopSpec, String> {
             name: line.to_string(),
             module: line.to_string(),
             params: Vec::new(),
+            flags: Vec::new(),
         });
     };
-    let mut words = rest.split_whitespace();
+    let mut words = rest.split_whitespace().peekable();
     let module = words
         .next()
         .ok_or_else(|| format!("sim/tops.txt: `{line}` names no module after `=`"))?;
-    let params = words
-        .map(|w| {
-            w.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .ok_or_else(|| {
-                    format!("sim/tops.txt: `{w}` in `{line}` is not a PARAM=value override")
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut params = Vec::new();
+    let mut flags = Vec::new();
+    while let Some(w) = words.next() {
+        if w.starts_with("--") {
+            flags.push(w.to_string());
+            if let Some(v) = words.next_if(|v| !v.starts_with("--") && !v.contains('=')) {
+                flags.push(v.to_string());
+            }
+            continue;
+        }
+        let (k, v) = w.split_once('=').ok_or_else(|| {
+            format!(
+                "sim/tops.txt: `{w}` in `{line}` is neither a PARAM=value override nor a --flag"
+            )
+        })?;
+        params.push((k.to_string(), v.to_string()));
+    }
     Ok(TopSpec {
         name: name.trim().to_string(),
         module: module.to_string(),
         params,
+        flags,
     })
+}
+
+/// Copies `hdl/rtl` into `dir` with the initialisers of `reg` declarations removed
+/// (`reg [3:0] a = 4'd0, b;` becomes `reg [3:0] a, b;`), for the randomized tops: on the FPGA
+/// an initialiser is the value at configuration only, so a register that must start from a
+/// known value after a reset needs a reset, and without the initialiser the randomized build
+/// shows the ones that lack it.
+fn strip_initialisers(root: &Path, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let src = root.join("hdl/rtl");
+    let entries =
+        std::fs::read_dir(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "v") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let out: String = text.lines().map(|l| strip_line(l) + "\n").collect();
+        let name = dir.join(entry.file_name());
+        write_if_changed(&name, &out)?;
+    }
+    Ok(())
+}
+
+/// One line of RTL with any `= value` of a `reg` declaration dropped (brace-aware, so a
+/// concatenation's commas do not end the value).
+fn strip_line(line: &str) -> String {
+    let (code, comment) = match line.find("//") {
+        Some(i) => line.split_at(i),
+        None => (line, ""),
+    };
+    let t = code.trim_start();
+    let is_reg = t.starts_with("reg ") || (t.starts_with("(*") && t.contains(" reg "));
+    if !is_reg || !t.trim_end().ends_with(';') {
+        return line.to_string();
+    }
+    let mut out = String::new();
+    let mut depth = 0i32;
+    let mut skipping = false;
+    for c in code.chars() {
+        match c {
+            '{' | '(' => depth += 1,
+            '}' | ')' => depth -= 1,
+            _ => {}
+        }
+        if skipping {
+            if depth == 0 && (c == ',' || c == ';') {
+                skipping = false;
+                out.push(c);
+            }
+            continue;
+        }
+        if c == '=' && depth == 0 {
+            skipping = true;
+            while out.ends_with(' ') {
+                out.pop();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out + comment
 }
 
 fn read_tops(path: &Path) -> Result<Vec<TopSpec>, String> {
@@ -150,6 +236,16 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &TopSpec) -> Result<Ve
     let mdir = out.join("vl").join(top);
     std::fs::create_dir_all(&mdir).map_err(|e| format!("cannot create {}: {e}", mdir.display()))?;
     let prefix = format!("V{top}");
+    // A randomized top reads the RTL without its initialisers.
+    let (rtl_dir, file) = if spec.randomized() {
+        let dir = out.join("rtl_no_init");
+        strip_initialisers(root, &dir)?;
+        let f = dir.join(format!("{}.v", spec.module));
+        let f = if f.is_file() { f } else { file };
+        (dir.display().to_string(), f)
+    } else {
+        ("hdl/rtl".to_string(), file)
+    };
     let output = v
         .command()
         .current_dir(root)
@@ -172,16 +268,16 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &TopSpec) -> Result<Ve
             "fast",
         ])
         .args([
-            "-Ihdl/rtl",
+            format!("-I{rtl_dir}").as_str(),
             "-Ihdl/sim",
             "-Ihdl/include",
             "-y",
-            "hdl/rtl",
-            "-y",
-            "hdl/sim",
         ])
+        .arg(&rtl_dir)
+        .args(["-y", "hdl/sim"])
         .args(["--quiet", "hdl/lint.vlt"])
         .args(spec.params.iter().map(|(k, v)| format!("-G{k}={v}")))
+        .args(&spec.flags)
         .args(["--top-module", &spec.module, "--prefix", &prefix, "-Mdir"])
         .arg(&mdir)
         .arg(&file)
@@ -304,12 +400,12 @@ fn generate(out: &Path, built: &[Verilated]) -> Result<PathBuf, String> {
     }
     cpp.push_str("}  // namespace\n\n");
     cpp.push_str(
-        "std::unique_ptr<SimModel> new_model(rust::Str top, rust::Str name, rust::Str waves) {\n",
+        "std::unique_ptr<SimModel> new_model(rust::Str top, rust::Str name, rust::Str waves, uint64_t seed) {\n",
     );
     for b in built {
         let _ = writeln!(
             cpp,
-            "    if (top == rust::Str(\"{t}\")) return std::unique_ptr<SimModel>(new ModelImpl<V{t}>(ports_{t}, name, waves));",
+            "    if (top == rust::Str(\"{t}\")) return std::unique_ptr<SimModel>(new ModelImpl<V{t}>(ports_{t}, name, waves, seed));",
             t = b.top
         );
     }
@@ -347,7 +443,22 @@ fn generate(out: &Path, built: &[Verilated]) -> Result<PathBuf, String> {
     for b in built {
         let _ = writeln!(rs, "            Top::{} => \"{}\",", camel(&b.top), b.top);
     }
-    rs.push_str("        }\n    }\n}\n");
+    rs.push_str("        }\n    }\n\n");
+    rs.push_str(
+        "    /// The randomized build of this top (`<name>_x` in `sim/tops.txt`), if there is one.\n    pub fn randomized(self) -> Option<Top> {\n        match self {\n",
+    );
+    for b in built {
+        let twin = format!("{}_x", b.top);
+        if built.iter().any(|o| o.top == twin) {
+            let _ = writeln!(
+                rs,
+                "            Top::{} => Some(Top::{}),",
+                camel(&b.top),
+                camel(&twin)
+            );
+        }
+    }
+    rs.push_str("            _ => None,\n        }\n    }\n}\n");
     write_if_changed(&out.join("tops.rs"), &rs)?;
     Ok(cpp_path)
 }

@@ -12,7 +12,13 @@
  *
  * Handles any start address, INCR bursts of 1 to 256 beats and narrow transfers (the whole
  * slave-width slice that holds the address is returned; AXI puts the valid bytes on their
- * lanes). FIXED and WRAP bursts are treated as INCR; bursts must not cross 4 KiB.
+ * lanes); bursts must not cross 4 KiB.
+ *
+ * Refused bursts: one whose address lies at or above 2**M_ADDR_WIDTH gets DECERR on every
+ * beat, a FIXED or WRAP one (or the reserved type) SLVERR. It takes its place in the queue
+ * like any other but issues nothing to the master; when it reaches the head, its beats (zero
+ * data, RLAST on the last) go out without a master beat, so the order is kept. addr_error or
+ * burst_error pulses for each.
  *
  * Throughput: one slave beat per cycle. Every output to the slave is a register, and the
  * master's RREADY is high in the cycle a master beat's last slave beat is taken.
@@ -81,7 +87,13 @@ module axi_rd_upsizer #
     input  wire [1:0]               m_axi_rresp,
     input  wire                     m_axi_rlast,
     input  wire                     m_axi_rvalid,
-    output wire                     m_axi_rready
+    output wire                     m_axi_rready,
+
+    /*
+     * Refused bursts (one-cycle pulses)
+     */
+    output wire                     addr_error,
+    output wire                     burst_error
 );
 
 localparam S_BYTES = S_DATA_WIDTH/8;
@@ -94,6 +106,11 @@ localparam OFF_WIDTH = 13;
 localparam QW = $clog2(OUTSTANDING);
 
 localparam [1:0] BURST_INCR = 2'b01;
+
+localparam [1:0]
+    RESP_OKAY = 2'b00,
+    RESP_SLVERR = 2'b10,
+    RESP_DECERR = 2'b11;
 
 // check configuration
 initial begin
@@ -120,6 +137,7 @@ reg [S_ID_WIDTH-1:0] q_id[OUTSTANDING-1:0];
 reg [OFF_WIDTH-1:0]  q_off[OUTSTANDING-1:0];
 reg [2:0]            q_size[OUTSTANDING-1:0];
 reg [7:0]            q_len[OUTSTANDING-1:0];
+reg [1:0]            q_err[OUTSTANDING-1:0];   // OKAY, or the refused burst's response
 reg [QW-1:0] q_wr_reg = {QW{1'b0}};
 reg [QW-1:0] q_rd_reg = {QW{1'b0}};
 reg [QW:0]   q_count_reg = {QW+1{1'b0}};
@@ -141,6 +159,8 @@ reg [S_DATA_WIDTH-1:0] s_axi_rdata_reg = {S_DATA_WIDTH{1'b0}};
 reg [1:0]              s_axi_rresp_reg = 2'b00;
 reg                    s_axi_rlast_reg = 1'b0;
 reg                    s_axi_rvalid_reg = 1'b0;
+reg addr_error_reg = 1'b0;
+reg burst_error_reg = 1'b0;
 
 assign s_axi_arready = !m_axi_arvalid_reg && q_count_reg != OUTSTANDING[QW:0];
 assign s_axi_rid = s_axi_rid_reg;
@@ -158,6 +178,8 @@ assign m_axi_arlock = m_axi_arlock_reg;
 assign m_axi_arcache = m_axi_arcache_reg;
 assign m_axi_arprot = m_axi_arprot_reg;
 assign m_axi_arvalid = m_axi_arvalid_reg;
+assign addr_error = addr_error_reg;
+assign burst_error = burst_error_reg;
 
 
 /*
@@ -170,6 +192,9 @@ wire [OFF_WIDTH-1:0] ar_beats = {{OFF_WIDTH-9{1'b0}}, {1'b0, s_axi_arlen} + 9'd1
 wire [OFF_WIDTH-1:0] ar_last_byte = (ar_off & ar_size_mask) + (ar_beats << ar_size) - 1'b1;
 wire [OFF_WIDTH-1:0] ar_lines = (ar_last_byte >> M_SHIFT) - (ar_off >> M_SHIFT);
 wire ar_fire = s_axi_arvalid && s_axi_arready;
+wire ar_out_of_range = s_axi_araddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH] != 0;
+wire ar_not_incr = s_axi_arburst != BURST_INCR;
+wire [1:0] ar_err = ar_out_of_range ? RESP_DECERR : (ar_not_incr ? RESP_SLVERR : RESP_OKAY);
 
 /*
  * Data phase: the next slave beat of the head burst
@@ -183,15 +208,19 @@ wire [OFF_WIDTH-1:0] cur_next = (cur_off & cur_size_mask) + cur_step;
 wire cur_last = cur_left == 8'd0;
 wire cur_line_end = cur_last || cur_next[OFF_WIDTH-1:M_SHIFT] != cur_off[OFF_WIDTH-1:M_SHIFT];
 wire [SLOT_WIDTH-1:0] cur_slot = cur_off[M_SHIFT-1:S_SHIFT];
-wire r_load = q_count_reg != 0 && m_axi_rvalid && (!s_axi_rvalid_reg || s_axi_rready);
+wire [1:0] cur_err = q_err[q_rd_reg];
+wire cur_refused = cur_err != RESP_OKAY;
+wire r_load = q_count_reg != 0 && (m_axi_rvalid || cur_refused) && (!s_axi_rvalid_reg || s_axi_rready);
 
-assign m_axi_rready = r_load && cur_line_end;
+assign m_axi_rready = r_load && cur_line_end && !cur_refused;
 
 // The master's ID and RLAST carry nothing the queue does not already know.
-wire unused = &{1'b0, s_axi_arburst, m_axi_rid, m_axi_rlast,
-    s_axi_araddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH], ar_lines[OFF_WIDTH-1:8], 1'b0};
+wire unused = &{1'b0, m_axi_rid, m_axi_rlast, ar_lines[OFF_WIDTH-1:8], 1'b0};
 
 always @(posedge clk) begin
+    addr_error_reg <= 1'b0;
+    burst_error_reg <= 1'b0;
+
     if (m_axi_arvalid_reg && m_axi_arready) begin
         m_axi_arvalid_reg <= 1'b0;
     end
@@ -202,7 +231,11 @@ always @(posedge clk) begin
         m_axi_arlock_reg <= s_axi_arlock;
         m_axi_arcache_reg <= s_axi_arcache;
         m_axi_arprot_reg <= s_axi_arprot;
-        m_axi_arvalid_reg <= 1'b1;
+        // A refused burst issues nothing.
+        m_axi_arvalid_reg <= ar_err == RESP_OKAY;
+        addr_error_reg <= ar_out_of_range;
+        burst_error_reg <= !ar_out_of_range && ar_not_incr;
+        q_err[q_wr_reg] <= ar_err;
         q_id[q_wr_reg] <= s_axi_arid;
         q_off[q_wr_reg] <= ar_off;
         q_size[q_wr_reg] <= ar_size;
@@ -216,8 +249,9 @@ always @(posedge clk) begin
 
     if (r_load) begin
         s_axi_rid_reg <= q_id[q_rd_reg];
-        s_axi_rdata_reg <= m_axi_rdata[cur_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
-        s_axi_rresp_reg <= m_axi_rresp;
+        s_axi_rdata_reg <= cur_refused ? {S_DATA_WIDTH{1'b0}}
+            : m_axi_rdata[cur_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
+        s_axi_rresp_reg <= cur_refused ? cur_err : m_axi_rresp;
         s_axi_rlast_reg <= cur_last;
         s_axi_rvalid_reg <= 1'b1;
         if (cur_last) begin
@@ -239,6 +273,8 @@ always @(posedge clk) begin
         q_count_reg <= {QW+1{1'b0}};
         r_started_reg <= 1'b0;
         s_axi_rvalid_reg <= 1'b0;
+        addr_error_reg <= 1'b0;
+        burst_error_reg <= 1'b0;
     end
 end
 

@@ -10,9 +10,13 @@
  *
  * Handles any start address, INCR bursts of 1 to 256 beats, narrow transfers (AWSIZE below the
  * slave width, the bytes taken from the lanes AXI assigns them) and any write strobe pattern.
- * FIXED and WRAP bursts are treated as INCR (the DMA engine and the capture writer issue
- * INCR only). Bursts must not cross a 4 KiB boundary, as AXI requires. The master's address
- * keeps the low M_ADDR_WIDTH bits of the slave's.
+ * Bursts must not cross a 4 KiB boundary, as AXI requires.
+ *
+ * Refused bursts: one whose address lies at or above 2**M_ADDR_WIDTH (outside the memory
+ * behind the master) gets DECERR, a FIXED or WRAP one (or the reserved burst type) SLVERR.
+ * Its data beats are taken and dropped, nothing reaches the master, and its response is
+ * given once every burst before it has had its own, so responses keep AXI's order per ID.
+ * addr_error or burst_error pulses for each.
  *
  * One burst at a time: the address is registered and passed on, then the data beats are
  * accepted at one per cycle while the output register drains. Write responses pass through
@@ -88,7 +92,13 @@ module axi_wr_upsizer #
     input  wire [ID_WIDTH-1:0]      m_axi_bid,
     input  wire [1:0]               m_axi_bresp,
     input  wire                     m_axi_bvalid,
-    output wire                     m_axi_bready
+    output wire                     m_axi_bready,
+
+    /*
+     * Refused bursts (one-cycle pulses)
+     */
+    output wire                     addr_error,
+    output wire                     burst_error
 );
 
 localparam S_BYTES = S_STRB_WIDTH;
@@ -101,9 +111,15 @@ localparam OFF_WIDTH = 13;
 
 localparam [1:0] BURST_INCR = 2'b01;
 
-localparam [0:0]
-    STATE_IDLE = 1'd0,
-    STATE_DATA = 1'd1;
+localparam [1:0]
+    RESP_SLVERR = 2'b10,
+    RESP_DECERR = 2'b11;
+
+localparam [1:0]
+    STATE_IDLE = 2'd0,
+    STATE_DATA = 2'd1,
+    STATE_DROP = 2'd2,
+    STATE_RESP = 2'd3;
 
 // check configuration
 initial begin
@@ -123,7 +139,14 @@ initial begin
     end
 end
 
-reg [0:0] state_reg = STATE_IDLE;
+reg [1:0] state_reg = STATE_IDLE;
+// Bursts passed to the master whose response has not come back.
+reg [8:0] outstanding_reg = 9'd0;
+// The refused burst's response.
+reg [ID_WIDTH-1:0] err_id_reg = {ID_WIDTH{1'b0}};
+reg [1:0] err_resp_reg = RESP_SLVERR;
+reg addr_error_reg = 1'b0;
+reg burst_error_reg = 1'b0;
 reg [OFF_WIDTH-1:0] addr_reg = {OFF_WIDTH{1'b0}};  // address of the next slave beat
 reg [2:0] size_reg = 3'd0;
 reg [7:0] beats_left_reg = 8'd0;                    // slave beats after the next one
@@ -142,8 +165,9 @@ reg [M_STRB_WIDTH-1:0] m_axi_wstrb_reg = {M_STRB_WIDTH{1'b0}};
 reg                    m_axi_wlast_reg = 1'b0;
 reg                    m_axi_wvalid_reg = 1'b0;
 
-assign s_axi_awready = state_reg == STATE_IDLE && !m_axi_awvalid_reg;
-assign s_axi_wready = state_reg == STATE_DATA && (!m_axi_wvalid_reg || m_axi_wready);
+assign s_axi_awready = state_reg == STATE_IDLE && !m_axi_awvalid_reg && outstanding_reg != 9'h1ff;
+assign s_axi_wready = (state_reg == STATE_DATA && (!m_axi_wvalid_reg || m_axi_wready))
+    || state_reg == STATE_DROP;
 
 assign m_axi_awid = m_axi_awid_reg;
 assign m_axi_awaddr = m_axi_awaddr_reg;
@@ -159,10 +183,15 @@ assign m_axi_wstrb = m_axi_wstrb_reg;
 assign m_axi_wlast = m_axi_wlast_reg;
 assign m_axi_wvalid = m_axi_wvalid_reg;
 
-assign s_axi_bid = m_axi_bid;
-assign s_axi_bresp = m_axi_bresp;
-assign s_axi_bvalid = m_axi_bvalid;
-assign m_axi_bready = s_axi_bready;
+// Responses pass through, except the refused burst's, which goes out alone once nothing is
+// outstanding.
+wire err_resp = state_reg == STATE_RESP && outstanding_reg == 9'd0;
+assign s_axi_bid = err_resp ? err_id_reg : m_axi_bid;
+assign s_axi_bresp = err_resp ? err_resp_reg : m_axi_bresp;
+assign s_axi_bvalid = err_resp || m_axi_bvalid;
+assign m_axi_bready = s_axi_bready && !err_resp;
+assign addr_error = addr_error_reg;
+assign burst_error = burst_error_reg;
 
 
 /*
@@ -212,12 +241,18 @@ end
 
 wire aw_fire = s_axi_awvalid && s_axi_awready;
 wire w_fire = s_axi_wvalid && s_axi_wready;
+wire aw_out_of_range = s_axi_awaddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH] != 0;
+wire aw_not_incr = s_axi_awburst != BURST_INCR;
 
-// Every burst is treated as INCR; WLAST is replaced by the beat count.
-wire unused = &{1'b0, s_axi_awburst, s_axi_wlast, s_axi_awaddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH],
-    aw_lines[OFF_WIDTH-1:8], 1'b0};
+// WLAST is replaced by the beat count.
+wire unused = &{1'b0, s_axi_wlast, aw_lines[OFF_WIDTH-1:8], 1'b0};
 
 always @(posedge clk) begin
+    addr_error_reg <= 1'b0;
+    burst_error_reg <= 1'b0;
+    outstanding_reg <= outstanding_reg + {8'd0, m_axi_awvalid_reg && m_axi_awready}
+        - {8'd0, m_axi_bvalid && m_axi_bready};
+
     if (m_axi_awvalid_reg && m_axi_awready) begin
         m_axi_awvalid_reg <= 1'b0;
     end
@@ -225,7 +260,15 @@ always @(posedge clk) begin
         m_axi_wvalid_reg <= 1'b0;
     end
 
-    if (aw_fire) begin
+    if (aw_fire && (aw_out_of_range || aw_not_incr)) begin
+        // Refused: take its beats, then answer it.
+        err_id_reg <= s_axi_awid;
+        err_resp_reg <= aw_out_of_range ? RESP_DECERR : RESP_SLVERR;
+        addr_error_reg <= aw_out_of_range;
+        burst_error_reg <= !aw_out_of_range;
+        beats_left_reg <= s_axi_awlen;
+        state_reg <= STATE_DROP;
+    end else if (aw_fire) begin
         m_axi_awid_reg <= s_axi_awid;
         m_axi_awaddr_reg <= {s_axi_awaddr[M_ADDR_WIDTH-1:M_SHIFT], {M_SHIFT{1'b0}}};
         m_axi_awlen_reg <= aw_lines[7:0];
@@ -241,7 +284,12 @@ always @(posedge clk) begin
         state_reg <= STATE_DATA;
     end
 
-    if (w_fire) begin
+    if (w_fire && state_reg == STATE_DROP) begin
+        beats_left_reg <= beats_left_reg - 8'd1;
+        if (beat_last) begin
+            state_reg <= STATE_RESP;
+        end
+    end else if (w_fire) begin
         if (beat_emit) begin
             m_axi_wdata_reg <= merged_data;
             m_axi_wstrb_reg <= merged_strb;
@@ -260,8 +308,15 @@ always @(posedge clk) begin
         end
     end
 
+    if (err_resp && s_axi_bready) begin
+        state_reg <= STATE_IDLE;
+    end
+
     if (rst) begin
         state_reg <= STATE_IDLE;
+        outstanding_reg <= 9'd0;
+        addr_error_reg <= 1'b0;
+        burst_error_reg <= 1'b0;
         m_axi_awvalid_reg <= 1'b0;
         m_axi_wvalid_reg <= 1'b0;
     end

@@ -5,7 +5,9 @@
  * them into single-cycle strobes for a register decoder:
  *   - reg_wr_en pulses for one cycle with reg_wr_addr/data/strb;
  *   - reg_rd_en pulses for one cycle with reg_rd_addr, and reg_rd_data is taken in that same
- *     cycle (the decoder answers combinationally from its registers).
+ *     cycle (the decoder answers combinationally from its registers);
+ *   - reg_wr_err, sampled in the cycle of reg_wr_en, turns the write's response into SLVERR
+ *     (the decoder refused the write).
  * Every AXI-Lite output comes from a register.
  */
 
@@ -58,12 +60,14 @@ module axil_reg_if #
     output wire                   reg_wr_en,
     output wire [ADDR_WIDTH-1:0]  reg_rd_addr,
     output wire                   reg_rd_en,
-    input  wire [DATA_WIDTH-1:0]  reg_rd_data
+    input  wire [DATA_WIDTH-1:0]  reg_rd_data,
+    input  wire                   reg_wr_err
 );
 
 // AXI response codes
 localparam [1:0]
-    RESP_OKAY = 2'b00;
+    RESP_OKAY = 2'b00,
+    RESP_SLVERR = 2'b10;
 
 // check configuration
 initial begin
@@ -81,6 +85,7 @@ end
 reg aw_held_reg = 1'b0;
 reg w_held_reg = 1'b0;
 reg bvalid_reg = 1'b0;
+reg [1:0] bresp_reg = RESP_OKAY;
 reg [ADDR_WIDTH-1:0] wr_addr_reg = {ADDR_WIDTH{1'b0}};
 reg [DATA_WIDTH-1:0] wr_data_reg = {DATA_WIDTH{1'b0}};
 reg [STRB_WIDTH-1:0] wr_strb_reg = {STRB_WIDTH{1'b0}};
@@ -95,7 +100,7 @@ reg [DATA_WIDTH-1:0] rdata_reg = {DATA_WIDTH{1'b0}};
 // ready; a held address or data phase waits for its partner and for the previous response.
 assign s_axil_awready = !aw_held_reg && !bvalid_reg && !wr_en_reg;
 assign s_axil_wready = !w_held_reg && !bvalid_reg && !wr_en_reg;
-assign s_axil_bresp = RESP_OKAY;
+assign s_axil_bresp = bresp_reg;
 assign s_axil_bvalid = bvalid_reg;
 assign s_axil_arready = !rd_pending_reg && !rvalid_reg;
 assign s_axil_rdata = rdata_reg;
@@ -132,6 +137,7 @@ always @(posedge clk) begin
 
     if (wr_en_reg) begin
         bvalid_reg <= 1'b1;
+        bresp_reg <= reg_wr_err ? RESP_SLVERR : RESP_OKAY;
     end else if (s_axil_bready) begin
         bvalid_reg <= 1'b0;
     end

@@ -38,7 +38,9 @@ class SimModel {
 };
 
 // Builds a model of `top`, named `name` in messages; writes FST waves to `waves` unless empty.
-std::unique_ptr<SimModel> new_model(rust::Str top, rust::Str name, rust::Str waves);
+// A non-zero `seed` randomizes every value Verilator leaves open (initial values of variables
+// without an initialiser, X assignments) from that seed.
+std::unique_ptr<SimModel> new_model(rust::Str top, rust::Str name, rust::Str waves, uint64_t seed);
 
 // The names of the tops this build contains.
 rust::Vec<rust::String> top_names();

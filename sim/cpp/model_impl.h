@@ -19,7 +19,7 @@ class ModelImpl final : public SimModel {
   public:
     using PortFn = void (*)(Top&, rust::Vec<PortDesc>&);
 
-    ModelImpl(PortFn port_fn, rust::Str name, rust::Str waves)
+    ModelImpl(PortFn port_fn, rust::Str name, rust::Str waves, uint64_t seed)
         : port_fn_(port_fn), ctx_(new VerilatedContext) {
         const std::string inst(name);
         const std::string path(waves);
@@ -27,6 +27,12 @@ class ModelImpl final : public SimModel {
         // the trace bookkeeping out of every evaluation.
         ctx_->traceEverOn(!path.empty());
         ctx_->fatalOnError(false);
+        // Random initial values and X assignments (tops built with --x-initial unique and
+        // --x-assign unique), from the caller's seed, before the model exists.
+        if (seed != 0) {
+            ctx_->randReset(2);
+            ctx_->randSeed(static_cast<int>(seed % 2147483647u));
+        }
         // Verilator files the model's scopes under the thread's current context, both when it
         // builds them and when it destroys them; every step that does either makes this
         // model's context current first, so that several models can share a thread.

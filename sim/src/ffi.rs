@@ -16,7 +16,7 @@ pub(crate) mod bridge {
 
         type SimModel;
 
-        fn new_model(top: &str, name: &str, waves: &str) -> Result<UniquePtr<SimModel>>;
+        fn new_model(top: &str, name: &str, waves: &str, seed: u64) -> Result<UniquePtr<SimModel>>;
         fn top_names() -> Vec<String>;
 
         fn eval(self: Pin<&mut SimModel>) -> Result<()>;

@@ -36,7 +36,7 @@ mod model;
 
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
 pub use error::{Result, SimError};
-pub use model::{waves_dir, Model, ModelBuilder, Port, WAVES_DIR_ENV, WAVES_ENV};
+pub use model::{waves_dir, Model, ModelBuilder, Port, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV};
 
 include!(concat!(env!("OUT_DIR"), "/tops.rs"));
 

@@ -14,6 +14,12 @@ use crate::Top;
 pub const WAVES_ENV: &str = "CARD_WAVES";
 /// Environment variable that overrides the waveform folder (default `target/waves`).
 pub const WAVES_DIR_ENV: &str = "CARD_WAVES_DIR";
+/// Environment variable that selects the randomized build: any value but `0` or empty builds
+/// each top that has a `<name>_x` twin in `sim/tops.txt` as that twin (declaration
+/// initialisers removed, `--x-initial unique --x-assign unique`).
+pub const X_ENV: &str = "CARD_SIM_X";
+/// Environment variable with the seed of the randomized build's values (default 1).
+pub const SEED_ENV: &str = "CARD_SIM_SEED";
 
 static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -114,11 +120,13 @@ impl ModelBuilder {
             .as_deref()
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let top = self.top.name();
-        let mut inner = ffi::new_model(top, &name, &waves_str).map_err(|e| SimError::Create {
-            top: top.to_string(),
-            message: e.what().to_string(),
-        })?;
+        let (model_top, seed) = randomized(self.top);
+        let top = model_top.name();
+        let mut inner =
+            ffi::new_model(top, &name, &waves_str, seed).map_err(|e| SimError::Create {
+                top: top.to_string(),
+                message: e.what().to_string(),
+            })?;
         let descs = pin(&mut inner, top)?.ports();
         let slots = descs
             .iter()
@@ -141,7 +149,7 @@ impl ModelBuilder {
         let mut model = Model {
             inner,
             id: NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed),
-            top: self.top,
+            top: model_top,
             name,
             slots,
             sched: Scheduler::default(),
@@ -154,6 +162,24 @@ impl ModelBuilder {
         };
         model.eval()?;
         Ok(model)
+    }
+}
+
+/// The top to build and the seed of its random values: the randomized twin with the seed of
+/// `CARD_SIM_SEED` when `CARD_SIM_X` asks for it and the top has one, else the top itself
+/// with no randomization.
+fn randomized(top: Top) -> (Top, u64) {
+    let on = std::env::var(X_ENV).is_ok_and(|v| !v.is_empty() && v != "0");
+    match top.randomized() {
+        Some(twin) if on => {
+            let seed = std::env::var(SEED_ENV)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .filter(|&s| s != 0)
+                .unwrap_or(1);
+            (twin, seed)
+        }
+        _ => (top, 0),
     }
 }
 

@@ -108,9 +108,7 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
     let names: Vec<String> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| {
-            *a != "--paths" && *a != "--top" && (*i == 0 || args[*i - 1] != "--top")
-        })
+        .filter(|(i, a)| *a != "--paths" && *a != "--top" && (*i == 0 || args[*i - 1] != "--top"))
         .map(|(_, a)| a.clone())
         .collect();
     if let Some(top) = top {
@@ -124,7 +122,10 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
         return if r.over_budget.is_empty() {
             Ok(())
         } else {
-            Err(format!("logic depth over budget: {}", r.over_budget.join("; ")))
+            Err(format!(
+                "logic depth over budget: {}",
+                r.over_budget.join("; ")
+            ))
         };
     }
     let variants: Vec<(&str, u32)> = if names.is_empty() {
@@ -155,7 +156,15 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
             .map(|&(name, value)| {
                 let (yosys, files, out_dir) = (&yosys, &files, &out_dir);
                 s.spawn(move || {
-                    run_top(root, yosys, files, out_dir, "card_core", Some((name, value)), show_paths)
+                    run_top(
+                        root,
+                        yosys,
+                        files,
+                        out_dir,
+                        "card_core",
+                        Some((name, value)),
+                        show_paths,
+                    )
                 })
             })
             .collect();
@@ -172,7 +181,11 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
         let report = r?;
         print!("{}", report.text);
         if !report.over_budget.is_empty() {
-            failed.push(format!("{}: {}", report.variant, report.over_budget.join("; ")));
+            failed.push(format!(
+                "{}: {}",
+                report.variant,
+                report.over_budget.join("; ")
+            ));
         }
     }
     if failed.is_empty() {
@@ -215,10 +228,25 @@ pub fn setup(root: &Path) -> Result<Yosys, String> {
     }
     let staging = dir.with_extension("partial");
     std::fs::remove_dir_all(&staging).ok();
-    eprintln!("synth: pip install {} into {}", YOSYS_WHEELS[0], dir.display());
+    eprintln!(
+        "synth: pip install {} into {}",
+        YOSYS_WHEELS[0],
+        dir.display()
+    );
     let status = Command::new("python3")
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-        .args(["--no-deps", "--no-input", "--root-user-action=ignore", "--target"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args([
+            "--no-deps",
+            "--no-input",
+            "--root-user-action=ignore",
+            "--target",
+        ])
         .arg(&staging)
         .args(YOSYS_WHEELS)
         .status()
@@ -280,14 +308,13 @@ fn run_top(
         "read_verilog -defer -Ihdl/include {files}\n\
          hierarchy -top {top}{chparam}\n\
          setattr -mod -set keep_hierarchy 1 {XOR_BLOCKS}\n\
-         synth_xilinx -family xc7 -top {top} -flatten -noiopad -noclkbuf{extra}\n\
+         synth_xilinx -family xc7 -top {top} -flatten -noiopad -noclkbuf\n\
          setattr -mod -unset keep_hierarchy\n\
          flatten\n\
          opt_clean\n\
          write_json {json}\n",
         files = files.join(" "),
         json = rel(&json),
-        extra = std::env::var("SYNTH_EXTRA").unwrap_or_default(),
     );
     let start = Instant::now();
     let out = yosys
@@ -322,7 +349,11 @@ fn run_top(
         "synth {name}: {top}{what}, Yosys synth_xilinx -family xc7, {secs:.0} s"
     );
     let used = design.resources();
-    let _ = writeln!(report, "  {:<9} {:>8} {:>9} {:>7}", "resource", "used", "XC7K325T", "share");
+    let _ = writeln!(
+        report,
+        "  {:<9} {:>8} {:>9} {:>7}",
+        "resource", "used", "XC7K325T", "share"
+    );
     for &(res, cap) in CAPACITY {
         let n = used.get(res).copied().unwrap_or(0);
         let _ = writeln!(
@@ -538,8 +569,8 @@ fn role_of(kind: &str) -> Option<Role> {
         "CARRY4" => Role::Comb(0.25),
         "BUFG" | "BUFGCTRL" | "IBUF" | "OBUF" => Role::Comb(0.0),
         "FDRE" | "FDSE" | "FDCE" | "FDPE" | "LDCE" | "LDPE" | "RAMB36E1" | "RAMB18E1"
-        | "RAM32M" | "RAM64M" | "RAM32X1D" | "RAM64X1D" | "RAM128X1D" | "RAM32X1S"
-        | "RAM64X1S" | "SRL16E" | "SRLC32E" | "DSP48E1" => Role::Seq,
+        | "RAM32M" | "RAM64M" | "RAM32X1D" | "RAM64X1D" | "RAM128X1D" | "RAM32X1S" | "RAM64X1S"
+        | "SRL16E" | "SRLC32E" | "DSP48E1" => Role::Seq,
         _ => return None,
     })
 }
@@ -616,8 +647,16 @@ impl<'a> Analysis<'a> {
         // Clock buffers pass the clock on.
         for c in &d.cells {
             if c.kind.starts_with("BUFG") {
-                let input = c.pins.iter().find(|p| !p.2).and_then(|p| p.1.first().copied());
-                let output = c.pins.iter().find(|p| p.2).and_then(|p| p.1.first().copied());
+                let input = c
+                    .pins
+                    .iter()
+                    .find(|p| !p.2)
+                    .and_then(|p| p.1.first().copied());
+                let output = c
+                    .pins
+                    .iter()
+                    .find(|p| p.2)
+                    .and_then(|p| p.1.first().copied());
                 if let (Some(Some(i)), Some(Some(o))) = (input, output) {
                     if let Some(&k) = clock_of_net.get(&i) {
                         clock_of_net.insert(o, k);
@@ -651,12 +690,20 @@ impl<'a> Analysis<'a> {
             "RAMB36E1" | "RAMB18E1" => {
                 let sdp = c.params.get("RAM_MODE").is_some_and(|m| m == "SDP");
                 let port_a = if sdp {
-                    pin.starts_with("DO") || pin.starts_with("ADDRA") || pin.contains("ARD")
-                        || pin.starts_with("REGCEA") || pin.starts_with("RSTREGA")
+                    pin.starts_with("DO")
+                        || pin.starts_with("ADDRA")
+                        || pin.contains("ARD")
+                        || pin.starts_with("REGCEA")
+                        || pin.starts_with("RSTREGA")
                 } else {
-                    pin.contains("ARD") || pin.ends_with('A') || pin.contains("ADO")
-                        || pin.contains("PADOP") || pin.contains("ADI") || pin.contains("PADIP")
-                        || pin.starts_with("REGCEA") || pin.starts_with("RSTREGA")
+                    pin.contains("ARD")
+                        || pin.ends_with('A')
+                        || pin.contains("ADO")
+                        || pin.contains("PADOP")
+                        || pin.contains("ADI")
+                        || pin.contains("PADIP")
+                        || pin.starts_with("REGCEA")
+                        || pin.starts_with("RSTREGA")
                 };
                 if port_a {
                     "CLKARDCLK"
@@ -770,7 +817,8 @@ impl<'a> Analysis<'a> {
                     let dom = self.pin_clock(c, &pin)?;
                     let (offset, arc) = self.launch(c, &pin);
                     let start = self.starts.len() as u32;
-                    self.starts.push(format!("{} ({})", self.net_name(bit), c.kind));
+                    self.starts
+                        .push(format!("{} ({})", self.net_name(bit), c.kind));
                     arr[dom] = Some(Arrival {
                         levels: offset,
                         luts: 0,
@@ -784,7 +832,9 @@ impl<'a> Analysis<'a> {
             };
             if through {
                 let kind = c.kind.clone();
-                let is_lut = kind.starts_with("LUT") || kind == "INV" || kind.starts_with("RAM")
+                let is_lut = kind.starts_with("LUT")
+                    || kind == "INV"
+                    || kind.starts_with("RAM")
                     || kind.starts_with("SRL");
                 let ins: Vec<u32> = c
                     .pins
@@ -827,7 +877,9 @@ impl<'a> Analysis<'a> {
                 if *out {
                     continue;
                 }
-                let Some(setup) = self.capture(c, pin) else { continue };
+                let Some(setup) = self.capture(c, pin) else {
+                    continue;
+                };
                 let dom = self.pin_clock(c, pin)?;
                 // A register is best known by the name of what it holds.
                 let held = c
