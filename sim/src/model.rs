@@ -160,6 +160,21 @@ impl ModelBuilder {
             waves,
             _not_send: PhantomData,
         };
+        // Every input starts at zero, as a testbench drives it: a randomized build draws the
+        // top's inputs at random too, and the agents set them only after the first edge.
+        if seed != 0 {
+            let inputs: Vec<Port> = (0..model.slots.len())
+                .filter(|&i| !model.slots[i].output)
+                .map(|i| Port {
+                    model: model.id,
+                    idx: i as u32,
+                    width: model.slots[i].width,
+                })
+                .collect();
+            for p in inputs {
+                model.set_words(p, &[]);
+            }
+        }
         model.eval()?;
         Ok(model)
     }
