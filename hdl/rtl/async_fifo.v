@@ -156,7 +156,10 @@ reg full_reg = 1'b1;
 // Not ready in reset, so nothing is accepted that the reset would then lose.
 wire s_ready_int = !full_reg && !s_rst_all;
 wire s_fire = s_valid && s_ready_int;
-wire [ADDR_WIDTH:0] wr_ptr_bin_next = wr_ptr_bin + {{ADDR_WIDTH{1'b0}}, s_fire};
+// The pointer and full flag follow the write as if no reset were on: in reset the block below
+// holds or clears them anyway, and the reset state stays out of the full flag's path.
+wire s_take = s_valid && !full_reg;
+wire [ADDR_WIDTH:0] wr_ptr_bin_next = wr_ptr_bin + {{ADDR_WIDTH{1'b0}}, s_take};
 wire [ADDR_WIDTH:0] wr_ptr_gray_next = bin2gray(wr_ptr_bin_next);
 // Full when the write pointer is one lap ahead: the two top Gray bits differ, the rest match.
 wire full_next = wr_ptr_gray_next == {~rd_ptr_gray_sync2[ADDR_WIDTH:ADDR_WIDTH-1],

@@ -162,7 +162,7 @@ r_fifo_inst (
     .s_clk(m_clk),
     .s_rst(m_rst_fifo),
     .s_data({m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast}),
-    .s_valid(m_axi_rvalid && !flush_reg),
+    .s_valid(m_axi_rvalid),
     .s_ready(r_fifo_ready),
     .m_clk(s_clk),
     .m_rst(s_rst),

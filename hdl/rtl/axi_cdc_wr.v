@@ -153,7 +153,8 @@ assign m_axi_wlast = pad ? w_done_reg == head_len : w_fifo_last;
 // burst it belongs to.
 assign m_axi_wvalid = (w_fifo_valid && !len_empty) || pad;
 assign w_fifo_ready = m_axi_wready && !len_empty && !pad;
-// Responses of bursts issued before a reset are taken and dropped.
+// Responses of bursts issued before a reset are taken and dropped (the B FIFO's write side is
+// in reset meanwhile, so it takes none of them).
 assign m_axi_bready = flush_reg || b_fifo_ready;
 
 always @(posedge m_clk) begin
@@ -239,7 +240,7 @@ b_fifo_inst (
     .s_clk(m_clk),
     .s_rst(m_rst_fifo),
     .s_data({m_axi_bid, m_axi_bresp}),
-    .s_valid(m_axi_bvalid && !flush_reg),
+    .s_valid(m_axi_bvalid),
     .s_ready(b_fifo_ready),
     .m_clk(s_clk),
     .m_rst(s_rst),

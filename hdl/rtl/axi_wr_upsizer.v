@@ -105,7 +105,6 @@ localparam S_BYTES = S_STRB_WIDTH;
 localparam M_BYTES = M_STRB_WIDTH;
 localparam S_SHIFT = $clog2(S_BYTES);
 localparam M_SHIFT = $clog2(M_BYTES);
-localparam SLOT_WIDTH = M_SHIFT - S_SHIFT;
 // Byte offset within a 4 KiB page, with a carry bit for the end of a burst.
 localparam OFF_WIDTH = 13;
 
@@ -206,20 +205,50 @@ wire [OFF_WIDTH-1:0] aw_last_byte = (aw_off & aw_size_mask) + (aw_beats << aw_si
 wire [OFF_WIDTH-1:0] aw_lines = (aw_last_byte >> M_SHIFT) - (aw_off >> M_SHIFT);
 
 /*
- * Data phase: where the next slave beat goes.
+ * Data phase: where the next slave beat goes. What the merge needs of a beat (the slave lanes
+ * it may write, its slot in the master beat, whether the master beat is complete after it)
+ * is kept in registers, computed when its address becomes known (at the address phase for
+ * the first beat, with the previous beat for the others), so the merge itself is a
+ * selection by registered masks.
  */
-wire [OFF_WIDTH-1:0] beat_size_mask = {OFF_WIDTH{1'b1}} << size_reg;
-wire [OFF_WIDTH-1:0] beat_step = {{OFF_WIDTH-1{1'b0}}, 1'b1} << size_reg;
-wire [OFF_WIDTH-1:0] beat_next = (addr_reg & beat_size_mask) + beat_step;
-wire beat_last = beats_left_reg == 8'd0;
+// The address after a beat of `size` at `addr`.
+function [OFF_WIDTH-1:0] next_addr(input [OFF_WIDTH-1:0] addr, input [2:0] size);
+    next_addr = (addr & ({OFF_WIDTH{1'b1}} << size)) + ({{OFF_WIDTH-1{1'b0}}, 1'b1} << size);
+endfunction
+
+// The slave lanes a beat at `addr` of `size` writes: from its address up to the end of its
+// size-aligned transfer.
+function [S_BYTES-1:0] beat_lanes(input [S_SHIFT-1:0] addr, input [2:0] size);
+    integer l;
+    reg [S_SHIFT:0] lo;
+    reg [S_SHIFT:0] hi;
+    begin
+        lo = {1'b0, addr};
+        hi = {1'b0, addr & ({S_SHIFT{1'b1}} << size)} + ({{S_SHIFT{1'b0}}, 1'b1} << size);
+        for (l = 0; l < S_BYTES; l = l + 1) begin
+            beat_lanes[l] = l >= lo && l < hi;
+        end
+    end
+endfunction
+
+// Whether the master beat is complete after a beat at `addr` (the next one starts another).
+function beat_ends_line(input [M_SHIFT-1:0] addr, input [2:0] size);
+    reg [M_SHIFT:0] sum;
+    begin
+        sum = {1'b0, addr & ({M_SHIFT{1'b1}} << size)} + ({{M_SHIFT{1'b0}}, 1'b1} << size);
+        beat_ends_line = sum[M_SHIFT];
+    end
+endfunction
+
+reg [S_BYTES-1:0] lanes_reg = {S_BYTES{1'b0}};
+reg [M_BYTES/S_BYTES-1:0] slot_reg = {M_BYTES/S_BYTES{1'b0}};  // one-hot
+reg line_end_reg = 1'b0;
+reg last_reg = 1'b0;
+
+wire [OFF_WIDTH-1:0] beat_next = next_addr(addr_reg, size_reg);
+wire beat_last = last_reg;
 // The beat after this one starts a new master beat: send the gathered one.
-wire beat_emit = beat_last || beat_next[OFF_WIDTH-1:M_SHIFT] != addr_reg[OFF_WIDTH-1:M_SHIFT];
-wire [31:0] beat_slot = {{32-SLOT_WIDTH{1'b0}}, addr_reg[M_SHIFT-1:S_SHIFT]};
-// Byte lanes of the slave bus that this beat may write: from its address up to the end of
-// its size-aligned transfer.
-wire [S_SHIFT:0] lane_lo = {1'b0, addr_reg[S_SHIFT-1:0]};
-wire [S_SHIFT:0] lane_hi = {1'b0, addr_reg[S_SHIFT-1:0] & beat_size_mask[S_SHIFT-1:0]} +
-    beat_step[S_SHIFT:0];
+wire beat_emit = last_reg || line_end_reg;
 
 reg [M_DATA_WIDTH-1:0] merged_data;
 reg [M_STRB_WIDTH-1:0] merged_strb;
@@ -228,8 +257,7 @@ integer i;
 
 always @* begin
     for (i = 0; i < M_BYTES; i = i + 1) begin
-        if (i / S_BYTES == beat_slot && (i % S_BYTES) >= lane_lo && (i % S_BYTES) < lane_hi &&
-                s_axi_wstrb[i % S_BYTES]) begin
+        if (slot_reg[i / S_BYTES] && lanes_reg[i % S_BYTES] && s_axi_wstrb[i % S_BYTES]) begin
             merged_data[8*i +: 8] = s_axi_wdata[8*(i % S_BYTES) +: 8];
             merged_strb[i] = 1'b1;
         end else begin
@@ -243,6 +271,7 @@ wire aw_fire = s_axi_awvalid && s_axi_awready;
 wire w_fire = s_axi_wvalid && s_axi_wready;
 wire aw_out_of_range = s_axi_awaddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH] != 0;
 wire aw_not_incr = s_axi_awburst != BURST_INCR;
+wire aw_refused = aw_out_of_range || aw_not_incr;
 
 // WLAST is replaced by the beat count.
 wire unused = &{1'b0, s_axi_wlast, aw_lines[OFF_WIDTH-1:8], 1'b0};
@@ -260,32 +289,35 @@ always @(posedge clk) begin
         m_axi_wvalid_reg <= 1'b0;
     end
 
-    if (aw_fire && (aw_out_of_range || aw_not_incr)) begin
-        // Refused: take its beats, then answer it.
-        err_id_reg <= s_axi_awid;
-        err_resp_reg <= aw_out_of_range ? RESP_DECERR : RESP_SLVERR;
-        addr_error_reg <= aw_out_of_range;
-        burst_error_reg <= !aw_out_of_range;
-        beats_left_reg <= s_axi_awlen;
-        state_reg <= STATE_DROP;
-    end else if (aw_fire) begin
+    if (aw_fire) begin
+        // The burst's geometry is taken whether it is served or refused (a refused one only
+        // counts its beats), so the refusal steers only the state and the address valid.
         m_axi_awid_reg <= s_axi_awid;
         m_axi_awaddr_reg <= {s_axi_awaddr[M_ADDR_WIDTH-1:M_SHIFT], {M_SHIFT{1'b0}}};
         m_axi_awlen_reg <= aw_lines[7:0];
         m_axi_awlock_reg <= s_axi_awlock;
         m_axi_awcache_reg <= s_axi_awcache;
         m_axi_awprot_reg <= s_axi_awprot;
-        m_axi_awvalid_reg <= 1'b1;
+        m_axi_awvalid_reg <= !aw_refused;
         addr_reg <= aw_off;
         size_reg <= aw_size;
         beats_left_reg <= s_axi_awlen;
+        lanes_reg <= beat_lanes(aw_off[S_SHIFT-1:0], aw_size);
+        slot_reg <= {{M_BYTES/S_BYTES-1{1'b0}}, 1'b1} << aw_off[M_SHIFT-1:S_SHIFT];
+        line_end_reg <= beat_ends_line(aw_off[M_SHIFT-1:0], aw_size);
+        last_reg <= s_axi_awlen == 8'd0;
         acc_data_reg <= {M_DATA_WIDTH{1'b0}};
         acc_strb_reg <= {M_STRB_WIDTH{1'b0}};
-        state_reg <= STATE_DATA;
+        err_id_reg <= s_axi_awid;
+        err_resp_reg <= aw_out_of_range ? RESP_DECERR : RESP_SLVERR;
+        addr_error_reg <= aw_out_of_range;
+        burst_error_reg <= !aw_out_of_range && aw_not_incr;
+        state_reg <= aw_refused ? STATE_DROP : STATE_DATA;
     end
 
     if (w_fire && state_reg == STATE_DROP) begin
         beats_left_reg <= beats_left_reg - 8'd1;
+        last_reg <= beats_left_reg == 8'd1;
         if (beat_last) begin
             state_reg <= STATE_RESP;
         end
@@ -303,6 +335,10 @@ always @(posedge clk) begin
         end
         addr_reg <= beat_next;
         beats_left_reg <= beats_left_reg - 8'd1;
+        lanes_reg <= beat_lanes(beat_next[S_SHIFT-1:0], size_reg);
+        slot_reg <= {{M_BYTES/S_BYTES-1{1'b0}}, 1'b1} << beat_next[M_SHIFT-1:S_SHIFT];
+        line_end_reg <= beat_ends_line(beat_next[M_SHIFT-1:0], size_reg);
+        last_reg <= beats_left_reg == 8'd1;
         if (beat_last) begin
             state_reg <= STATE_IDLE;
         end

@@ -265,10 +265,12 @@ wire [3:0] reg_wr_strb;
 wire reg_wr_en;
 wire [AXIL_ADDR_WIDTH-1:0] reg_rd_addr;
 wire reg_rd_en;
-reg [31:0] reg_rd_data;
+// The read multiplexer's answer (see below): axil_reg_if takes it three cycles after reg_rd_en.
+reg [31:0] reg_rd_data_reg = 32'd0;
 wire reg_wr_err;
 
 axil_reg_if #(
+    .RD_LATENCY(3),
     .DATA_WIDTH(32),
     .ADDR_WIDTH(AXIL_ADDR_WIDTH)
 )
@@ -300,7 +302,7 @@ axil_reg_if_inst (
     .reg_wr_en(reg_wr_en),
     .reg_rd_addr(reg_rd_addr),
     .reg_rd_en(reg_rd_en),
-    .reg_rd_data(reg_rd_data),
+    .reg_rd_data(reg_rd_data_reg),
     .reg_wr_err(reg_wr_err)
 );
 
@@ -406,61 +408,135 @@ wire [63:0] cap_overflow_count;
 wire cap_overflow_event;
 wire [63:0] cap_frame_count;
 
-// Register reads answer in the cycle of reg_rd_en from registers and counters.
+
+// Register reads in three registered steps, so that none is a deep multiplexer: the address
+// decoded into one select bit per register (rd_sel_reg), then the selected value of each
+// group of registers (rd_parts_reg, an AND-OR over at most 12 registers), then the OR of the
+// groups (reg_rd_data_reg). axil_reg_if takes the value three cycles after reg_rd_en; the
+// address is held until then. The values are sampled in the cycle after reg_rd_en, the cycle
+// the 64-bit counters' high words are latched in. CLEAR is write-only and reads as zero, like
+// every unmapped word.
+localparam RD_REGS = 49;
+localparam RD_GROUPS = 5;
+reg rd_en_d_reg = 1'b0;                    // reg_rd_en one cycle later: rd_sel_reg is valid
+reg [RD_REGS-1:0] rd_sel_reg = {RD_REGS{1'b0}};
+reg [32*RD_GROUPS-1:0] rd_parts;
+reg [32*RD_GROUPS-1:0] rd_parts_reg = {32*RD_GROUPS{1'b0}};
+reg [31:0] rd_any;
+integer rd_g;
+
 always @* begin
-    case (rd_off)
-        REG_ID:                 reg_rd_data = CARD_ID;
-        REG_VERSION:            reg_rd_data = CARD_VERSION;
-        REG_SCRATCH:            reg_rd_data = scratch_reg;
-        REG_CAPS:               reg_rd_data = CAPS;
-        REG_ERROR:              reg_rd_data = error_reg;
-        REG_CONTROL:            reg_rd_data = control_reg;
-        REG_TIMESTAMP_LO:       reg_rd_data = timestamp_reg[31:0];
-        REG_TIMESTAMP_HI:       reg_rd_data = timestamp_hi_reg;
-        REG_SRC0_FRAME_LEN:     reg_rd_data = src0_frame_len_reg;
-        REG_SRC0_GAP:           reg_rd_data = src0_gap_reg;
-        REG_SRC0_PATTERN:       reg_rd_data = src0_pattern_reg;
-        REG_SRC0_SEED:          reg_rd_data = src0_seed_reg;
-        REG_SRC0_POLICY:        reg_rd_data = src0_policy_reg;
-        REG_SRC0_SENT_LO:       reg_rd_data = src0_frames_sent[31:0];
-        REG_SRC0_SENT_HI:       reg_rd_data = src0_sent_hi_reg;
-        REG_SRC0_DROPPED_LO:    reg_rd_data = src0_frames_dropped[31:0];
-        REG_SRC0_DROPPED_HI:    reg_rd_data = src0_dropped_hi_reg;
-        REG_SRC1_FRAME_LEN:     reg_rd_data = src1_frame_len_reg;
-        REG_SRC1_GAP:           reg_rd_data = src1_gap_reg;
-        REG_SRC1_PATTERN:       reg_rd_data = src1_pattern_reg;
-        REG_SRC1_SEED:          reg_rd_data = src1_seed_reg;
-        REG_SRC1_POLICY:        reg_rd_data = src1_policy_reg;
-        REG_SRC1_SENT_LO:       reg_rd_data = src1_frames_sent[31:0];
-        REG_SRC1_SENT_HI:       reg_rd_data = src1_sent_hi_reg;
-        REG_SRC1_DROPPED_LO:    reg_rd_data = src1_frames_dropped[31:0];
-        REG_SRC1_DROPPED_HI:    reg_rd_data = src1_dropped_hi_reg;
-        REG_CHK_GOOD_LO:        reg_rd_data = chk_frames_good[31:0];
-        REG_CHK_GOOD_HI:        reg_rd_data = chk_good_hi_reg;
-        REG_CHK_BAD_LO:         reg_rd_data = chk_frames_bad[31:0];
-        REG_CHK_BAD_HI:         reg_rd_data = chk_bad_hi_reg;
-        REG_CHK_MISSING_LO:     reg_rd_data = chk_frames_missing[31:0];
-        REG_CHK_MISSING_HI:     reg_rd_data = chk_missing_hi_reg;
-        REG_CHK_ERR_MAGIC:      reg_rd_data = chk_err_magic;
-        REG_CHK_ERR_LENGTH:     reg_rd_data = chk_err_length;
-        REG_CHK_ERR_CRC:        reg_rd_data = chk_err_crc;
-        REG_CHK_ERR_VERSION:    reg_rd_data = chk_err_version;
-        REG_CHK_LAST_SEQ:       reg_rd_data = chk_last_seq;
-        REG_CAP_BASE:           reg_rd_data = cap_base_reg;
-        REG_CAP_SIZE:           reg_rd_data = cap_size_reg;
-        REG_CAP_WPTR:           reg_rd_data = {1'b0, cap_wptr};
-        REG_CAP_RPTR:           reg_rd_data = cap_rptr_reg;
-        REG_CAP_FILL:           reg_rd_data = {1'b0, cap_fill};
-        REG_CAP_IRQ_LEVEL:      reg_rd_data = cap_irq_level_reg;
-        REG_CAP_OVERFLOW_LO:    reg_rd_data = cap_overflow_count[31:0];
-        REG_CAP_OVERFLOW_HI:    reg_rd_data = cap_overflow_hi_reg;
-        REG_CAP_FRAMES_LO:      reg_rd_data = cap_frame_count[31:0];
-        REG_CAP_FRAMES_HI:      reg_rd_data = cap_frames_hi_reg;
-        REG_IRQ_ENABLE:         reg_rd_data = irq_enable_reg;
-        REG_IRQ_STATUS:         reg_rd_data = irq_status_reg;
-        // CLEAR is write-only and reads as zero, like every unmapped word.
-        default:                reg_rd_data = 32'd0;
-    endcase
+    rd_parts = {32*RD_GROUPS{1'b0}};
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[0]}} & CARD_ID);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[1]}} & CARD_VERSION);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[2]}} & scratch_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[3]}} & CAPS);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[4]}} & error_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[5]}} & control_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[6]}} & timestamp_reg[31:0]);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[7]}} & timestamp_hi_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[8]}} & src0_frame_len_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[9]}} & src0_gap_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[10]}} & src0_pattern_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[11]}} & src0_seed_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[12]}} & src0_policy_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[13]}} & src0_frames_sent[31:0]);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[14]}} & src0_sent_hi_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[15]}} & src0_frames_dropped[31:0]);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[16]}} & src0_dropped_hi_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[17]}} & src1_frame_len_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[18]}} & src1_gap_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[19]}} & src1_pattern_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[20]}} & src1_seed_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[21]}} & src1_policy_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[22]}} & src1_frames_sent[31:0]);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[23]}} & src1_sent_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[24]}} & src1_frames_dropped[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[25]}} & src1_dropped_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[26]}} & chk_frames_good[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[27]}} & chk_good_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[28]}} & chk_frames_bad[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[29]}} & chk_bad_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[30]}} & chk_frames_missing[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[31]}} & chk_missing_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[32]}} & chk_err_magic);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[33]}} & chk_err_length);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[34]}} & chk_err_crc);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[35]}} & chk_err_version);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[36]}} & chk_last_seq);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[37]}} & cap_base_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[38]}} & cap_size_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[39]}} & {1'b0, cap_wptr});
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[40]}} & cap_rptr_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[41]}} & {1'b0, cap_fill});
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[42]}} & cap_irq_level_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[43]}} & cap_overflow_count[31:0]);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[44]}} & cap_overflow_hi_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[45]}} & cap_frame_count[31:0]);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[46]}} & cap_frames_hi_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[47]}} & irq_enable_reg);
+    rd_parts[32*4 +: 32] = rd_parts[32*4 +: 32] | ({32{rd_sel_reg[48]}} & irq_status_reg);
+    rd_any = 32'd0;
+    for (rd_g = 0; rd_g < RD_GROUPS; rd_g = rd_g + 1) begin
+        rd_any = rd_any | rd_parts_reg[32*rd_g +: 32];
+    end
+end
+
+always @(posedge axi_aclk) begin
+    rd_en_d_reg <= reg_rd_en;
+    rd_sel_reg <= {
+        rd_off == REG_IRQ_STATUS,
+        rd_off == REG_IRQ_ENABLE,
+        rd_off == REG_CAP_FRAMES_HI,
+        rd_off == REG_CAP_FRAMES_LO,
+        rd_off == REG_CAP_OVERFLOW_HI,
+        rd_off == REG_CAP_OVERFLOW_LO,
+        rd_off == REG_CAP_IRQ_LEVEL,
+        rd_off == REG_CAP_FILL,
+        rd_off == REG_CAP_RPTR,
+        rd_off == REG_CAP_WPTR,
+        rd_off == REG_CAP_SIZE,
+        rd_off == REG_CAP_BASE,
+        rd_off == REG_CHK_LAST_SEQ,
+        rd_off == REG_CHK_ERR_VERSION,
+        rd_off == REG_CHK_ERR_CRC,
+        rd_off == REG_CHK_ERR_LENGTH,
+        rd_off == REG_CHK_ERR_MAGIC,
+        rd_off == REG_CHK_MISSING_HI,
+        rd_off == REG_CHK_MISSING_LO,
+        rd_off == REG_CHK_BAD_HI,
+        rd_off == REG_CHK_BAD_LO,
+        rd_off == REG_CHK_GOOD_HI,
+        rd_off == REG_CHK_GOOD_LO,
+        rd_off == REG_SRC1_DROPPED_HI,
+        rd_off == REG_SRC1_DROPPED_LO,
+        rd_off == REG_SRC1_SENT_HI,
+        rd_off == REG_SRC1_SENT_LO,
+        rd_off == REG_SRC1_POLICY,
+        rd_off == REG_SRC1_SEED,
+        rd_off == REG_SRC1_PATTERN,
+        rd_off == REG_SRC1_GAP,
+        rd_off == REG_SRC1_FRAME_LEN,
+        rd_off == REG_SRC0_DROPPED_HI,
+        rd_off == REG_SRC0_DROPPED_LO,
+        rd_off == REG_SRC0_SENT_HI,
+        rd_off == REG_SRC0_SENT_LO,
+        rd_off == REG_SRC0_POLICY,
+        rd_off == REG_SRC0_SEED,
+        rd_off == REG_SRC0_PATTERN,
+        rd_off == REG_SRC0_GAP,
+        rd_off == REG_SRC0_FRAME_LEN,
+        rd_off == REG_TIMESTAMP_HI,
+        rd_off == REG_TIMESTAMP_LO,
+        rd_off == REG_CONTROL,
+        rd_off == REG_ERROR,
+        rd_off == REG_CAPS,
+        rd_off == REG_SCRATCH,
+        rd_off == REG_VERSION,
+        rd_off == REG_ID
+    };
+    rd_parts_reg <= rd_parts;
+    reg_rd_data_reg <= rd_any;
 end
 
 // A CONTROL write takes effect only with a mode this build serves; otherwise it is refused.
@@ -486,7 +562,7 @@ always @(posedge axi_aclk) begin
     cap_fill_above_reg <= cap_fill_above;
 
     // 64-bit reads: the low word latches the high word.
-    if (reg_rd_en) begin
+    if (rd_en_d_reg) begin
         case (rd_off)
             REG_TIMESTAMP_LO:    timestamp_hi_reg <= timestamp_reg[63:32];
             REG_SRC0_SENT_LO:    src0_sent_hi_reg <= src0_frames_sent[63:32];
