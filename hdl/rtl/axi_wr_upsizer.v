@@ -114,11 +114,12 @@ localparam [1:0]
     RESP_SLVERR = 2'b10,
     RESP_DECERR = 2'b11;
 
-localparam [1:0]
-    STATE_IDLE = 2'd0,
-    STATE_DATA = 2'd1,
-    STATE_DROP = 2'd2,
-    STATE_RESP = 2'd3;
+localparam [2:0]
+    STATE_IDLE = 3'd0,
+    STATE_DATA = 3'd1,
+    STATE_DROP = 3'd2,
+    STATE_RESP = 3'd3,
+    STATE_SETUP = 3'd4;
 
 // check configuration
 initial begin
@@ -138,7 +139,7 @@ initial begin
     end
 end
 
-reg [1:0] state_reg = STATE_IDLE;
+reg [2:0] state_reg = STATE_IDLE;
 // Bursts passed to the master whose response has not come back.
 reg [8:0] outstanding_reg = 9'd0;
 // The refused burst's response.
@@ -241,6 +242,7 @@ function beat_ends_line(input [M_SHIFT-1:0] addr, input [2:0] size);
 endfunction
 
 reg [S_BYTES-1:0] lanes_reg = {S_BYTES{1'b0}};
+reg [S_BYTES-1:0] size_lanes_reg = {S_BYTES{1'b0}};  // 2**size lanes from lane 0
 reg [M_BYTES/S_BYTES-1:0] slot_reg = {M_BYTES/S_BYTES{1'b0}};  // one-hot
 reg line_end_reg = 1'b0;
 reg last_reg = 1'b0;
@@ -301,10 +303,8 @@ always @(posedge clk) begin
         m_axi_awvalid_reg <= !aw_refused;
         addr_reg <= aw_off;
         size_reg <= aw_size;
+        size_lanes_reg <= ~({S_BYTES{1'b1}} << ({{S_SHIFT{1'b0}}, 1'b1} << aw_size));
         beats_left_reg <= s_axi_awlen;
-        lanes_reg <= beat_lanes(aw_off[S_SHIFT-1:0], aw_size);
-        slot_reg <= {{M_BYTES/S_BYTES-1{1'b0}}, 1'b1} << aw_off[M_SHIFT-1:S_SHIFT];
-        line_end_reg <= beat_ends_line(aw_off[M_SHIFT-1:0], aw_size);
         last_reg <= s_axi_awlen == 8'd0;
         acc_data_reg <= {M_DATA_WIDTH{1'b0}};
         acc_strb_reg <= {M_STRB_WIDTH{1'b0}};
@@ -312,7 +312,16 @@ always @(posedge clk) begin
         err_resp_reg <= aw_out_of_range ? RESP_DECERR : RESP_SLVERR;
         addr_error_reg <= aw_out_of_range;
         burst_error_reg <= !aw_out_of_range && aw_not_incr;
-        state_reg <= aw_refused ? STATE_DROP : STATE_DATA;
+        state_reg <= aw_refused ? STATE_DROP : STATE_SETUP;
+    end
+
+    // The first beat's lanes, slot and line end, from the registered address: the one cycle
+    // between a burst's address and its first beat.
+    if (state_reg == STATE_SETUP) begin
+        lanes_reg <= beat_lanes(addr_reg[S_SHIFT-1:0], size_reg);
+        slot_reg <= {{M_BYTES/S_BYTES-1{1'b0}}, 1'b1} << addr_reg[M_SHIFT-1:S_SHIFT];
+        line_end_reg <= beat_ends_line(addr_reg[M_SHIFT-1:0], size_reg);
+        state_reg <= STATE_DATA;
     end
 
     if (w_fire && state_reg == STATE_DROP) begin
@@ -335,7 +344,9 @@ always @(posedge clk) begin
         end
         addr_reg <= beat_next;
         beats_left_reg <= beats_left_reg - 8'd1;
-        lanes_reg <= beat_lanes(beat_next[S_SHIFT-1:0], size_reg);
+        // Every beat after the first is aligned to its size: its lanes are the size's run of
+        // lanes moved to its offset.
+        lanes_reg <= size_lanes_reg << beat_next[S_SHIFT-1:0];
         slot_reg <= {{M_BYTES/S_BYTES-1{1'b0}}, 1'b1} << beat_next[M_SHIFT-1:S_SHIFT];
         line_end_reg <= beat_ends_line(beat_next[M_SHIFT-1:0], size_reg);
         last_reg <= beats_left_reg == 8'd1;
