@@ -105,7 +105,9 @@ localparam S_BYTES = S_STRB_WIDTH;
 localparam M_BYTES = M_STRB_WIDTH;
 localparam S_SHIFT = $clog2(S_BYTES);
 localparam M_SHIFT = $clog2(M_BYTES);
-// Byte offset within a 4 KiB page, with a carry bit for the end of a burst.
+// Slave beats in a master beat.
+localparam SLOTS = M_BYTES / S_BYTES;
+// The last byte's offset from a burst's first master beat (a burst stays in its 4 KiB page).
 localparam OFF_WIDTH = 13;
 
 localparam [1:0] BURST_INCR = 2'b01;
@@ -145,9 +147,10 @@ reg [8:0] outstanding_reg = 9'd0;
 // The refused burst's response.
 reg [ID_WIDTH-1:0] err_id_reg = {ID_WIDTH{1'b0}};
 reg [1:0] err_resp_reg = RESP_SLVERR;
+reg err_offer_reg = 1'b0;                           // the refused burst's response is offered
 reg addr_error_reg = 1'b0;
 reg burst_error_reg = 1'b0;
-reg [OFF_WIDTH-1:0] addr_reg = {OFF_WIDTH{1'b0}};  // address of the next slave beat
+reg [M_SHIFT-1:0] addr_reg = {M_SHIFT{1'b0}};       // the first slave beat's offset in its master beat
 reg [2:0] size_reg = 3'd0;
 reg [7:0] beats_left_reg = 8'd0;                    // slave beats after the next one
 reg [M_DATA_WIDTH-1:0] acc_data_reg = {M_DATA_WIDTH{1'b0}};
@@ -184,8 +187,10 @@ assign m_axi_wlast = m_axi_wlast_reg;
 assign m_axi_wvalid = m_axi_wvalid_reg;
 
 // Responses pass through, except the refused burst's, which goes out alone once nothing is
-// outstanding.
-wire err_resp = state_reg == STATE_RESP && outstanding_reg == 9'd0;
+// outstanding. That it is being offered is a register (set the cycle after the count reaches
+// zero, which it keeps in STATE_RESP), so the count does not steer BREADY, whose handshake
+// steps the count again.
+wire err_resp = err_offer_reg;
 assign s_axi_bid = err_resp ? err_id_reg : m_axi_bid;
 assign s_axi_bresp = err_resp ? err_resp_reg : m_axi_bresp;
 assign s_axi_bvalid = err_resp || m_axi_bvalid;
@@ -199,11 +204,17 @@ assign burst_error = burst_error_reg;
  */
 // A size above the slave's width is taken as the full width.
 wire [2:0] aw_size = s_axi_awsize > S_SHIFT[2:0] ? S_SHIFT[2:0] : s_axi_awsize;
-wire [OFF_WIDTH-1:0] aw_off = {1'b0, s_axi_awaddr[11:0]};
-wire [OFF_WIDTH-1:0] aw_size_mask = {OFF_WIDTH{1'b1}} << aw_size;
-wire [OFF_WIDTH-1:0] aw_beats = {{OFF_WIDTH-9{1'b0}}, {1'b0, s_axi_awlen} + 9'd1};
-wire [OFF_WIDTH-1:0] aw_last_byte = (aw_off & aw_size_mask) + (aw_beats << aw_size) - 1'b1;
-wire [OFF_WIDTH-1:0] aw_lines = (aw_last_byte >> M_SHIFT) - (aw_off >> M_SHIFT);
+// The start's offset within its master beat.
+wire [M_SHIFT-1:0] aw_off = s_axi_awaddr[M_SHIFT-1:0];
+// The master beats after the first are those that the burst's last byte lies beyond its first
+// master beat: its last byte's offset from that beat's start, over the master's width. That
+// offset is the size-aligned start within the master beat plus (AWLEN + 1) * 2**size - 1,
+// which is the start with its bits below the size set (the aligned start has zeros there)
+// plus AWLEN * 2**size: one adder, and no subtraction, on the path from AWLEN.
+wire [OFF_WIDTH-1:0] aw_end = {{OFF_WIDTH-M_SHIFT{1'b0}},
+    aw_off | ~({M_SHIFT{1'b1}} << aw_size)}
+    + ({{OFF_WIDTH-8{1'b0}}, s_axi_awlen} << aw_size);
+wire [OFF_WIDTH-1:0] aw_lines = aw_end >> M_SHIFT;
 
 /*
  * Data phase: where the next slave beat goes. What the merge needs of a beat (the slave lanes
@@ -212,42 +223,72 @@ wire [OFF_WIDTH-1:0] aw_lines = (aw_last_byte >> M_SHIFT) - (aw_off >> M_SHIFT);
  * the first beat, with the previous beat for the others), so the merge itself is a
  * selection by registered masks.
  */
-// The address after a beat of `size` at `addr`.
-function [OFF_WIDTH-1:0] next_addr(input [OFF_WIDTH-1:0] addr, input [2:0] size);
-    next_addr = (addr & ({OFF_WIDTH{1'b1}} << size)) + ({{OFF_WIDTH-1{1'b0}}, 1'b1} << size);
+// The lanes of the size-aligned transfer after the one on `lanes`: the run moved up by its
+// own width (`step`, one-hot: bit k for 2**k lanes), wrapping to lane 0 when the next transfer
+// starts the next slave beat. Each lane is an AND-OR over the sizes, with fixed indices.
+function [S_BYTES-1:0] lanes_after(input [S_BYTES-1:0] lanes, input [S_SHIFT:0] step);
+    integer l;
+    integer k;
+    begin
+        lanes_after = {S_BYTES{1'b0}};
+        for (l = 0; l < S_BYTES; l = l + 1) begin
+            for (k = 0; k <= S_SHIFT; k = k + 1) begin
+                lanes_after[l] = lanes_after[l]
+                    || (step[k] && lanes[(l + S_BYTES - (1 << k)) % S_BYTES]);
+            end
+        end
+    end
+endfunction
+
+// The lanes of the whole size-aligned transfer that holds `addr`: those that agree with it in
+// every bit from the size up.
+function [S_BYTES-1:0] transfer_lanes(input [S_SHIFT-1:0] addr, input [2:0] size);
+    integer l;
+    reg [S_SHIFT-1:0] high;
+    begin
+        high = {S_SHIFT{1'b1}} << size;
+        for (l = 0; l < S_BYTES; l = l + 1) begin
+            transfer_lanes[l] = ((l[S_SHIFT-1:0] ^ addr) & high) == {S_SHIFT{1'b0}};
+        end
+    end
 endfunction
 
 // The slave lanes a beat at `addr` of `size` writes: from its address up to the end of its
 // size-aligned transfer.
 function [S_BYTES-1:0] beat_lanes(input [S_SHIFT-1:0] addr, input [2:0] size);
     integer l;
-    reg [S_SHIFT:0] lo;
-    reg [S_SHIFT:0] hi;
+    reg [S_BYTES-1:0] run;
     begin
-        lo = {1'b0, addr};
-        hi = {1'b0, addr & ({S_SHIFT{1'b1}} << size)} + ({{S_SHIFT{1'b0}}, 1'b1} << size);
+        run = transfer_lanes(addr, size);
         for (l = 0; l < S_BYTES; l = l + 1) begin
-            beat_lanes[l] = l >= lo && l < hi;
+            beat_lanes[l] = run[l] && l[S_SHIFT-1:0] >= addr;
         end
     end
 endfunction
 
-// Whether the master beat is complete after a beat at `addr` (the next one starts another).
+// Whether the master beat is complete after a beat at `addr` (the next one starts another):
+// every address bit from the size up to the master's width is one.
 function beat_ends_line(input [M_SHIFT-1:0] addr, input [2:0] size);
-    reg [M_SHIFT:0] sum;
-    begin
-        sum = {1'b0, addr & ({M_SHIFT{1'b1}} << size)} + ({{M_SHIFT{1'b0}}, 1'b1} << size);
-        beat_ends_line = sum[M_SHIFT];
-    end
+    beat_ends_line = &(addr | ~({M_SHIFT{1'b1}} << size));
 endfunction
 
 reg [S_BYTES-1:0] lanes_reg = {S_BYTES{1'b0}};
-reg [S_BYTES-1:0] size_lanes_reg = {S_BYTES{1'b0}};  // 2**size lanes from lane 0
-reg [M_BYTES/S_BYTES-1:0] slot_reg = {M_BYTES/S_BYTES{1'b0}};  // one-hot
+reg [S_SHIFT:0] step_reg = {S_SHIFT+1{1'b0}};  // one-hot: bit k for a size of 2**k bytes
+// The whole size-aligned transfer of the beat on lanes_reg (wider than lanes_reg only for an
+// unaligned first beat).
+reg [S_BYTES-1:0] run_reg = {S_BYTES{1'b0}};
+reg [SLOTS-1:0] slot_reg = {SLOTS{1'b0}};  // one-hot
 reg line_end_reg = 1'b0;
 reg last_reg = 1'b0;
 
-wire [OFF_WIDTH-1:0] beat_next = next_addr(addr_reg, size_reg);
+// The next beat, stepped from this one's registers rather than from an address (an adder
+// and a decode of its sum would not fit the cycle): its run is this one's moved by its width,
+// its slot the next one when this beat ends its slave beat, and it ends its master beat when
+// it ends its slave beat in the last slot.
+wire [S_BYTES-1:0] run_next = lanes_after(run_reg, step_reg);
+wire [SLOTS-1:0] slot_next = run_reg[S_BYTES-1] ? {slot_reg[SLOTS-2:0], slot_reg[SLOTS-1]}
+    : slot_reg;
+wire line_end_next = slot_next[SLOTS-1] && run_next[S_BYTES-1];
 wire beat_last = last_reg;
 // The beat after this one starts a new master beat: send the gathered one.
 wire beat_emit = last_reg || line_end_reg;
@@ -303,7 +344,7 @@ always @(posedge clk) begin
         m_axi_awvalid_reg <= !aw_refused;
         addr_reg <= aw_off;
         size_reg <= aw_size;
-        size_lanes_reg <= ~({S_BYTES{1'b1}} << ({{S_SHIFT{1'b0}}, 1'b1} << aw_size));
+        step_reg <= {{S_SHIFT{1'b0}}, 1'b1} << aw_size;
         beats_left_reg <= s_axi_awlen;
         last_reg <= s_axi_awlen == 8'd0;
         acc_data_reg <= {M_DATA_WIDTH{1'b0}};
@@ -319,8 +360,9 @@ always @(posedge clk) begin
     // between a burst's address and its first beat.
     if (state_reg == STATE_SETUP) begin
         lanes_reg <= beat_lanes(addr_reg[S_SHIFT-1:0], size_reg);
-        slot_reg <= {{M_BYTES/S_BYTES-1{1'b0}}, 1'b1} << addr_reg[M_SHIFT-1:S_SHIFT];
-        line_end_reg <= beat_ends_line(addr_reg[M_SHIFT-1:0], size_reg);
+        run_reg <= transfer_lanes(addr_reg[S_SHIFT-1:0], size_reg);
+        slot_reg <= {{SLOTS-1{1'b0}}, 1'b1} << addr_reg[M_SHIFT-1:S_SHIFT];
+        line_end_reg <= beat_ends_line(addr_reg, size_reg);
         state_reg <= STATE_DATA;
     end
 
@@ -342,25 +384,29 @@ always @(posedge clk) begin
             acc_data_reg <= merged_data;
             acc_strb_reg <= merged_strb;
         end
-        addr_reg <= beat_next;
         beats_left_reg <= beats_left_reg - 8'd1;
-        // Every beat after the first is aligned to its size: its lanes are the size's run of
-        // lanes moved to its offset.
-        lanes_reg <= size_lanes_reg << beat_next[S_SHIFT-1:0];
-        slot_reg <= {{M_BYTES/S_BYTES-1{1'b0}}, 1'b1} << beat_next[M_SHIFT-1:S_SHIFT];
-        line_end_reg <= beat_ends_line(beat_next[M_SHIFT-1:0], size_reg);
+        // Every beat after the first is aligned to its size: its lanes are its whole run.
+        lanes_reg <= run_next;
+        run_reg <= run_next;
+        slot_reg <= slot_next;
+        line_end_reg <= line_end_next;
         last_reg <= beats_left_reg == 8'd1;
         if (beat_last) begin
             state_reg <= STATE_IDLE;
         end
     end
 
+    if (state_reg == STATE_RESP && outstanding_reg == 9'd0) begin
+        err_offer_reg <= 1'b1;
+    end
     if (err_resp && s_axi_bready) begin
+        err_offer_reg <= 1'b0;
         state_reg <= STATE_IDLE;
     end
 
     if (rst) begin
         state_reg <= STATE_IDLE;
+        err_offer_reg <= 1'b0;
         outstanding_reg <= 9'd0;
         addr_error_reg <= 1'b0;
         burst_error_reg <= 1'b0;
