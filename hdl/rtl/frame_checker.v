@@ -224,14 +224,20 @@ generate
     end
 endgenerate
 
+// The state part over the state bits alone, and the frame's first beat's (the initial state
+// advanced over a beat) as a constant chosen after it: the loop from crc_reg back to itself is
+// the state-only matrix and one gate.
 frame_crc32 #(
-    .DATA_WIDTH(DATA_WIDTH)
+    .DATA_WIDTH(DATA_WIDTH),
+    .STATE_ONLY(1)
 )
 crc_state_inst (
-    .state_in(d_first_reg ? 32'hffffffff : crc_reg),
+    .state_in(crc_reg),
     .data({DATA_WIDTH{1'b0}}),
     .state_out(state_part)
 );
+
+localparam [31:0] CRC_INIT_PART = crc_zeros(32'hffffffff, KEEP_WIDTH);
 
 reg [31:0] data_part;
 integer q;
@@ -326,7 +332,7 @@ always @(posedge clk) begin
 
     // Stage 1b: the beat's CRC, and the frame's results move on with it.
     if (d_valid_reg) begin
-        crc_reg <= state_part ^ data_part;
+        crc_reg <= (d_first_reg ? CRC_INIT_PART : state_part) ^ data_part;
     end
     if (t_valid_reg) begin
         e_valid_reg <= 1'b1;

@@ -12,6 +12,11 @@
  * linear step, so the checker compares against the residue advanced over those zeros, and the
  * frame source moves its frame so that the last byte ends a beat (see frame_checker.v and
  * frame_source.v).
+ *
+ * The update is linear, so its users split it into a data part (state_in zero) and a state
+ * part (STATE_ONLY: data taken as zero). The state part's rows hold only the 32 state columns,
+ * so where it closes a CRC register's loop the loop is an XOR of about 16 state bits, not a
+ * tree sized for the data as well.
  */
 
 `resetall
@@ -21,7 +26,11 @@
 module frame_crc32 #
 (
     // Width of the data bus in bits (a multiple of 8)
-    parameter DATA_WIDTH = 128
+    parameter DATA_WIDTH = 128,
+    // 1: advance state_in over a beat of zero bytes and leave `data` out of the matrix (for the
+    // state part of a split update: each output bit is then an XOR of state bits only, so a
+    // CRC register's loop through it stays short even where synthesis maps it on its own)
+    parameter STATE_ONLY = 0
 )
 (
     input  wire [31:0]             state_in,
@@ -36,6 +45,10 @@ localparam [31:0] POLY = 32'hedb88320;
 initial begin
     if (DATA_WIDTH % 8 != 0 || DATA_WIDTH < 8) begin
         $error("Error: DATA_WIDTH must be a positive multiple of 8 (instance %m)");
+        $finish;
+    end
+    if (STATE_ONLY != 0 && STATE_ONLY != 1) begin
+        $error("Error: STATE_ONLY must be 0 or 1 (instance %m)");
         $finish;
     end
 end
@@ -90,12 +103,15 @@ endfunction
 
 // Each output bit is the XOR of its row's inputs: a reduction that synthesis builds as a
 // balanced tree (the bit-serial form above would map to a chain as long as the beat).
-wire [INPUTS-1:0] inputs = {data, state_in};
+// STATE_ONLY takes the data as zero, so the rows keep their state columns only.
+wire [INPUTS-1:0] inputs = {STATE_ONLY != 0 ? {DATA_WIDTH{1'b0}} : data, state_in};
+localparam [INPUTS-1:0] COLUMNS = STATE_ONLY != 0 ? {{DATA_WIDTH{1'b0}}, 32'hffffffff}
+    : {INPUTS{1'b1}};
 
 genvar o;
 generate
     for (o = 0; o < 32; o = o + 1) begin : bit_g
-        localparam [INPUTS-1:0] ROW = crc_row(o);
+        localparam [INPUTS-1:0] ROW = crc_row(o) & COLUMNS;
         always @* begin
             state_out[o] = ^(inputs & ROW);
         end

@@ -551,7 +551,8 @@ end
 // The CRC update is linear: F(state, moved) = F(state, 0) ^ F(0, moved), and F(0, moved) is
 // the XOR of F(0, one 32-bit group of moved) over its four groups (each an XOR of at most 32
 // bits, so no 128-input XOR tree is built). Stage P computes the data part, stage C adds the
-// state part, so the loop from crc_reg back to itself is an XOR of about 17 bits.
+// state part (over the state bits alone: STATE_ONLY), so the loop from crc_reg back to itself
+// is an XOR of about 17 bits.
 localparam GROUPS = DATA_WIDTH / 32;
 
 wire [32*GROUPS-1:0] group_parts;
@@ -573,7 +574,8 @@ generate
 endgenerate
 
 frame_crc32 #(
-    .DATA_WIDTH(DATA_WIDTH)
+    .DATA_WIDTH(DATA_WIDTH),
+    .STATE_ONLY(1)
 )
 crc_state_inst (
     .state_in(crc_reg),
@@ -583,7 +585,8 @@ crc_state_inst (
 
 // A frame's first beat starts from its initial state, whose part stage P computes.
 frame_crc32 #(
-    .DATA_WIDTH(DATA_WIDTH)
+    .DATA_WIDTH(DATA_WIDTH),
+    .STATE_ONLY(1)
 )
 crc_init_inst (
     .state_in(r_init_reg),
