@@ -50,13 +50,31 @@ fn run() -> Result<(), BuildError> {
         path: list.clone(),
         message: e.to_string(),
     })?;
+    // A randomized top (`--x-initial unique`) reads hdl/rtl without its declaration
+    // initialisers, from a copy in OUT_DIR, so that a register the design never resets starts
+    // at a random value there, as it may on the device after a reset that is not a
+    // configuration.
+    let stripped = out.join("rtl_x");
+    let mut stripped_made = false;
     let tops = card_sim_build::parse_tops(&text, "sim/tops.txt")?
         .into_iter()
         .map(|t| {
             let file = top_file(&root, t.module_name())?;
-            Ok(t.file(file))
+            if !randomized(&t) {
+                return Ok(t.file(file).lib_dir("hdl/rtl").lib_dir("hdl/sim"));
+            }
+            if !stripped_made {
+                strip_initialisers(&root, &stripped)?;
+                stripped_made = true;
+            }
+            let file = match file.strip_prefix("hdl/rtl") {
+                Ok(name) => stripped.join(name),
+                Err(_) => file,
+            };
+            Ok(t.file(file).lib_dir(&stripped).lib_dir("hdl/sim"))
         })
         .collect::<Result<Vec<Top>, BuildError>>()?;
+    let names: Vec<String> = tops.iter().map(|t| t.top_name().to_string()).collect();
 
     let runtime = Runtime {
         includes: ["DEP_LZ4_INCLUDE", "DEP_Z_INCLUDE"]
@@ -74,11 +92,9 @@ fn run() -> Result<(), BuildError> {
         .base_dir(&root)
         .verilator(verilator.clone())
         .card_sim_internal(cpp_dir.clone(), runtime)
-        .include("hdl/rtl")
-        .include("hdl/sim")
+        // The RTL folders are each top's (see above); a randomized top must not find the
+        // original RTL first.
         .include("hdl/include")
-        .lib_dir("hdl/rtl")
-        .lib_dir("hdl/sim")
         .flag("hdl/lint.vlt")
         // The card's RTL is linted at -Wall by `cargo xtask lint`.
         .warnings(false)
@@ -130,7 +146,22 @@ fn run() -> Result<(), BuildError> {
             b.constant
         );
     }
-    rs.push_str("        }\n    }\n}\n");
+    rs.push_str("        }\n    }\n\n");
+    rs.push_str(
+        "    /// The randomized build of this top (`<name>_x` in `sim/tops.txt`), if there is one.\n    pub fn randomized(self) -> Option<Top> {\n        match self {\n",
+    );
+    for n in &names {
+        let twin = format!("{n}_x");
+        if names.contains(&twin) {
+            let _ = writeln!(
+                rs,
+                "            Top::{} => Some(Top::{}),",
+                camel(n),
+                camel(&twin)
+            );
+        }
+    }
+    rs.push_str("            _ => None,\n        }\n    }\n}\n");
     card_sim_build::write_if_changed(&out.join("tops.rs"), &rs)?;
     // Tells card-sim's Rust side where its build keeps waveforms.
     println!("cargo::rustc-env=CARD_SIM_OUT_DIR={}", out.display());
@@ -152,6 +183,79 @@ fn top_file(root: &Path, module: &str) -> Result<PathBuf, BuildError> {
             top: module.to_string(),
             problem: format!("sim/tops.txt names module `{module}`, but there is no hdl/rtl/{module}.v or hdl/sim/{module}.v"),
         })
+}
+
+/// Whether a top is built with random initial values, and so from RTL without initialisers.
+fn randomized(t: &Top) -> bool {
+    t.flags()
+        .windows(2)
+        .any(|w| w[0] == "--x-initial" && w[1] == "unique")
+}
+
+/// Copies `hdl/rtl` into `dir` with the initialisers of `reg` declarations removed
+/// (`reg [3:0] a = 4'd0, b;` becomes `reg [3:0] a, b;`), for the randomized tops: on the FPGA
+/// an initialiser is the value at configuration only, so a register that must start from a
+/// known value after a reset needs a reset, and without the initialiser the randomized build
+/// shows the ones that lack it.
+fn strip_initialisers(root: &Path, dir: &Path) -> Result<(), BuildError> {
+    let io = |path: &Path, e: std::io::Error| BuildError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let src = root.join("hdl/rtl");
+    let entries = std::fs::read_dir(&src).map_err(|e| io(&src, e))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "v") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
+        let out: String = text.lines().map(|l| strip_line(l) + "\n").collect();
+        let name = dir.join(entry.file_name());
+        card_sim_build::write_if_changed(&name, &out)?;
+    }
+    Ok(())
+}
+
+/// One line of RTL with any `= value` of a `reg` declaration dropped (brace-aware, so a
+/// concatenation's commas do not end the value).
+fn strip_line(line: &str) -> String {
+    let (code, comment) = match line.find("//") {
+        Some(i) => line.split_at(i),
+        None => (line, ""),
+    };
+    let t = code.trim_start();
+    let is_reg = t.starts_with("reg ") || (t.starts_with("(*") && t.contains(" reg "));
+    if !is_reg || !t.trim_end().ends_with(';') {
+        return line.to_string();
+    }
+    let mut out = String::new();
+    let mut depth = 0i32;
+    let mut skipping = false;
+    for c in code.chars() {
+        match c {
+            '{' | '(' => depth += 1,
+            '}' | ')' => depth -= 1,
+            _ => {}
+        }
+        if skipping {
+            if depth == 0 && (c == ',' || c == ';') {
+                skipping = false;
+                out.push(c);
+            }
+            continue;
+        }
+        if c == '=' && depth == 0 {
+            skipping = true;
+            while out.ends_with(' ') {
+                out.pop();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out + comment
 }
 
 fn camel(name: &str) -> String {

@@ -16,7 +16,7 @@ localparam REG_ID_VALUE_BITS = 32;
 
 // VERSION (ro): Register map version: major in [31:16], minor in [15:0].
 localparam [11:0] REG_VERSION = 12'h004;
-localparam [31:0] REG_VERSION_RESET = 32'h2;
+localparam [31:0] REG_VERSION_RESET = 32'h3;
 localparam [31:0] REG_VERSION_MASK = 32'hffffffff;
 localparam REG_VERSION_MINOR_LSB = 0;
 localparam REG_VERSION_MINOR_BITS = 16;
@@ -29,6 +29,38 @@ localparam [31:0] REG_SCRATCH_RESET = 32'h0;
 localparam [31:0] REG_SCRATCH_MASK = 32'hffffffff;
 localparam REG_SCRATCH_VALUE_LSB = 0;
 localparam REG_SCRATCH_VALUE_BITS = 32;
+
+// CAPS (ro): What this build of the card has, so that host software can skip what it lacks. The value depends on the variant the card was built as: 0x001F2101 for mm (memory-mapped channels to DDR, CAPTURE), 0x00001F92 for stream (H2C0, C2H0, C2H1: LOOP, GEN, ECHO, CHECK); the reset value listed is the simulation-only combined layout, which has both.
+localparam [11:0] REG_CAPS = 12'h00c;
+localparam [31:0] REG_CAPS_RESET = 32'h201f3f93;
+localparam [31:0] REG_CAPS_MASK = 32'h201ffff3;
+localparam REG_CAPS_MM_LSB = 0;
+localparam REG_CAPS_MM_BITS = 1;
+localparam REG_CAPS_STREAM_LSB = 1;
+localparam REG_CAPS_STREAM_BITS = 1;
+localparam REG_CAPS_H2C_STREAMS_LSB = 4;
+localparam REG_CAPS_H2C_STREAMS_BITS = 2;
+localparam REG_CAPS_C2H_STREAMS_LSB = 6;
+localparam REG_CAPS_C2H_STREAMS_BITS = 2;
+localparam REG_CAPS_MODES_LSB = 8;
+localparam REG_CAPS_MODES_BITS = 8;
+localparam REG_CAPS_DDR_ADDR_BITS_LSB = 16;
+localparam REG_CAPS_DDR_ADDR_BITS_BITS = 5;
+localparam REG_CAPS_SIM_ONLY_LSB = 29;
+localparam REG_CAPS_SIM_ONLY_BITS = 1;
+
+// ERROR (w1c): Requests the card refused or could not carry out, set by hardware and kept until the host writes 1 to them. Register writes are posted on PCIe, so this is where a host learns about a refused write.
+localparam [11:0] REG_ERROR = 12'h020;
+localparam [31:0] REG_ERROR_RESET = 32'h0;
+localparam [31:0] REG_ERROR_MASK = 32'hf;
+localparam REG_ERROR_MODE_LSB = 0;
+localparam REG_ERROR_MODE_BITS = 1;
+localparam REG_ERROR_CAP_RING_LSB = 1;
+localparam REG_ERROR_CAP_RING_BITS = 1;
+localparam REG_ERROR_DMA_ADDR_LSB = 2;
+localparam REG_ERROR_DMA_ADDR_BITS = 1;
+localparam REG_ERROR_DMA_BURST_LSB = 3;
+localparam REG_ERROR_DMA_BURST_BITS = 1;
 
 // CONTROL (rw): Stream mode and channel enables. Change the mode only while the streams are idle.
 localparam [11:0] REG_CONTROL = 12'h010;

@@ -4,16 +4,32 @@
  * - Depth is a power of two (2**ADDR_WIDTH entries); pointers carry one extra bit to tell
  *   full from empty and cross the domains as Gray code through two-flop synchronizers, so at
  *   most one bit changes between samples.
- * - Every output is a register: s_ready is the registered "not full" flag (computed against a
- *   synchronized, hence conservative, read pointer), m_data/m_valid are an output register
- *   stage loaded from the memory. Nothing crosses the domains except the synchronized Gray
+ * - s_ready is the registered "not full" flag (computed against a synchronized, hence
+ *   conservative, read pointer) gated by the reset state; m_data/m_valid are an output
+ *   register stage loaded from the memory. Nothing crosses the domains except the synchronized Gray
  *   pointers and the reset requests, and no combinational path joins the two clocks.
  * - One entry per cycle on each side when the other side keeps up. The synchronizers make a
  *   written entry visible to the reader 3 to 4 m_clk cycles later; m_valid follows one cycle
  *   after that.
- * - Reset: s_rst and m_rst are synchronous to their own clocks. Each is also carried into the
- *   other domain through a two-flop synchronizer, so asserting either empties the whole FIFO.
- *   Hold a reset for at least 3 cycles of the slower clock so the other side sees it.
+ * - Reset: s_rst and m_rst are synchronous to their own clocks, of any length (one cycle is
+ *   enough), and either empties the whole FIFO through a handshake that keeps the two sides
+ *   consistent:
+ *   1. A side in reset is idle at once: s_ready low, or m_valid low.
+ *   2. It raises a request that the other side synchronizes; the other side goes idle too and
+ *      answers with an acknowledge, which the first side synchronizes back.
+ *   3. Only a side whose peer is idle and held (acknowledged) clears its pointer, so the
+ *      peer's synchronizer, which is held at zero meanwhile, never samples a pointer while it
+ *      jumps; and a side leaves reset only when the peer has released its acknowledge, so
+ *      neither side runs while the other's pointer is still being cleared.
+ *   Entries inside the FIFO when a reset starts are discarded (that is the reset's job), and
+ *   so are entries the writer accepted before it learned of a read-side reset (at most the
+ *   two cycles of the request's synchronizer); everything accepted once s_ready is back high
+ *   arrives, in order, and nothing else does. An entry already on m_data when the write side
+ *   resets stays there until it is taken, as a valid must on AXI. s_rst_busy and m_rst_busy are high while the
+ *   respective side is in reset or waiting for the handshake.
+ * - Synchronizer flip-flops carry ASYNC_REG, so the tools place each chain in one slice and
+ *   keep it out of retiming; the constraints give the Gray pointers a datapath-only maximum
+ *   delay and the handshake false paths (fpga/card_core.xdc).
  */
 
 `resetall
@@ -44,7 +60,13 @@ module async_fifo #
     input  wire                  m_rst,
     output wire [DATA_WIDTH-1:0] m_data,
     output wire                  m_valid,
-    input  wire                  m_ready
+    input  wire                  m_ready,
+
+    /*
+     * Reset status: the side is in reset or completing the reset handshake
+     */
+    output wire                  s_rst_busy,
+    output wire                  m_rst_busy
 );
 
 localparam DEPTH = 2**ADDR_WIDTH;
@@ -69,41 +91,81 @@ endfunction
 reg [DATA_WIDTH-1:0] mem[DEPTH-1:0];
 
 /*
- * Reset crossing: each domain is held in reset while the other one is.
+ * Reset handshake. Each side has a request (raised by its reset, held until the peer
+ * acknowledges it) and an acknowledge (the peer's request seen). A side is in reset (idle,
+ * its synchronizers held at zero) while its reset, its request, the peer's request or its own
+ * acknowledge is up. It clears its pointer only while the peer is known to be idle: the peer
+ * has acknowledged, or the peer is itself asking.
  */
-reg s_rst_req_sync1 = 1'b1, s_rst_req_sync2 = 1'b1;  // m_rst seen in s_clk
-reg m_rst_req_sync1 = 1'b1, m_rst_req_sync2 = 1'b1;  // s_rst seen in m_clk
+reg s_req_reg = 1'b1;   // the write side asks the read side to take part in a reset
+reg m_req_reg = 1'b1;   // and the other way round
+reg s_ack_reg = 1'b0;   // the write side has seen the read side's request
+reg m_ack_reg = 1'b0;
+(* ASYNC_REG = "TRUE" *) reg s_req_sync1 = 1'b1;  // m_req_reg in s_clk
+(* ASYNC_REG = "TRUE" *) reg s_req_sync2 = 1'b1;
+(* ASYNC_REG = "TRUE" *) reg s_ack_sync1 = 1'b0;  // m_ack_reg in s_clk
+(* ASYNC_REG = "TRUE" *) reg s_ack_sync2 = 1'b0;
+(* ASYNC_REG = "TRUE" *) reg m_req_sync1 = 1'b1;  // s_req_reg in m_clk
+(* ASYNC_REG = "TRUE" *) reg m_req_sync2 = 1'b1;
+(* ASYNC_REG = "TRUE" *) reg m_ack_sync1 = 1'b0;  // s_ack_reg in m_clk
+(* ASYNC_REG = "TRUE" *) reg m_ack_sync2 = 1'b0;
+
+wire s_rst_all = s_rst || s_req_reg || s_req_sync2 || s_ack_reg;
+wire m_rst_all = m_rst || m_req_reg || m_req_sync2 || m_ack_reg;
+wire s_clear = s_ack_sync2 || s_req_sync2;
+wire m_clear = m_ack_sync2 || m_req_sync2;
+
+assign s_rst_busy = s_rst_all;
+assign m_rst_busy = m_rst_all;
 
 always @(posedge s_clk) begin
-    s_rst_req_sync1 <= m_rst;
-    s_rst_req_sync2 <= s_rst_req_sync1;
+    s_req_sync1 <= m_req_reg;
+    s_req_sync2 <= s_req_sync1;
+    s_ack_sync1 <= m_ack_reg;
+    s_ack_sync2 <= s_ack_sync1;
+    if (s_rst) begin
+        s_req_reg <= 1'b1;
+    end else if (s_ack_sync2) begin
+        s_req_reg <= 1'b0;
+    end
+    s_ack_reg <= s_req_sync2;
 end
 
 always @(posedge m_clk) begin
-    m_rst_req_sync1 <= s_rst;
-    m_rst_req_sync2 <= m_rst_req_sync1;
+    m_req_sync1 <= s_req_reg;
+    m_req_sync2 <= m_req_sync1;
+    m_ack_sync1 <= s_ack_reg;
+    m_ack_sync2 <= m_ack_sync1;
+    if (m_rst) begin
+        m_req_reg <= 1'b1;
+    end else if (m_ack_sync2) begin
+        m_req_reg <= 1'b0;
+    end
+    m_ack_reg <= m_req_sync2;
 end
-
-wire s_rst_all = s_rst || s_rst_req_sync2;
-wire m_rst_all = m_rst || m_rst_req_sync2;
 
 /*
  * Write side
  */
 reg [ADDR_WIDTH:0] wr_ptr_bin = {ADDR_WIDTH+1{1'b0}};
 reg [ADDR_WIDTH:0] wr_ptr_gray = {ADDR_WIDTH+1{1'b0}};
-reg [ADDR_WIDTH:0] rd_ptr_gray_sync1 = {ADDR_WIDTH+1{1'b0}};
-reg [ADDR_WIDTH:0] rd_ptr_gray_sync2 = {ADDR_WIDTH+1{1'b0}};
+(* ASYNC_REG = "TRUE" *) reg [ADDR_WIDTH:0] rd_ptr_gray_sync1 = {ADDR_WIDTH+1{1'b0}};
+(* ASYNC_REG = "TRUE" *) reg [ADDR_WIDTH:0] rd_ptr_gray_sync2 = {ADDR_WIDTH+1{1'b0}};
 reg full_reg = 1'b1;
 
-wire s_fire = s_valid && !full_reg;
-wire [ADDR_WIDTH:0] wr_ptr_bin_next = wr_ptr_bin + {{ADDR_WIDTH{1'b0}}, s_fire};
+// Not ready in reset, so nothing is accepted that the reset would then lose.
+wire s_ready_int = !full_reg && !s_rst_all;
+wire s_fire = s_valid && s_ready_int;
+// The pointer and full flag follow the write as if no reset were on: in reset the block below
+// holds or clears them anyway, and the reset state stays out of the full flag's path.
+wire s_take = s_valid && !full_reg;
+wire [ADDR_WIDTH:0] wr_ptr_bin_next = wr_ptr_bin + {{ADDR_WIDTH{1'b0}}, s_take};
 wire [ADDR_WIDTH:0] wr_ptr_gray_next = bin2gray(wr_ptr_bin_next);
 // Full when the write pointer is one lap ahead: the two top Gray bits differ, the rest match.
 wire full_next = wr_ptr_gray_next == {~rd_ptr_gray_sync2[ADDR_WIDTH:ADDR_WIDTH-1],
     rd_ptr_gray_sync2[ADDR_WIDTH-2:0]};
 
-assign s_ready = !full_reg;
+assign s_ready = s_ready_int;
 
 always @(posedge s_clk) begin
     if (s_fire) begin
@@ -116,8 +178,14 @@ always @(posedge s_clk) begin
     rd_ptr_gray_sync2 <= rd_ptr_gray_sync1;
 
     if (s_rst_all) begin
-        wr_ptr_bin <= {ADDR_WIDTH+1{1'b0}};
-        wr_ptr_gray <= {ADDR_WIDTH+1{1'b0}};
+        // The pointer moves only while the read side is idle and its synchronizer held.
+        if (s_clear) begin
+            wr_ptr_bin <= {ADDR_WIDTH+1{1'b0}};
+            wr_ptr_gray <= {ADDR_WIDTH+1{1'b0}};
+        end else begin
+            wr_ptr_bin <= wr_ptr_bin;
+            wr_ptr_gray <= wr_ptr_gray;
+        end
         rd_ptr_gray_sync1 <= {ADDR_WIDTH+1{1'b0}};
         rd_ptr_gray_sync2 <= {ADDR_WIDTH+1{1'b0}};
         // Not ready during reset, so nothing is accepted that the reset would lose.
@@ -130,18 +198,19 @@ end
  */
 reg [ADDR_WIDTH:0] rd_ptr_bin = {ADDR_WIDTH+1{1'b0}};
 reg [ADDR_WIDTH:0] rd_ptr_gray = {ADDR_WIDTH+1{1'b0}};
-reg [ADDR_WIDTH:0] wr_ptr_gray_sync1 = {ADDR_WIDTH+1{1'b0}};
-reg [ADDR_WIDTH:0] wr_ptr_gray_sync2 = {ADDR_WIDTH+1{1'b0}};
+(* ASYNC_REG = "TRUE" *) reg [ADDR_WIDTH:0] wr_ptr_gray_sync1 = {ADDR_WIDTH+1{1'b0}};
+(* ASYNC_REG = "TRUE" *) reg [ADDR_WIDTH:0] wr_ptr_gray_sync2 = {ADDR_WIDTH+1{1'b0}};
 reg [DATA_WIDTH-1:0] m_data_reg = {DATA_WIDTH{1'b0}};
 reg m_valid_reg = 1'b0;
 
 wire empty = rd_ptr_gray == wr_ptr_gray_sync2;
 // Load the output register when it is free or being emptied this cycle.
-wire load = !empty && (!m_valid_reg || m_ready);
+wire load = !empty && !m_rst_all && (!m_valid_reg || m_ready);
 wire [ADDR_WIDTH:0] rd_ptr_bin_next = rd_ptr_bin + {{ADDR_WIDTH{1'b0}}, load};
 
 assign m_data = m_data_reg;
-assign m_valid = m_valid_reg;
+// Low from the first cycle of this side's reset, as AXI asks of a valid during reset.
+assign m_valid = m_valid_reg && !m_rst;
 
 always @(posedge m_clk) begin
     if (load) begin
@@ -156,11 +225,21 @@ always @(posedge m_clk) begin
     wr_ptr_gray_sync2 <= wr_ptr_gray_sync1;
 
     if (m_rst_all) begin
-        rd_ptr_bin <= {ADDR_WIDTH+1{1'b0}};
-        rd_ptr_gray <= {ADDR_WIDTH+1{1'b0}};
+        // The pointer moves only while the write side is idle and its synchronizer held.
+        if (m_clear) begin
+            rd_ptr_bin <= {ADDR_WIDTH+1{1'b0}};
+            rd_ptr_gray <= {ADDR_WIDTH+1{1'b0}};
+        end else begin
+            rd_ptr_bin <= rd_ptr_bin;
+            rd_ptr_gray <= rd_ptr_gray;
+        end
         wr_ptr_gray_sync1 <= {ADDR_WIDTH+1{1'b0}};
         wr_ptr_gray_sync2 <= {ADDR_WIDTH+1{1'b0}};
-        m_valid_reg <= 1'b0;
+        // A reset of this side drops the output; one the write side asked for keeps an entry
+        // already offered until it is taken, as AXI forbids withdrawing a valid.
+        if (m_rst) begin
+            m_valid_reg <= 1'b0;
+        end
     end
 end
 

@@ -3,7 +3,14 @@
  *
  * AR travels from s_clk to m_clk, R from m_clk back to s_clk, each in its own async_fifo
  * (Gray-coded pointers, two-flop synchronizers, registered outputs), so no combinational path
- * crosses the domains. Order within each channel is kept. Every output is a FIFO register.
+ * crosses the domains. Order within each channel is kept.
+ *
+ * Reset: s_rst and m_rst reset the whole bridge (both FIFOs go through their reset handshake
+ * together; see async_fifo.v). Read data for requests issued before a reset is never handed to
+ * anyone after it: while the bridge is in reset, the master side takes and drops the beats
+ * still to come for the requests it issued, and holds the bridge in reset until none is
+ * outstanding. Only m_rst itself, a reset of the memory controller's side, forgets them at
+ * once, as the controller does.
  */
 
 `resetall
@@ -80,6 +87,52 @@ initial begin
     end
 end
 
+/*
+ * Master-side bookkeeping for a reset: the read beats still to come for the requests issued.
+ */
+wire ar_fifo_valid;
+wire ar_fifo_ready;
+wire [7:0] ar_fifo_len;
+wire r_fifo_ready;
+wire ar_busy;
+wire r_busy;
+// The slave side's reset state needs no action: its FIFO ends are idle while it lasts.
+wire ar_s_busy;
+wire r_m_busy;
+wire unused_busy = ar_s_busy || r_m_busy;
+
+reg [16:0] r_out_reg = 17'd0;        // beats owed by the memory controller
+reg flush_reg = 1'b0;
+
+wire m_busy = ar_busy || r_busy;
+wire ar_fire_m = m_axi_arvalid && m_axi_arready;
+wire r_fire_m = m_axi_rvalid && m_axi_rready;
+
+assign m_axi_arvalid = ar_fifo_valid;
+assign ar_fifo_ready = m_axi_arready;
+assign m_axi_arlen = ar_fifo_len;
+// Beats of requests issued before a reset are taken and dropped.
+assign m_axi_rready = flush_reg || r_fifo_ready;
+
+always @(posedge m_clk) begin
+    r_out_reg <= r_out_reg + (ar_fire_m ? {9'd0, ar_fifo_len} + 17'd1 : 17'd0)
+        - {16'd0, r_fire_m};
+
+    if (m_busy && r_out_reg != 17'd0) begin
+        flush_reg <= 1'b1;
+    end else if (r_out_reg == 17'd0) begin
+        flush_reg <= 1'b0;
+    end
+
+    if (m_rst) begin
+        r_out_reg <= 17'd0;
+        flush_reg <= 1'b0;
+    end
+end
+
+// The FIFOs' master side stays in reset until the flush is done.
+wire m_rst_fifo = m_rst || flush_reg;
+
 async_fifo #(
     .DATA_WIDTH(AR_WIDTH),
     .ADDR_WIDTH(AR_FIFO_ADDR_WIDTH)
@@ -92,11 +145,13 @@ ar_fifo_inst (
     .s_valid(s_axi_arvalid),
     .s_ready(s_axi_arready),
     .m_clk(m_clk),
-    .m_rst(m_rst),
-    .m_data({m_axi_arid, m_axi_araddr, m_axi_arlen, m_axi_arsize, m_axi_arburst, m_axi_arlock,
+    .m_rst(m_rst_fifo),
+    .m_data({m_axi_arid, m_axi_araddr, ar_fifo_len, m_axi_arsize, m_axi_arburst, m_axi_arlock,
         m_axi_arcache, m_axi_arprot}),
-    .m_valid(m_axi_arvalid),
-    .m_ready(m_axi_arready)
+    .m_valid(ar_fifo_valid),
+    .m_ready(ar_fifo_ready),
+    .s_rst_busy(ar_s_busy),
+    .m_rst_busy(ar_busy)
 );
 
 async_fifo #(
@@ -105,15 +160,17 @@ async_fifo #(
 )
 r_fifo_inst (
     .s_clk(m_clk),
-    .s_rst(m_rst),
+    .s_rst(m_rst_fifo),
     .s_data({m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast}),
     .s_valid(m_axi_rvalid),
-    .s_ready(m_axi_rready),
+    .s_ready(r_fifo_ready),
     .m_clk(s_clk),
     .m_rst(s_rst),
     .m_data({s_axi_rid, s_axi_rdata, s_axi_rresp, s_axi_rlast}),
     .m_valid(s_axi_rvalid),
-    .m_ready(s_axi_rready)
+    .m_ready(s_axi_rready),
+    .s_rst_busy(r_busy),
+    .m_rst_busy(r_m_busy)
 );
 
 endmodule

@@ -21,8 +21,9 @@
  *   no combinational path crosses the domains. Outputs towards both sides are registers,
  *   except the W/B multiplexer of the arbiter and the B pass-through of the upsizer, whose
  *   values come from registers of this clock domain.
- * - Address: m_axi_ddr takes the low DDR_ADDR_WIDTH bits of the slave address (the DDR
- *   aperture repeats above 2 GiB).
+ * - Address: a burst at or above 2**DDR_ADDR_WIDTH (outside the DDR) gets DECERR and a FIXED
+ *   or WRAP burst SLVERR, from the upsizers, with nothing reaching the DDR; addr_error and
+ *   burst_error pulse for each (the register file's ERROR bits).
  *
  * Throughput limits (simple rather than clever):
  * - Writes: one 128-bit beat per clk cycle within a burst (4 GB/s at 250 MHz), plus 3 idle
@@ -163,7 +164,13 @@ module axi_mm_path #
     input  wire [1:0]                  m_axi_ddr_rresp,
     input  wire                        m_axi_ddr_rlast,
     input  wire                        m_axi_ddr_rvalid,
-    output wire                        m_axi_ddr_rready
+    output wire                        m_axi_ddr_rready,
+
+    /*
+     * Refused bursts (clk domain, one-cycle pulses)
+     */
+    output wire                        addr_error,
+    output wire                        burst_error
 );
 
 // check configuration
@@ -249,6 +256,14 @@ wire [1:0]                    rd_rresp;
 wire                          rd_rlast;
 wire                          rd_rvalid;
 wire                          rd_rready;
+
+wire wr_addr_error;
+wire wr_burst_error;
+wire rd_addr_error;
+wire rd_burst_error;
+
+assign addr_error = wr_addr_error || rd_addr_error;
+assign burst_error = wr_burst_error || rd_burst_error;
 
 axi_wr_arbiter #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -362,7 +377,9 @@ wr_upsizer_inst (
     .m_axi_bid(wr_bid),
     .m_axi_bresp(wr_bresp),
     .m_axi_bvalid(wr_bvalid),
-    .m_axi_bready(wr_bready)
+    .m_axi_bready(wr_bready),
+    .addr_error(wr_addr_error),
+    .burst_error(wr_burst_error)
 );
 
 axi_cdc_wr #(
@@ -460,7 +477,9 @@ rd_upsizer_inst (
     .m_axi_rresp(rd_rresp),
     .m_axi_rlast(rd_rlast),
     .m_axi_rvalid(rd_rvalid),
-    .m_axi_rready(rd_rready)
+    .m_axi_rready(rd_rready),
+    .addr_error(rd_addr_error),
+    .burst_error(rd_burst_error)
 );
 
 axi_cdc_rd #(

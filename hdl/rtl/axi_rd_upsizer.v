@@ -12,10 +12,26 @@
  *
  * Handles any start address, INCR bursts of 1 to 256 beats and narrow transfers (the whole
  * slave-width slice that holds the address is returned; AXI puts the valid bytes on their
- * lanes). FIXED and WRAP bursts are treated as INCR; bursts must not cross 4 KiB.
+ * lanes); bursts must not cross 4 KiB.
+ *
+ * Refused bursts: one whose address lies at or above 2**M_ADDR_WIDTH gets DECERR on every
+ * beat, a FIXED or WRAP one (or the reserved type) SLVERR. It takes its place in the queue
+ * like any other but issues nothing to the master; when it reaches the head, its beats (zero
+ * data, RLAST on the last) go out without a master beat, so the order is kept. addr_error or
+ * burst_error pulses for each.
  *
  * Throughput: one slave beat per cycle. Every output to the slave is a register, and the
  * master's RREADY is high in the cycle a master beat's last slave beat is taken.
+ *
+ * Timing: the burst at the head of the queue is held in registers (its ID, size, response,
+ * the position of its next slave beat, and whether that beat is its last and the last of its
+ * master beat), loaded from the queue's memory when the burst before it leaves. RREADY is
+ * then one gate over registers and the two handshakes, instead of a LUT-RAM read followed by
+ * an address step and a compare: it drives the read pointer of the clock crossing's FIFO,
+ * which has its own carry chain to fit in the same cycle. A burst reaches the head registers
+ * one cycle after it enters the queue, which costs nothing while master data is on its way
+ * (several cycles through the crossing) and delays only the first beat of a refused burst
+ * behind an empty queue by that cycle.
  */
 
 `resetall
@@ -81,7 +97,13 @@ module axi_rd_upsizer #
     input  wire [1:0]               m_axi_rresp,
     input  wire                     m_axi_rlast,
     input  wire                     m_axi_rvalid,
-    output wire                     m_axi_rready
+    output wire                     m_axi_rready,
+
+    /*
+     * Refused bursts (one-cycle pulses)
+     */
+    output wire                     addr_error,
+    output wire                     burst_error
 );
 
 localparam S_BYTES = S_DATA_WIDTH/8;
@@ -89,11 +111,16 @@ localparam M_BYTES = M_DATA_WIDTH/8;
 localparam S_SHIFT = $clog2(S_BYTES);
 localparam M_SHIFT = $clog2(M_BYTES);
 localparam SLOT_WIDTH = M_SHIFT - S_SHIFT;
-// Byte offset within a 4 KiB page, with a carry bit for the end of a burst.
+// The last byte's offset from a burst's first master beat (a burst stays in its 4 KiB page).
 localparam OFF_WIDTH = 13;
 localparam QW = $clog2(OUTSTANDING);
 
 localparam [1:0] BURST_INCR = 2'b01;
+
+localparam [1:0]
+    RESP_OKAY = 2'b00,
+    RESP_SLVERR = 2'b10,
+    RESP_DECERR = 2'b11;
 
 // check configuration
 initial begin
@@ -114,15 +141,32 @@ initial begin
 end
 
 /*
- * Bursts in flight, oldest first
+ * Bursts in flight that have not reached the head yet, oldest first. The pointers carry one
+ * bit more than the address to tell a full queue from an empty one.
  */
 reg [S_ID_WIDTH-1:0] q_id[OUTSTANDING-1:0];
-reg [OFF_WIDTH-1:0]  q_off[OUTSTANDING-1:0];
+reg [M_SHIFT-1:0]    q_off[OUTSTANDING-1:0];
 reg [2:0]            q_size[OUTSTANDING-1:0];
 reg [7:0]            q_len[OUTSTANDING-1:0];
-reg [QW-1:0] q_wr_reg = {QW{1'b0}};
-reg [QW-1:0] q_rd_reg = {QW{1'b0}};
-reg [QW:0]   q_count_reg = {QW+1{1'b0}};
+reg [1:0]            q_err[OUTSTANDING-1:0];   // OKAY, or the refused burst's response
+reg                  q_last[OUTSTANDING-1:0];  // the first beat is the burst's last
+reg                  q_line_end[OUTSTANDING-1:0];  // the first beat ends its master beat
+reg [QW:0] q_wr_reg = {QW+1{1'b0}};
+reg [QW:0] q_rd_reg = {QW+1{1'b0}};
+// Bursts in flight, the head included.
+reg [QW:0] count_reg = {QW+1{1'b0}};
+
+/*
+ * The head burst: the one whose beats go out now.
+ */
+reg                    h_valid_reg = 1'b0;
+reg [S_ID_WIDTH-1:0]   h_id_reg = {S_ID_WIDTH{1'b0}};
+reg [2:0]              h_size_reg = 3'd0;
+reg [1:0]              h_err_reg = 2'b00;
+reg [M_SHIFT-1:0]      h_off_reg = {M_SHIFT{1'b0}};   // the next slave beat's offset in its line
+reg [7:0]              h_left_reg = 8'd0;             // beats after the next one
+reg                    h_last_reg = 1'b0;             // the next beat is the burst's last
+reg                    h_line_end_reg = 1'b0;         // ... or the last of its master beat
 
 reg [M_ADDR_WIDTH-1:0] m_axi_araddr_reg = {M_ADDR_WIDTH{1'b0}};
 reg [7:0]              m_axi_arlen_reg = 8'd0;
@@ -131,18 +175,15 @@ reg [3:0]              m_axi_arcache_reg = 4'd0;
 reg [2:0]              m_axi_arprot_reg = 3'd0;
 reg                    m_axi_arvalid_reg = 1'b0;
 
-// Progress through the head burst once its first beat has gone.
-reg                 r_started_reg = 1'b0;
-reg [OFF_WIDTH-1:0] r_off_reg = {OFF_WIDTH{1'b0}};
-reg [7:0]           r_left_reg = 8'd0;
-
 reg [S_ID_WIDTH-1:0]   s_axi_rid_reg = {S_ID_WIDTH{1'b0}};
 reg [S_DATA_WIDTH-1:0] s_axi_rdata_reg = {S_DATA_WIDTH{1'b0}};
 reg [1:0]              s_axi_rresp_reg = 2'b00;
 reg                    s_axi_rlast_reg = 1'b0;
 reg                    s_axi_rvalid_reg = 1'b0;
+reg addr_error_reg = 1'b0;
+reg burst_error_reg = 1'b0;
 
-assign s_axi_arready = !m_axi_arvalid_reg && q_count_reg != OUTSTANDING[QW:0];
+assign s_axi_arready = !m_axi_arvalid_reg && count_reg != OUTSTANDING[QW:0];
 assign s_axi_rid = s_axi_rid_reg;
 assign s_axi_rdata = s_axi_rdata_reg;
 assign s_axi_rresp = s_axi_rresp_reg;
@@ -158,40 +199,68 @@ assign m_axi_arlock = m_axi_arlock_reg;
 assign m_axi_arcache = m_axi_arcache_reg;
 assign m_axi_arprot = m_axi_arprot_reg;
 assign m_axi_arvalid = m_axi_arvalid_reg;
+assign addr_error = addr_error_reg;
+assign burst_error = burst_error_reg;
 
+// A beat of `size` at offset `off` is the last of its line when every offset bit from the
+// size up to the line's is one (the next aligned beat starts the next line), and the second
+// to last when those bits are ones over a zero at the size's own bit.
+function line_last(input [M_SHIFT-1:0] off, input [2:0] size);
+    line_last = &(off | ~({M_SHIFT{1'b1}} << size));
+endfunction
+
+function line_second_last(input [M_SHIFT-1:0] off, input [2:0] size);
+    reg [M_SHIFT-1:0] step;
+    begin
+        step = {{M_SHIFT-1{1'b0}}, 1'b1} << size;
+        line_second_last = &(off | ~({M_SHIFT{1'b1}} << size) | step) && (off & step) == 0;
+    end
+endfunction
 
 /*
  * Address phase
  */
 wire [2:0] ar_size = s_axi_arsize > S_SHIFT[2:0] ? S_SHIFT[2:0] : s_axi_arsize;
-wire [OFF_WIDTH-1:0] ar_off = {1'b0, s_axi_araddr[11:0]};
-wire [OFF_WIDTH-1:0] ar_size_mask = {OFF_WIDTH{1'b1}} << ar_size;
-wire [OFF_WIDTH-1:0] ar_beats = {{OFF_WIDTH-9{1'b0}}, {1'b0, s_axi_arlen} + 9'd1};
-wire [OFF_WIDTH-1:0] ar_last_byte = (ar_off & ar_size_mask) + (ar_beats << ar_size) - 1'b1;
-wire [OFF_WIDTH-1:0] ar_lines = (ar_last_byte >> M_SHIFT) - (ar_off >> M_SHIFT);
+// The start's offset within its master beat.
+wire [M_SHIFT-1:0] ar_off = s_axi_araddr[M_SHIFT-1:0];
+// The master beats after the first: the last byte's offset from the first master beat's start
+// (the size-aligned start within it, with its bits below the size set, plus ARLEN * 2**size),
+// over the master's width. One adder, as in axi_wr_upsizer.
+wire [OFF_WIDTH-1:0] ar_end = {{OFF_WIDTH-M_SHIFT{1'b0}},
+    ar_off | ~({M_SHIFT{1'b1}} << ar_size)}
+    + ({{OFF_WIDTH-8{1'b0}}, s_axi_arlen} << ar_size);
+wire [OFF_WIDTH-1:0] ar_lines = ar_end >> M_SHIFT;
 wire ar_fire = s_axi_arvalid && s_axi_arready;
+wire ar_out_of_range = s_axi_araddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH] != 0;
+wire ar_not_incr = s_axi_arburst != BURST_INCR;
+wire [1:0] ar_err = ar_out_of_range ? RESP_DECERR : (ar_not_incr ? RESP_SLVERR : RESP_OKAY);
+wire ar_last = s_axi_arlen == 8'd0;
 
 /*
- * Data phase: the next slave beat of the head burst
+ * Data phase: the head burst's next slave beat, all from registers.
  */
-wire [OFF_WIDTH-1:0] cur_off = r_started_reg ? r_off_reg : q_off[q_rd_reg];
-wire [7:0] cur_left = r_started_reg ? r_left_reg : q_len[q_rd_reg];
-wire [2:0] cur_size = q_size[q_rd_reg];
-wire [OFF_WIDTH-1:0] cur_size_mask = {OFF_WIDTH{1'b1}} << cur_size;
-wire [OFF_WIDTH-1:0] cur_step = {{OFF_WIDTH-1{1'b0}}, 1'b1} << cur_size;
-wire [OFF_WIDTH-1:0] cur_next = (cur_off & cur_size_mask) + cur_step;
-wire cur_last = cur_left == 8'd0;
-wire cur_line_end = cur_last || cur_next[OFF_WIDTH-1:M_SHIFT] != cur_off[OFF_WIDTH-1:M_SHIFT];
-wire [SLOT_WIDTH-1:0] cur_slot = cur_off[M_SHIFT-1:S_SHIFT];
-wire r_load = q_count_reg != 0 && m_axi_rvalid && (!s_axi_rvalid_reg || s_axi_rready);
+wire [QW-1:0] q_rd_addr = q_rd_reg[QW-1:0];
+wire q_waiting = q_wr_reg != q_rd_reg;
+wire h_refused = h_err_reg != RESP_OKAY;
+wire [M_SHIFT-1:0] h_step = {{M_SHIFT-1{1'b0}}, 1'b1} << h_size_reg;
+// The offset of the beat after the next one, within its line (the line's carry is dropped:
+// only the slot and the position in the line matter here).
+wire [M_SHIFT-1:0] h_off_next = (h_off_reg & ({M_SHIFT{1'b1}} << h_size_reg)) + h_step;
+wire [SLOT_WIDTH-1:0] h_slot = h_off_reg[M_SHIFT-1:S_SHIFT];
+wire r_load = h_valid_reg && (m_axi_rvalid || h_refused) && (!s_axi_rvalid_reg || s_axi_rready);
+wire h_pop = r_load && h_last_reg;
+// The next queued burst moves into the head when the head is free or leaves in this cycle.
+wire h_load = q_waiting && (!h_valid_reg || h_pop);
 
-assign m_axi_rready = r_load && cur_line_end;
+assign m_axi_rready = r_load && h_line_end_reg && !h_refused;
 
 // The master's ID and RLAST carry nothing the queue does not already know.
-wire unused = &{1'b0, s_axi_arburst, m_axi_rid, m_axi_rlast,
-    s_axi_araddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH], ar_lines[OFF_WIDTH-1:8], 1'b0};
+wire unused = &{1'b0, m_axi_rid, m_axi_rlast, ar_lines[OFF_WIDTH-1:8], 1'b0};
 
 always @(posedge clk) begin
+    addr_error_reg <= 1'b0;
+    burst_error_reg <= 1'b0;
+
     if (m_axi_arvalid_reg && m_axi_arready) begin
         m_axi_arvalid_reg <= 1'b0;
     end
@@ -202,11 +271,17 @@ always @(posedge clk) begin
         m_axi_arlock_reg <= s_axi_arlock;
         m_axi_arcache_reg <= s_axi_arcache;
         m_axi_arprot_reg <= s_axi_arprot;
-        m_axi_arvalid_reg <= 1'b1;
-        q_id[q_wr_reg] <= s_axi_arid;
-        q_off[q_wr_reg] <= ar_off;
-        q_size[q_wr_reg] <= ar_size;
-        q_len[q_wr_reg] <= s_axi_arlen;
+        // A refused burst issues nothing.
+        m_axi_arvalid_reg <= ar_err == RESP_OKAY;
+        addr_error_reg <= ar_out_of_range;
+        burst_error_reg <= !ar_out_of_range && ar_not_incr;
+        q_err[q_wr_reg[QW-1:0]] <= ar_err;
+        q_id[q_wr_reg[QW-1:0]] <= s_axi_arid;
+        q_off[q_wr_reg[QW-1:0]] <= ar_off;
+        q_size[q_wr_reg[QW-1:0]] <= ar_size;
+        q_len[q_wr_reg[QW-1:0]] <= s_axi_arlen;
+        q_last[q_wr_reg[QW-1:0]] <= ar_last;
+        q_line_end[q_wr_reg[QW-1:0]] <= ar_last || line_last(ar_off, ar_size);
         q_wr_reg <= q_wr_reg + 1'b1;
     end
 
@@ -215,30 +290,45 @@ always @(posedge clk) begin
     end
 
     if (r_load) begin
-        s_axi_rid_reg <= q_id[q_rd_reg];
-        s_axi_rdata_reg <= m_axi_rdata[cur_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
-        s_axi_rresp_reg <= m_axi_rresp;
-        s_axi_rlast_reg <= cur_last;
+        s_axi_rid_reg <= h_id_reg;
+        s_axi_rdata_reg <= h_refused ? {S_DATA_WIDTH{1'b0}}
+            : m_axi_rdata[h_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
+        s_axi_rresp_reg <= h_refused ? h_err_reg : m_axi_rresp;
+        s_axi_rlast_reg <= h_last_reg;
         s_axi_rvalid_reg <= 1'b1;
-        if (cur_last) begin
-            r_started_reg <= 1'b0;
-            q_rd_reg <= q_rd_reg + 1'b1;
-        end else begin
-            r_started_reg <= 1'b1;
-            r_off_reg <= cur_next;
-            r_left_reg <= cur_left - 8'd1;
+        // The head's next beat; a burst that leaves is replaced below.
+        h_off_reg <= h_off_next;
+        h_left_reg <= h_left_reg - 8'd1;
+        h_last_reg <= h_left_reg == 8'd1;
+        h_line_end_reg <= h_left_reg == 8'd1 || line_second_last(h_off_reg, h_size_reg);
+        if (h_last_reg) begin
+            h_valid_reg <= 1'b0;
         end
     end
 
-    q_count_reg <= q_count_reg + {{QW{1'b0}}, ar_fire} - {{QW{1'b0}}, r_load && cur_last};
+    if (h_load) begin
+        h_valid_reg <= 1'b1;
+        h_id_reg <= q_id[q_rd_addr];
+        h_size_reg <= q_size[q_rd_addr];
+        h_err_reg <= q_err[q_rd_addr];
+        h_off_reg <= q_off[q_rd_addr];
+        h_left_reg <= q_len[q_rd_addr];
+        h_last_reg <= q_last[q_rd_addr];
+        h_line_end_reg <= q_line_end[q_rd_addr];
+        q_rd_reg <= q_rd_reg + 1'b1;
+    end
+
+    count_reg <= count_reg + {{QW{1'b0}}, ar_fire} - {{QW{1'b0}}, h_pop};
 
     if (rst) begin
         m_axi_arvalid_reg <= 1'b0;
-        q_wr_reg <= {QW{1'b0}};
-        q_rd_reg <= {QW{1'b0}};
-        q_count_reg <= {QW+1{1'b0}};
-        r_started_reg <= 1'b0;
+        q_wr_reg <= {QW+1{1'b0}};
+        q_rd_reg <= {QW+1{1'b0}};
+        count_reg <= {QW+1{1'b0}};
+        h_valid_reg <= 1'b0;
         s_axi_rvalid_reg <= 1'b0;
+        addr_error_reg <= 1'b0;
+        burst_error_reg <= 1'b0;
     end
 end
 

@@ -10,9 +10,13 @@
  *
  * Handles any start address, INCR bursts of 1 to 256 beats, narrow transfers (AWSIZE below the
  * slave width, the bytes taken from the lanes AXI assigns them) and any write strobe pattern.
- * FIXED and WRAP bursts are treated as INCR (the DMA engine and the capture writer issue
- * INCR only). Bursts must not cross a 4 KiB boundary, as AXI requires. The master's address
- * keeps the low M_ADDR_WIDTH bits of the slave's.
+ * Bursts must not cross a 4 KiB boundary, as AXI requires.
+ *
+ * Refused bursts: one whose address lies at or above 2**M_ADDR_WIDTH (outside the memory
+ * behind the master) gets DECERR, a FIXED or WRAP one (or the reserved burst type) SLVERR.
+ * Its data beats are taken and dropped, nothing reaches the master, and its response is
+ * given once every burst before it has had its own, so responses keep AXI's order per ID.
+ * addr_error or burst_error pulses for each.
  *
  * One burst at a time: the address is registered and passed on, then the data beats are
  * accepted at one per cycle while the output register drains. Write responses pass through
@@ -88,22 +92,36 @@ module axi_wr_upsizer #
     input  wire [ID_WIDTH-1:0]      m_axi_bid,
     input  wire [1:0]               m_axi_bresp,
     input  wire                     m_axi_bvalid,
-    output wire                     m_axi_bready
+    output wire                     m_axi_bready,
+
+    /*
+     * Refused bursts (one-cycle pulses)
+     */
+    output wire                     addr_error,
+    output wire                     burst_error
 );
 
 localparam S_BYTES = S_STRB_WIDTH;
 localparam M_BYTES = M_STRB_WIDTH;
 localparam S_SHIFT = $clog2(S_BYTES);
 localparam M_SHIFT = $clog2(M_BYTES);
-localparam SLOT_WIDTH = M_SHIFT - S_SHIFT;
-// Byte offset within a 4 KiB page, with a carry bit for the end of a burst.
+// Slave beats in a master beat.
+localparam SLOTS = M_BYTES / S_BYTES;
+// The last byte's offset from a burst's first master beat (a burst stays in its 4 KiB page).
 localparam OFF_WIDTH = 13;
 
 localparam [1:0] BURST_INCR = 2'b01;
 
-localparam [0:0]
-    STATE_IDLE = 1'd0,
-    STATE_DATA = 1'd1;
+localparam [1:0]
+    RESP_SLVERR = 2'b10,
+    RESP_DECERR = 2'b11;
+
+localparam [2:0]
+    STATE_IDLE = 3'd0,
+    STATE_DATA = 3'd1,
+    STATE_DROP = 3'd2,
+    STATE_RESP = 3'd3,
+    STATE_SETUP = 3'd4;
 
 // check configuration
 initial begin
@@ -123,8 +141,16 @@ initial begin
     end
 end
 
-reg [0:0] state_reg = STATE_IDLE;
-reg [OFF_WIDTH-1:0] addr_reg = {OFF_WIDTH{1'b0}};  // address of the next slave beat
+reg [2:0] state_reg = STATE_IDLE;
+// Bursts passed to the master whose response has not come back.
+reg [8:0] outstanding_reg = 9'd0;
+// The refused burst's response.
+reg [ID_WIDTH-1:0] err_id_reg = {ID_WIDTH{1'b0}};
+reg [1:0] err_resp_reg = RESP_SLVERR;
+reg err_offer_reg = 1'b0;                           // the refused burst's response is offered
+reg addr_error_reg = 1'b0;
+reg burst_error_reg = 1'b0;
+reg [M_SHIFT-1:0] addr_reg = {M_SHIFT{1'b0}};       // the first slave beat's offset in its master beat
 reg [2:0] size_reg = 3'd0;
 reg [7:0] beats_left_reg = 8'd0;                    // slave beats after the next one
 reg [M_DATA_WIDTH-1:0] acc_data_reg = {M_DATA_WIDTH{1'b0}};
@@ -142,8 +168,9 @@ reg [M_STRB_WIDTH-1:0] m_axi_wstrb_reg = {M_STRB_WIDTH{1'b0}};
 reg                    m_axi_wlast_reg = 1'b0;
 reg                    m_axi_wvalid_reg = 1'b0;
 
-assign s_axi_awready = state_reg == STATE_IDLE && !m_axi_awvalid_reg;
-assign s_axi_wready = state_reg == STATE_DATA && (!m_axi_wvalid_reg || m_axi_wready);
+assign s_axi_awready = state_reg == STATE_IDLE && !m_axi_awvalid_reg && outstanding_reg != 9'h1ff;
+assign s_axi_wready = (state_reg == STATE_DATA && (!m_axi_wvalid_reg || m_axi_wready))
+    || state_reg == STATE_DROP;
 
 assign m_axi_awid = m_axi_awid_reg;
 assign m_axi_awaddr = m_axi_awaddr_reg;
@@ -159,10 +186,17 @@ assign m_axi_wstrb = m_axi_wstrb_reg;
 assign m_axi_wlast = m_axi_wlast_reg;
 assign m_axi_wvalid = m_axi_wvalid_reg;
 
-assign s_axi_bid = m_axi_bid;
-assign s_axi_bresp = m_axi_bresp;
-assign s_axi_bvalid = m_axi_bvalid;
-assign m_axi_bready = s_axi_bready;
+// Responses pass through, except the refused burst's, which goes out alone once nothing is
+// outstanding. That it is being offered is a register (set the cycle after the count reaches
+// zero, which it keeps in STATE_RESP), so the count does not steer BREADY, whose handshake
+// steps the count again.
+wire err_resp = err_offer_reg;
+assign s_axi_bid = err_resp ? err_id_reg : m_axi_bid;
+assign s_axi_bresp = err_resp ? err_resp_reg : m_axi_bresp;
+assign s_axi_bvalid = err_resp || m_axi_bvalid;
+assign m_axi_bready = s_axi_bready && !err_resp;
+assign addr_error = addr_error_reg;
+assign burst_error = burst_error_reg;
 
 
 /*
@@ -170,27 +204,94 @@ assign m_axi_bready = s_axi_bready;
  */
 // A size above the slave's width is taken as the full width.
 wire [2:0] aw_size = s_axi_awsize > S_SHIFT[2:0] ? S_SHIFT[2:0] : s_axi_awsize;
-wire [OFF_WIDTH-1:0] aw_off = {1'b0, s_axi_awaddr[11:0]};
-wire [OFF_WIDTH-1:0] aw_size_mask = {OFF_WIDTH{1'b1}} << aw_size;
-wire [OFF_WIDTH-1:0] aw_beats = {{OFF_WIDTH-9{1'b0}}, {1'b0, s_axi_awlen} + 9'd1};
-wire [OFF_WIDTH-1:0] aw_last_byte = (aw_off & aw_size_mask) + (aw_beats << aw_size) - 1'b1;
-wire [OFF_WIDTH-1:0] aw_lines = (aw_last_byte >> M_SHIFT) - (aw_off >> M_SHIFT);
+// The start's offset within its master beat.
+wire [M_SHIFT-1:0] aw_off = s_axi_awaddr[M_SHIFT-1:0];
+// The master beats after the first are those that the burst's last byte lies beyond its first
+// master beat: its last byte's offset from that beat's start, over the master's width. That
+// offset is the size-aligned start within the master beat plus (AWLEN + 1) * 2**size - 1,
+// which is the start with its bits below the size set (the aligned start has zeros there)
+// plus AWLEN * 2**size: one adder, and no subtraction, on the path from AWLEN.
+wire [OFF_WIDTH-1:0] aw_end = {{OFF_WIDTH-M_SHIFT{1'b0}},
+    aw_off | ~({M_SHIFT{1'b1}} << aw_size)}
+    + ({{OFF_WIDTH-8{1'b0}}, s_axi_awlen} << aw_size);
+wire [OFF_WIDTH-1:0] aw_lines = aw_end >> M_SHIFT;
 
 /*
- * Data phase: where the next slave beat goes.
+ * Data phase: where the next slave beat goes. What the merge needs of a beat (the slave lanes
+ * it may write, its slot in the master beat, whether the master beat is complete after it)
+ * is kept in registers, computed when its address becomes known (at the address phase for
+ * the first beat, with the previous beat for the others), so the merge itself is a
+ * selection by registered masks.
  */
-wire [OFF_WIDTH-1:0] beat_size_mask = {OFF_WIDTH{1'b1}} << size_reg;
-wire [OFF_WIDTH-1:0] beat_step = {{OFF_WIDTH-1{1'b0}}, 1'b1} << size_reg;
-wire [OFF_WIDTH-1:0] beat_next = (addr_reg & beat_size_mask) + beat_step;
-wire beat_last = beats_left_reg == 8'd0;
+// The lanes of the size-aligned transfer after the one on `lanes`: the run moved up by its
+// own width (`step`, one-hot: bit k for 2**k lanes), wrapping to lane 0 when the next transfer
+// starts the next slave beat. Each lane is an AND-OR over the sizes, with fixed indices.
+function [S_BYTES-1:0] lanes_after(input [S_BYTES-1:0] lanes, input [S_SHIFT:0] step);
+    integer l;
+    integer k;
+    begin
+        lanes_after = {S_BYTES{1'b0}};
+        for (l = 0; l < S_BYTES; l = l + 1) begin
+            for (k = 0; k <= S_SHIFT; k = k + 1) begin
+                lanes_after[l] = lanes_after[l]
+                    || (step[k] && lanes[(l + S_BYTES - (1 << k)) % S_BYTES]);
+            end
+        end
+    end
+endfunction
+
+// The lanes of the whole size-aligned transfer that holds `addr`: those that agree with it in
+// every bit from the size up.
+function [S_BYTES-1:0] transfer_lanes(input [S_SHIFT-1:0] addr, input [2:0] size);
+    integer l;
+    reg [S_SHIFT-1:0] high;
+    begin
+        high = {S_SHIFT{1'b1}} << size;
+        for (l = 0; l < S_BYTES; l = l + 1) begin
+            transfer_lanes[l] = ((l[S_SHIFT-1:0] ^ addr) & high) == {S_SHIFT{1'b0}};
+        end
+    end
+endfunction
+
+// The slave lanes a beat at `addr` of `size` writes: from its address up to the end of its
+// size-aligned transfer.
+function [S_BYTES-1:0] beat_lanes(input [S_SHIFT-1:0] addr, input [2:0] size);
+    integer l;
+    reg [S_BYTES-1:0] run;
+    begin
+        run = transfer_lanes(addr, size);
+        for (l = 0; l < S_BYTES; l = l + 1) begin
+            beat_lanes[l] = run[l] && l[S_SHIFT-1:0] >= addr;
+        end
+    end
+endfunction
+
+// Whether the master beat is complete after a beat at `addr` (the next one starts another):
+// every address bit from the size up to the master's width is one.
+function beat_ends_line(input [M_SHIFT-1:0] addr, input [2:0] size);
+    beat_ends_line = &(addr | ~({M_SHIFT{1'b1}} << size));
+endfunction
+
+reg [S_BYTES-1:0] lanes_reg = {S_BYTES{1'b0}};
+reg [S_SHIFT:0] step_reg = {S_SHIFT+1{1'b0}};  // one-hot: bit k for a size of 2**k bytes
+// The whole size-aligned transfer of the beat on lanes_reg (wider than lanes_reg only for an
+// unaligned first beat).
+reg [S_BYTES-1:0] run_reg = {S_BYTES{1'b0}};
+reg [SLOTS-1:0] slot_reg = {SLOTS{1'b0}};  // one-hot
+reg line_end_reg = 1'b0;
+reg last_reg = 1'b0;
+
+// The next beat, stepped from this one's registers rather than from an address (an adder
+// and a decode of its sum would not fit the cycle): its run is this one's moved by its width,
+// its slot the next one when this beat ends its slave beat, and it ends its master beat when
+// it ends its slave beat in the last slot.
+wire [S_BYTES-1:0] run_next = lanes_after(run_reg, step_reg);
+wire [SLOTS-1:0] slot_next = run_reg[S_BYTES-1] ? {slot_reg[SLOTS-2:0], slot_reg[SLOTS-1]}
+    : slot_reg;
+wire line_end_next = slot_next[SLOTS-1] && run_next[S_BYTES-1];
+wire beat_last = last_reg;
 // The beat after this one starts a new master beat: send the gathered one.
-wire beat_emit = beat_last || beat_next[OFF_WIDTH-1:M_SHIFT] != addr_reg[OFF_WIDTH-1:M_SHIFT];
-wire [31:0] beat_slot = {{32-SLOT_WIDTH{1'b0}}, addr_reg[M_SHIFT-1:S_SHIFT]};
-// Byte lanes of the slave bus that this beat may write: from its address up to the end of
-// its size-aligned transfer.
-wire [S_SHIFT:0] lane_lo = {1'b0, addr_reg[S_SHIFT-1:0]};
-wire [S_SHIFT:0] lane_hi = {1'b0, addr_reg[S_SHIFT-1:0] & beat_size_mask[S_SHIFT-1:0]} +
-    beat_step[S_SHIFT:0];
+wire beat_emit = last_reg || line_end_reg;
 
 reg [M_DATA_WIDTH-1:0] merged_data;
 reg [M_STRB_WIDTH-1:0] merged_strb;
@@ -199,8 +300,7 @@ integer i;
 
 always @* begin
     for (i = 0; i < M_BYTES; i = i + 1) begin
-        if (i / S_BYTES == beat_slot && (i % S_BYTES) >= lane_lo && (i % S_BYTES) < lane_hi &&
-                s_axi_wstrb[i % S_BYTES]) begin
+        if (slot_reg[i / S_BYTES] && lanes_reg[i % S_BYTES] && s_axi_wstrb[i % S_BYTES]) begin
             merged_data[8*i +: 8] = s_axi_wdata[8*(i % S_BYTES) +: 8];
             merged_strb[i] = 1'b1;
         end else begin
@@ -212,12 +312,19 @@ end
 
 wire aw_fire = s_axi_awvalid && s_axi_awready;
 wire w_fire = s_axi_wvalid && s_axi_wready;
+wire aw_out_of_range = s_axi_awaddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH] != 0;
+wire aw_not_incr = s_axi_awburst != BURST_INCR;
+wire aw_refused = aw_out_of_range || aw_not_incr;
 
-// Every burst is treated as INCR; WLAST is replaced by the beat count.
-wire unused = &{1'b0, s_axi_awburst, s_axi_wlast, s_axi_awaddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH],
-    aw_lines[OFF_WIDTH-1:8], 1'b0};
+// WLAST is replaced by the beat count.
+wire unused = &{1'b0, s_axi_wlast, aw_lines[OFF_WIDTH-1:8], 1'b0};
 
 always @(posedge clk) begin
+    addr_error_reg <= 1'b0;
+    burst_error_reg <= 1'b0;
+    outstanding_reg <= outstanding_reg + {8'd0, m_axi_awvalid_reg && m_axi_awready}
+        - {8'd0, m_axi_bvalid && m_axi_bready};
+
     if (m_axi_awvalid_reg && m_axi_awready) begin
         m_axi_awvalid_reg <= 1'b0;
     end
@@ -226,22 +333,46 @@ always @(posedge clk) begin
     end
 
     if (aw_fire) begin
+        // The burst's geometry is taken whether it is served or refused (a refused one only
+        // counts its beats), so the refusal steers only the state and the address valid.
         m_axi_awid_reg <= s_axi_awid;
         m_axi_awaddr_reg <= {s_axi_awaddr[M_ADDR_WIDTH-1:M_SHIFT], {M_SHIFT{1'b0}}};
         m_axi_awlen_reg <= aw_lines[7:0];
         m_axi_awlock_reg <= s_axi_awlock;
         m_axi_awcache_reg <= s_axi_awcache;
         m_axi_awprot_reg <= s_axi_awprot;
-        m_axi_awvalid_reg <= 1'b1;
+        m_axi_awvalid_reg <= !aw_refused;
         addr_reg <= aw_off;
         size_reg <= aw_size;
+        step_reg <= {{S_SHIFT{1'b0}}, 1'b1} << aw_size;
         beats_left_reg <= s_axi_awlen;
+        last_reg <= s_axi_awlen == 8'd0;
         acc_data_reg <= {M_DATA_WIDTH{1'b0}};
         acc_strb_reg <= {M_STRB_WIDTH{1'b0}};
+        err_id_reg <= s_axi_awid;
+        err_resp_reg <= aw_out_of_range ? RESP_DECERR : RESP_SLVERR;
+        addr_error_reg <= aw_out_of_range;
+        burst_error_reg <= !aw_out_of_range && aw_not_incr;
+        state_reg <= aw_refused ? STATE_DROP : STATE_SETUP;
+    end
+
+    // The first beat's lanes, slot and line end, from the registered address: the one cycle
+    // between a burst's address and its first beat.
+    if (state_reg == STATE_SETUP) begin
+        lanes_reg <= beat_lanes(addr_reg[S_SHIFT-1:0], size_reg);
+        run_reg <= transfer_lanes(addr_reg[S_SHIFT-1:0], size_reg);
+        slot_reg <= {{SLOTS-1{1'b0}}, 1'b1} << addr_reg[M_SHIFT-1:S_SHIFT];
+        line_end_reg <= beat_ends_line(addr_reg, size_reg);
         state_reg <= STATE_DATA;
     end
 
-    if (w_fire) begin
+    if (w_fire && state_reg == STATE_DROP) begin
+        beats_left_reg <= beats_left_reg - 8'd1;
+        last_reg <= beats_left_reg == 8'd1;
+        if (beat_last) begin
+            state_reg <= STATE_RESP;
+        end
+    end else if (w_fire) begin
         if (beat_emit) begin
             m_axi_wdata_reg <= merged_data;
             m_axi_wstrb_reg <= merged_strb;
@@ -253,15 +384,32 @@ always @(posedge clk) begin
             acc_data_reg <= merged_data;
             acc_strb_reg <= merged_strb;
         end
-        addr_reg <= beat_next;
         beats_left_reg <= beats_left_reg - 8'd1;
+        // Every beat after the first is aligned to its size: its lanes are its whole run.
+        lanes_reg <= run_next;
+        run_reg <= run_next;
+        slot_reg <= slot_next;
+        line_end_reg <= line_end_next;
+        last_reg <= beats_left_reg == 8'd1;
         if (beat_last) begin
             state_reg <= STATE_IDLE;
         end
     end
 
+    if (state_reg == STATE_RESP && outstanding_reg == 9'd0) begin
+        err_offer_reg <= 1'b1;
+    end
+    if (err_resp && s_axi_bready) begin
+        err_offer_reg <= 1'b0;
+        state_reg <= STATE_IDLE;
+    end
+
     if (rst) begin
         state_reg <= STATE_IDLE;
+        err_offer_reg <= 1'b0;
+        outstanding_reg <= 9'd0;
+        addr_error_reg <= 1'b0;
+        burst_error_reg <= 1'b0;
         m_axi_awvalid_reg <= 1'b0;
         m_axi_wvalid_reg <= 1'b0;
     end

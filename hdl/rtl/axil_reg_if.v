@@ -4,8 +4,11 @@
  * Accepts AW and W in either order, one write and one read in progress at a time, and turns
  * them into single-cycle strobes for a register decoder:
  *   - reg_wr_en pulses for one cycle with reg_wr_addr/data/strb;
- *   - reg_rd_en pulses for one cycle with reg_rd_addr, and reg_rd_data is taken in that same
- *     cycle (the decoder answers combinationally from its registers).
+ *   - reg_rd_en pulses for one cycle with reg_rd_addr, which stays until the read's response
+ *     has been taken; reg_rd_data is taken RD_LATENCY cycles later, so the decoder may
+ *     register its answer (card_core's read multiplexer takes two registered steps);
+ *   - reg_wr_err, sampled in the cycle of reg_wr_en, turns the write's response into SLVERR
+ *     (the decoder refused the write).
  * Every AXI-Lite output comes from a register.
  */
 
@@ -20,7 +23,9 @@ module axil_reg_if #
     // Width of the byte address in bits
     parameter ADDR_WIDTH = 16,
     // Width of the write strobe (one bit per byte)
-    parameter STRB_WIDTH = (DATA_WIDTH/8)
+    parameter STRB_WIDTH = (DATA_WIDTH/8),
+    // Cycles from reg_rd_en to the cycle reg_rd_data is taken in (1 to 4)
+    parameter RD_LATENCY = 2
 )
 (
     input  wire                   clk,
@@ -58,17 +63,24 @@ module axil_reg_if #
     output wire                   reg_wr_en,
     output wire [ADDR_WIDTH-1:0]  reg_rd_addr,
     output wire                   reg_rd_en,
-    input  wire [DATA_WIDTH-1:0]  reg_rd_data
+    input  wire [DATA_WIDTH-1:0]  reg_rd_data,
+    input  wire                   reg_wr_err
 );
 
 // AXI response codes
 localparam [1:0]
-    RESP_OKAY = 2'b00;
+    RESP_OKAY = 2'b00,
+    RESP_SLVERR = 2'b10;
 
 // check configuration
 initial begin
     if (DATA_WIDTH != 32 && DATA_WIDTH != 64) begin
         $error("Error: AXI-Lite data width must be 32 or 64 (instance %m)");
+        $finish;
+    end
+
+    if (RD_LATENCY < 1 || RD_LATENCY > 4) begin
+        $error("Error: RD_LATENCY must be 1 to 4 (instance %m)");
         $finish;
     end
 
@@ -81,12 +93,14 @@ end
 reg aw_held_reg = 1'b0;
 reg w_held_reg = 1'b0;
 reg bvalid_reg = 1'b0;
+reg [1:0] bresp_reg = RESP_OKAY;
 reg [ADDR_WIDTH-1:0] wr_addr_reg = {ADDR_WIDTH{1'b0}};
 reg [DATA_WIDTH-1:0] wr_data_reg = {DATA_WIDTH{1'b0}};
 reg [STRB_WIDTH-1:0] wr_strb_reg = {STRB_WIDTH{1'b0}};
 reg wr_en_reg = 1'b0;
 
 reg rd_pending_reg = 1'b0;
+reg [3:0] rd_wait_reg = 4'd0;   // reg_rd_en, delayed by 1 to 4 cycles
 reg rvalid_reg = 1'b0;
 reg [ADDR_WIDTH-1:0] rd_addr_reg = {ADDR_WIDTH{1'b0}};
 reg [DATA_WIDTH-1:0] rdata_reg = {DATA_WIDTH{1'b0}};
@@ -95,9 +109,9 @@ reg [DATA_WIDTH-1:0] rdata_reg = {DATA_WIDTH{1'b0}};
 // ready; a held address or data phase waits for its partner and for the previous response.
 assign s_axil_awready = !aw_held_reg && !bvalid_reg && !wr_en_reg;
 assign s_axil_wready = !w_held_reg && !bvalid_reg && !wr_en_reg;
-assign s_axil_bresp = RESP_OKAY;
+assign s_axil_bresp = bresp_reg;
 assign s_axil_bvalid = bvalid_reg;
-assign s_axil_arready = !rd_pending_reg && !rvalid_reg;
+assign s_axil_arready = !rd_pending_reg && rd_wait_reg == 4'd0 && !rvalid_reg;
 assign s_axil_rdata = rdata_reg;
 assign s_axil_rresp = RESP_OKAY;
 assign s_axil_rvalid = rvalid_reg;
@@ -132,6 +146,7 @@ always @(posedge clk) begin
 
     if (wr_en_reg) begin
         bvalid_reg <= 1'b1;
+        bresp_reg <= reg_wr_err ? RESP_SLVERR : RESP_OKAY;
     end else if (s_axil_bready) begin
         bvalid_reg <= 1'b0;
     end
@@ -141,10 +156,14 @@ always @(posedge clk) begin
         rd_pending_reg <= 1'b1;
     end
 
+    // reg_rd_en for a cycle, then the decoder's registered answer a cycle later.
+    rd_wait_reg <= {rd_wait_reg[2:0], rd_pending_reg};
     if (rd_pending_reg) begin
+        rd_pending_reg <= 1'b0;
+    end
+    if (rd_wait_reg[RD_LATENCY-1]) begin
         rdata_reg <= reg_rd_data;
         rvalid_reg <= 1'b1;
-        rd_pending_reg <= 1'b0;
     end else if (s_axil_rready) begin
         rvalid_reg <= 1'b0;
     end
@@ -155,6 +174,7 @@ always @(posedge clk) begin
         bvalid_reg <= 1'b0;
         wr_en_reg <= 1'b0;
         rd_pending_reg <= 1'b0;
+        rd_wait_reg <= 4'd0;
         rvalid_reg <= 1'b0;
     end
 end

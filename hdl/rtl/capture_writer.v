@@ -18,6 +18,11 @@
  * AW handshake. wptr advances when a burst's write response arrives: data before wptr is in
  * memory.
  *
+ * A ring that is not usable (ring_size below 4 KiB or not a multiple of it, or the ring
+ * ending past the 2**PTR_WIDTH-byte memory) takes no frame: each one is consumed and
+ * discarded, and ring_error pulses for it. Addresses are formed without wrapping, so even a
+ * wrong configuration cannot write below the ring.
+ *
  * clear_counters zeroes the counters. ring_reset empties the ring; pulse it only while no frame is in progress and no burst is
  * outstanding (the register file does so when the ring is reconfigured while capture is idle).
  */
@@ -93,7 +98,8 @@ module capture_writer #
     output wire                        overflow_event,
     output wire [63:0]                 frame_count,
     output wire [63:0]                 bresp_error_count,
-    output wire                        busy
+    output wire                        busy,
+    output wire                        ring_error
 );
 
 localparam BEAT_BYTES = KEEP_WIDTH;
@@ -153,6 +159,23 @@ reg overflow_event_reg = 1'b0;
 reg [63:0] frame_count_reg = 64'd0;
 reg [63:0] bresp_error_count_reg = 64'd0;
 reg [PTR_WIDTH-1:0] fill_reg = {PTR_WIDTH{1'b0}};
+reg ring_ok_reg = 1'b0;
+reg ring_error_reg = 1'b0;
+// The room check's registers: the bytes in use, whether the frame fits, and the cycles
+// until both follow the issue pointer.
+reg [PTR_WIDTH-1:0] used_reg = {PTR_WIDTH{1'b0}};
+reg [BEATS_WIDTH-1:0] frame_beats_reg = {BEATS_WIDTH{1'b0}};
+reg fits_reg = 1'b0;
+reg [1:0] settle_reg = 2'd2;
+reg [PTR_WIDTH-1:0] rptr_seen_reg = {PTR_WIDTH{1'b0}};  // rptr as the room check last saw it
+reg [PTR_WIDTH:0] fill_diff_reg = {PTR_WIDTH+1{1'b0}};
+// The offset of the ring's last beat, and flags for the reservation's last beat and its end.
+// issue_ptr_reg is at the ring's last beat (ring_size - BEAT_BYTES, kept as a flag),
+// and the offset one beat before it, from which the flag is set a beat ahead.
+reg issue_at_end_reg = 1'b0;
+reg [PTR_WIDTH-1:0] ring_before_last_reg = {PTR_WIDTH{1'b0}};
+reg resv_one_reg = 1'b0;
+reg resv_zero_reg = 1'b1;
 
 // Beat FIFO: data, strobes and the last-of-burst marker.
 reg [DATA_WIDTH-1:0] data_mem[DATA_DEPTH-1:0];
@@ -172,6 +195,11 @@ reg [DESC_PTR_WIDTH:0] desc_b_reg = {DESC_PTR_WIDTH+1{1'b0}};
 
 // Bursts whose AW handshake is done and whose W beats are not all loaded yet.
 reg [DESC_PTR_WIDTH:0] w_credit_reg = {DESC_PTR_WIDTH+1{1'b0}};
+reg w_credit_nz_reg = 1'b0;   // w_credit_reg != 0, kept as a flag for the W path's timing
+reg data_empty_reg = 1'b1;    // data_wr_reg == data_rd_reg, likewise
+reg [DATA_PTR_WIDTH:0] data_count_reg = {DATA_PTR_WIDTH+1{1'b0}};
+reg [DESC_PTR_WIDTH:0] desc_count_reg = {DESC_PTR_WIDTH+1{1'b0}};
+
 
 reg [ADDR_WIDTH-1:0] m_axi_awaddr_reg = {ADDR_WIDTH{1'b0}};
 reg [7:0] m_axi_awlen_reg = 8'd0;
@@ -181,13 +209,16 @@ reg [KEEP_WIDTH-1:0] m_axi_wstrb_reg = {KEEP_WIDTH{1'b0}};
 reg m_axi_wlast_reg = 1'b0;
 reg m_axi_wvalid_reg = 1'b0;
 
-wire data_full = (data_wr_reg ^ data_rd_reg) == {1'b1, {DATA_PTR_WIDTH{1'b0}}};
-wire data_empty = data_wr_reg == data_rd_reg;
-wire desc_full = (desc_wr_reg ^ desc_b_reg) == {1'b1, {DESC_PTR_WIDTH{1'b0}}};
+// TREADY is a register, set for the next cycle from the state that cycle will have and from
+// the beat and descriptor counts, with room for the one beat and descriptor this cycle may
+// still add, so no count or pointer comparison sits in front of it.
+reg s_axis_tready_reg = 1'b0;
+wire data_push = state_reg == STATE_PASS && s_axis_tvalid && s_axis_tready_reg && !resv_zero_reg;
+wire desc_push = data_push && burst_close;
 wire desc_aw_pending = desc_wr_reg != desc_aw_reg;
+wire room = data_count_reg <= DATA_DEPTH - 3 && desc_count_reg <= DESC_DEPTH - 3;
 
-assign s_axis_tready = (state_reg == STATE_PASS && !data_full && !desc_full)
-    || state_reg == STATE_DROP;
+assign s_axis_tready = s_axis_tready_reg;
 
 assign m_axi_awaddr = m_axi_awaddr_reg;
 assign m_axi_awlen = m_axi_awlen_reg;
@@ -208,45 +239,72 @@ assign overflow_event = overflow_event_reg;
 assign frame_count = frame_count_reg;
 assign bresp_error_count = bresp_error_count_reg;
 assign busy = state_reg != STATE_IDLE || desc_wr_reg != desc_b_reg || m_axi_wvalid_reg;
+assign ring_error = ring_error_reg;
 
 // Room check for a new frame: the bytes in use from the host's read pointer to the issue
 // pointer, plus the padded frame, must stay below the ring size (the ring is never completely
-// full, so equal pointers always mean empty).
+// full, so equal pointers always mean empty). It is computed in two registered steps, so a
+// frame may start only once both have seen the issue and read pointers as they are
+// (settle_reg).
 wire [FRAME_LEN_WIDTH:0] frame_round = {1'b0, frame_bytes}
     + {{FRAME_LEN_WIDTH+1-BEAT_BITS{1'b0}}, {BEAT_BITS{1'b1}}};
 wire [BEATS_WIDTH-1:0] frame_beats = frame_round[FRAME_LEN_WIDTH:BEAT_BITS];
 // The bytes within the last beat only matter through the rounding above.
 wire [BEAT_BITS-1:0] unused_frame_round = frame_round[BEAT_BITS-1:0];
-wire [PTR_WIDTH:0] used_bytes = issue_ptr_reg >= rptr
-    ? {1'b0, issue_ptr_reg - rptr}
-    : {1'b0, issue_ptr_reg} + {1'b0, ring_size} - {1'b0, rptr};
-wire [PTR_WIDTH+1:0] need_bytes = {1'b0, used_bytes}
-    + ({{PTR_WIDTH+2-BEATS_WIDTH{1'b0}}, frame_beats} << BEAT_BITS);
-wire size_ok = ring_size[PTR_WIDTH-1:12] != 0 && ring_size[11:0] == 12'd0;
-wire frame_fits = size_ok && need_bytes < {2'b00, ring_size};
+// (a - b) mod ring_size for offsets a, b in the ring, in two steps: the difference, then the
+// ring size added back when it borrowed.
+wire [PTR_WIDTH:0] used_diff = {1'b0, issue_ptr_reg} - {1'b0, rptr};
+wire [PTR_WIDTH:0] fill_diff = {1'b0, wptr_reg} - {1'b0, rptr};
+wire [PTR_WIDTH+1:0] need_bytes = {1'b0, used_reg}
+    + ({{PTR_WIDTH+2-BEATS_WIDTH{1'b0}}, frame_beats_reg} << BEAT_BITS);
+// The ring is usable when its size is a whole number of 4 KiB pages and it ends inside the
+// memory; taken into a register (the configuration is static while capturing).
+wire [PTR_WIDTH:0] ring_end = {1'b0, ring_base} + {1'b0, ring_size};
+wire ring_ok = ring_size[PTR_WIDTH-1:12] != 0 && ring_size[11:0] == 12'd0
+    && ring_end <= {1'b1, {PTR_WIDTH{1'b0}}};
 
-// The offset after the beat being accepted, wrapped at the ring's end.
-wire [PTR_WIDTH-1:0] issue_ptr_inc = issue_ptr_reg + BEAT_BYTES;
-wire [PTR_WIDTH-1:0] issue_ptr_next = issue_ptr_inc == ring_size ? {PTR_WIDTH{1'b0}} : issue_ptr_inc;
-wire beat_in = s_axis_tvalid && s_axis_tready;
-wire beat_keep = state_reg == STATE_PASS && resv_reg != 0;
-wire burst_close = s_axis_tlast || issue_ptr_next[BURST_BITS-1:0] == 0 || resv_reg == 1;
+// The offset after the beat being accepted, wrapped at the ring's end; whether the beat
+// closes its burst (the ring's end is a burst boundary too, as the size is whole pages).
+wire issue_at_end = issue_at_end_reg;
+wire [PTR_WIDTH-1:0] issue_ptr_next = issue_at_end ? {PTR_WIDTH{1'b0}} : issue_ptr_reg + BEAT_BYTES;
+wire beat_in = s_axis_tvalid && s_axis_tready_reg;
+wire beat_keep = state_reg == STATE_PASS && !resv_zero_reg;
+wire burst_close = s_axis_tlast || &issue_ptr_reg[BURST_BITS-1:BEAT_BITS] || issue_at_end
+    || resv_one_reg;
 
 wire aw_fire = m_axi_awvalid_reg && m_axi_awready;
 wire aw_load = (!m_axi_awvalid_reg || m_axi_awready) && desc_aw_pending;
-wire w_load = (!m_axi_wvalid_reg || m_axi_wready) && !data_empty && w_credit_reg != 0;
+wire w_load = (!m_axi_wvalid_reg || m_axi_wready) && !data_empty_reg && w_credit_nz_reg;
 wire w_load_last = w_load && last_mem[data_rd_reg[DATA_PTR_WIDTH-1:0]];
 
 always @(posedge clk) begin
     overflow_event_reg <= 1'b0;
+    ring_error_reg <= 1'b0;
+    ring_ok_reg <= ring_ok;
+    ring_before_last_reg <= ring_size - 2 * BEAT_BYTES;
+    frame_beats_reg <= frame_beats;
+    used_reg <= used_diff[PTR_WIDTH] ? used_diff[PTR_WIDTH-1:0] + ring_size : used_diff[PTR_WIDTH-1:0];
+    fits_reg <= need_bytes < {2'b00, ring_size};
+    rptr_seen_reg <= rptr;
+    if (rptr != rptr_seen_reg) begin
+        // The reader moved: wait for the room check to see it.
+        settle_reg <= 2'd2;
+    end else if (settle_reg != 2'd0) begin
+        settle_reg <= settle_reg - 2'd1;
+    end
 
     // input side: reserve or drop whole frames, fill the beat FIFO, close bursts
     case (state_reg)
         STATE_IDLE: begin
-            if (s_axis_tvalid) begin
-                if (frame_fits) begin
+            if (s_axis_tvalid && settle_reg == 2'd0) begin
+                if (!ring_ok_reg) begin
+                    state_reg <= STATE_DROP;
+                    ring_error_reg <= 1'b1;
+                end else if (fits_reg) begin
                     state_reg <= STATE_PASS;
-                    resv_reg <= frame_beats;
+                    resv_reg <= frame_beats_reg;
+                    resv_one_reg <= frame_beats_reg == 1;
+                    resv_zero_reg <= frame_beats_reg == 0;
                 end else begin
                     state_reg <= STATE_DROP;
                     overflow_count_reg <= overflow_count_reg + 1;
@@ -262,7 +320,11 @@ always @(posedge clk) begin
                     last_mem[data_wr_reg[DATA_PTR_WIDTH-1:0]] <= burst_close;
                     data_wr_reg <= data_wr_reg + 1;
                     issue_ptr_reg <= issue_ptr_next;
+                    issue_at_end_reg <= !issue_at_end && issue_ptr_reg == ring_before_last_reg;
+                    settle_reg <= 2'd2;
                     resv_reg <= resv_reg - 1;
+                    resv_one_reg <= resv_reg == 2;
+                    resv_zero_reg <= resv_reg == 1;
                     if (burst_close) begin
                         desc_start_mem[desc_wr_reg[DESC_PTR_WIDTH-1:0]] <= burst_start_reg;
                         desc_len_mem[desc_wr_reg[DESC_PTR_WIDTH-1:0]] <= {{8-BURST_CNT_WIDTH{1'b0}}, burst_cnt_reg};
@@ -292,7 +354,8 @@ always @(posedge clk) begin
 
     // AW: one descriptor per burst
     if (aw_load) begin
-        m_axi_awaddr_reg <= {{ADDR_WIDTH-PTR_WIDTH{1'b0}}, ring_base + desc_start_mem[desc_aw_reg[DESC_PTR_WIDTH-1:0]]};
+        m_axi_awaddr_reg <= {{ADDR_WIDTH-PTR_WIDTH{1'b0}}, ring_base}
+            + {{ADDR_WIDTH-PTR_WIDTH{1'b0}}, desc_start_mem[desc_aw_reg[DESC_PTR_WIDTH-1:0]]};
         m_axi_awlen_reg <= desc_len_mem[desc_aw_reg[DESC_PTR_WIDTH-1:0]];
         m_axi_awvalid_reg <= 1'b1;
         desc_aw_reg <= desc_aw_reg + 1;
@@ -313,9 +376,34 @@ always @(posedge clk) begin
 
     if (aw_fire && !w_load_last) begin
         w_credit_reg <= w_credit_reg + 1;
+        w_credit_nz_reg <= 1'b1;
     end else if (!aw_fire && w_load_last) begin
         w_credit_reg <= w_credit_reg - 1;
+        w_credit_nz_reg <= w_credit_reg != 1;
     end
+
+    // The FIFO's level as a count beside the pointers, so that emptiness is a flag.
+    if (data_push && !w_load) begin
+        data_count_reg <= data_count_reg + 1;
+    end else if (w_load && !data_push) begin
+        data_count_reg <= data_count_reg - 1;
+    end
+    data_empty_reg <= !data_push && (data_empty_reg || (w_load && data_count_reg == 1));
+    if (desc_push && !m_axi_bvalid) begin
+        desc_count_reg <= desc_count_reg + 1;
+    end else if (m_axi_bvalid && !desc_push) begin
+        desc_count_reg <= desc_count_reg - 1;
+    end
+
+    // TREADY for the next cycle: in DROP always; in PASS while there is room, until the
+    // frame's last beat is taken; from IDLE as soon as a frame is taken in or dropped.
+    case (state_reg)
+        STATE_IDLE: s_axis_tready_reg <= s_axis_tvalid && settle_reg == 2'd0
+            && (!ring_ok_reg || !fits_reg || room);
+        STATE_PASS: s_axis_tready_reg <= !(s_axis_tvalid && s_axis_tready_reg && s_axis_tlast) && room;
+        STATE_DROP: s_axis_tready_reg <= !(s_axis_tvalid && s_axis_tready_reg && s_axis_tlast);
+        default: s_axis_tready_reg <= 1'b0;
+    endcase
 
     // B: the burst is in memory, the write pointer moves past it
     if (m_axi_bvalid) begin
@@ -329,7 +417,9 @@ always @(posedge clk) begin
         desc_b_reg <= desc_b_reg + 1;
     end
 
-    fill_reg <= wptr_reg >= rptr ? wptr_reg - rptr : wptr_reg + ring_size - rptr;
+    fill_diff_reg <= fill_diff;
+    fill_reg <= fill_diff_reg[PTR_WIDTH] ? fill_diff_reg[PTR_WIDTH-1:0] + ring_size
+        : fill_diff_reg[PTR_WIDTH-1:0];
 
     if (clear_counters) begin
         overflow_count_reg <= 64'd0;
@@ -338,6 +428,8 @@ always @(posedge clk) begin
     end
 
     if (ring_reset) begin
+        settle_reg <= 2'd2;
+        issue_at_end_reg <= 1'b0;
         issue_ptr_reg <= {PTR_WIDTH{1'b0}};
         burst_start_reg <= {PTR_WIDTH{1'b0}};
         burst_cnt_reg <= {BURST_CNT_WIDTH{1'b0}};
@@ -354,6 +446,12 @@ always @(posedge clk) begin
         fill_reg <= {PTR_WIDTH{1'b0}};
         overflow_count_reg <= 64'd0;
         overflow_event_reg <= 1'b0;
+        ring_ok_reg <= 1'b0;
+        ring_error_reg <= 1'b0;
+        settle_reg <= 2'd2;
+        issue_at_end_reg <= 1'b0;
+        resv_one_reg <= 1'b0;
+        resv_zero_reg <= 1'b1;
         frame_count_reg <= 64'd0;
         bresp_error_count_reg <= 64'd0;
         data_wr_reg <= {DATA_PTR_WIDTH+1{1'b0}};
@@ -362,6 +460,11 @@ always @(posedge clk) begin
         desc_aw_reg <= {DESC_PTR_WIDTH+1{1'b0}};
         desc_b_reg <= {DESC_PTR_WIDTH+1{1'b0}};
         w_credit_reg <= {DESC_PTR_WIDTH+1{1'b0}};
+        w_credit_nz_reg <= 1'b0;
+        data_empty_reg <= 1'b1;
+        data_count_reg <= {DATA_PTR_WIDTH+1{1'b0}};
+        desc_count_reg <= {DESC_PTR_WIDTH+1{1'b0}};
+        s_axis_tready_reg <= 1'b0;
         m_axi_awvalid_reg <= 1'b0;
         m_axi_wvalid_reg <= 1'b0;
     end

@@ -12,6 +12,17 @@
  *
  * Every stream port passes through a register slice, so all stream outputs are registered and
  * LOOP moves one beat per cycle with no bubble while both sides are ready.
+ *
+ * Variants (VARIANT): one XDMA instance is either memory-mapped or stream for all its
+ * channels, so the card is built as one of
+ * - 1, mm: s_axi and the DDR port (axi_mm_path), the capture writer fed by frame source 0;
+ *   modes OFF and CAPTURE. The stream ports are tied off (no beat is taken or offered).
+ * - 2, stream: H2C0, C2H0 and C2H1 with both frame sources and the checker; modes OFF, LOOP,
+ *   GEN, ECHO and CHECK. s_axi and the DDR port are tied off (never ready, never valid).
+ * - 3, combined: both side by side, for simulation only (an initial check stops a synthesis
+ *   that asks for it).
+ * The CAPS register says which, so host software can skip what a build lacks; a CONTROL write
+ * with a mode the build lacks is refused (SLVERR, ERROR.MODE).
  */
 
 `resetall
@@ -20,6 +31,10 @@
 
 module card_core #
 (
+    // Which XDMA configuration the card is built for: 1 memory-mapped (H2C/C2H to DDR, the
+    // frame source writing the capture ring), 2 stream (H2C0, C2H0, C2H1), 3 both side by
+    // side (simulation only: no single XDMA instance has both)
+    parameter VARIANT = 3,
     // Width of the user BAR byte address in bits (the BAR is 2**AXIL_ADDR_WIDTH bytes)
     parameter AXIL_ADDR_WIDTH = 16,
     // Width of the DMA memory-mapped data bus in bits
@@ -39,7 +54,7 @@ module card_core #
     // Value of the read-only identifier register: ASCII "DAQ1"
     parameter [31:0] CARD_ID = 32'h4441_5131,
     // Value of the read-only version register: major in [31:16], minor in [15:0]
-    parameter [31:0] CARD_VERSION = 32'h0000_0002
+    parameter [31:0] CARD_VERSION = 32'h0000_0003
 )
 (
     input  wire                          axi_aclk,
@@ -191,8 +206,36 @@ module card_core #
 localparam AXIS_KEEP_WIDTH = AXIS_DATA_WIDTH/8;
 localparam CAP_PTR_WIDTH = 31;
 
+// What the variant has.
+localparam MM_EN = (VARIANT % 2) == 1;
+localparam STREAM_EN = (VARIANT / 2) % 2 == 1;
+// CONTROL.MODE values this build serves, one bit each.
+localparam [7:0] MODES = (8'd1 << REG_CONTROL_MODE_OFF)
+    | (STREAM_EN ? (8'd1 << REG_CONTROL_MODE_LOOP) | (8'd1 << REG_CONTROL_MODE_GEN)
+        | (8'd1 << REG_CONTROL_MODE_ECHO) | (8'd1 << REG_CONTROL_MODE_CHECK) : 8'd0)
+    | (MM_EN ? (8'd1 << REG_CONTROL_MODE_CAPTURE) : 8'd0);
+localparam [31:0] CAPS = ((MM_EN ? 32'd1 : 32'd0) << REG_CAPS_MM_LSB)
+    | ((STREAM_EN ? 32'd1 : 32'd0) << REG_CAPS_STREAM_LSB)
+    | ((STREAM_EN ? 32'd1 : 32'd0) << REG_CAPS_H2C_STREAMS_LSB)
+    | ((STREAM_EN ? 32'd2 : 32'd0) << REG_CAPS_C2H_STREAMS_LSB)
+    | ({24'd0, MODES} << REG_CAPS_MODES_LSB)
+    | ((MM_EN ? DDR_ADDR_WIDTH : 0) << REG_CAPS_DDR_ADDR_BITS_LSB)
+    | ((MM_EN && STREAM_EN ? 32'd1 : 32'd0) << REG_CAPS_SIM_ONLY_LSB);
+
 // check configuration
 initial begin
+    if (VARIANT < 1 || VARIANT > 3) begin
+        $error("Error: VARIANT must be 1 (mm), 2 (stream) or 3 (combined, simulation only) (instance %m)");
+        $finish;
+    end
+
+`ifdef SYNTHESIS
+    if (VARIANT == 3) begin
+        $error("Error: VARIANT 3 (memory-mapped and stream channels side by side) exists in simulation only; no single XDMA instance has both (instance %m)");
+        $finish;
+    end
+`endif
+
     if (AXIL_ADDR_WIDTH < REGS_WINDOW_BITS) begin
         $error("Error: the user BAR must hold the register window, AXIL_ADDR_WIDTH >= %0d (instance %m)", REGS_WINDOW_BITS);
         $finish;
@@ -222,9 +265,12 @@ wire [3:0] reg_wr_strb;
 wire reg_wr_en;
 wire [AXIL_ADDR_WIDTH-1:0] reg_rd_addr;
 wire reg_rd_en;
-reg [31:0] reg_rd_data;
+// The read multiplexer's answer (see below): axil_reg_if takes it three cycles after reg_rd_en.
+reg [31:0] reg_rd_data_reg = 32'd0;
+wire reg_wr_err;
 
 axil_reg_if #(
+    .RD_LATENCY(3),
     .DATA_WIDTH(32),
     .ADDR_WIDTH(AXIL_ADDR_WIDTH)
 )
@@ -256,7 +302,8 @@ axil_reg_if_inst (
     .reg_wr_en(reg_wr_en),
     .reg_rd_addr(reg_rd_addr),
     .reg_rd_en(reg_rd_en),
-    .reg_rd_data(reg_rd_data)
+    .reg_rd_data(reg_rd_data_reg),
+    .reg_wr_err(reg_wr_err)
 );
 
 // Word offsets within the register window; the window repeats across the BAR.
@@ -316,7 +363,9 @@ reg cap_ring_reset_reg = 1'b0;
 reg [31:0] irq_enable_reg = REG_IRQ_ENABLE_RESET;
 reg [31:0] irq_status_reg = REG_IRQ_STATUS_RESET;
 reg usr_irq_req_reg = 1'b0;
+reg irq_again_reg = 1'b0;
 reg cap_fill_above_reg = 1'b0;
+reg [31:0] error_reg = REG_ERROR_RESET;
 
 // High words of the 64-bit counters, latched when their low word is read.
 reg [31:0] timestamp_hi_reg = 32'd0;
@@ -359,60 +408,148 @@ wire [63:0] cap_overflow_count;
 wire cap_overflow_event;
 wire [63:0] cap_frame_count;
 
-// Register reads answer in the cycle of reg_rd_en from registers and counters.
+
+// Register reads in three registered steps, so that none is a deep multiplexer: the address
+// decoded into one select bit per register (rd_sel_reg), then the selected value of each
+// group of registers (rd_parts_reg, an AND-OR over at most 12 registers), then the OR of the
+// groups (reg_rd_data_reg). axil_reg_if takes the value three cycles after reg_rd_en; the
+// address is held until then. The values are sampled in the cycle after reg_rd_en, the cycle
+// the 64-bit counters' high words are latched in. CLEAR is write-only and reads as zero, like
+// every unmapped word.
+localparam RD_REGS = 49;
+localparam RD_GROUPS = 5;
+reg rd_en_d_reg = 1'b0;                    // reg_rd_en one cycle later: rd_sel_reg is valid
+reg [RD_REGS-1:0] rd_sel_reg = {RD_REGS{1'b0}};
+reg [32*RD_GROUPS-1:0] rd_parts;
+reg [32*RD_GROUPS-1:0] rd_parts_reg = {32*RD_GROUPS{1'b0}};
+reg [31:0] rd_any;
+integer rd_g;
+
 always @* begin
-    case (rd_off)
-        REG_ID:                 reg_rd_data = CARD_ID;
-        REG_VERSION:            reg_rd_data = CARD_VERSION;
-        REG_SCRATCH:            reg_rd_data = scratch_reg;
-        REG_CONTROL:            reg_rd_data = control_reg;
-        REG_TIMESTAMP_LO:       reg_rd_data = timestamp_reg[31:0];
-        REG_TIMESTAMP_HI:       reg_rd_data = timestamp_hi_reg;
-        REG_SRC0_FRAME_LEN:     reg_rd_data = src0_frame_len_reg;
-        REG_SRC0_GAP:           reg_rd_data = src0_gap_reg;
-        REG_SRC0_PATTERN:       reg_rd_data = src0_pattern_reg;
-        REG_SRC0_SEED:          reg_rd_data = src0_seed_reg;
-        REG_SRC0_POLICY:        reg_rd_data = src0_policy_reg;
-        REG_SRC0_SENT_LO:       reg_rd_data = src0_frames_sent[31:0];
-        REG_SRC0_SENT_HI:       reg_rd_data = src0_sent_hi_reg;
-        REG_SRC0_DROPPED_LO:    reg_rd_data = src0_frames_dropped[31:0];
-        REG_SRC0_DROPPED_HI:    reg_rd_data = src0_dropped_hi_reg;
-        REG_SRC1_FRAME_LEN:     reg_rd_data = src1_frame_len_reg;
-        REG_SRC1_GAP:           reg_rd_data = src1_gap_reg;
-        REG_SRC1_PATTERN:       reg_rd_data = src1_pattern_reg;
-        REG_SRC1_SEED:          reg_rd_data = src1_seed_reg;
-        REG_SRC1_POLICY:        reg_rd_data = src1_policy_reg;
-        REG_SRC1_SENT_LO:       reg_rd_data = src1_frames_sent[31:0];
-        REG_SRC1_SENT_HI:       reg_rd_data = src1_sent_hi_reg;
-        REG_SRC1_DROPPED_LO:    reg_rd_data = src1_frames_dropped[31:0];
-        REG_SRC1_DROPPED_HI:    reg_rd_data = src1_dropped_hi_reg;
-        REG_CHK_GOOD_LO:        reg_rd_data = chk_frames_good[31:0];
-        REG_CHK_GOOD_HI:        reg_rd_data = chk_good_hi_reg;
-        REG_CHK_BAD_LO:         reg_rd_data = chk_frames_bad[31:0];
-        REG_CHK_BAD_HI:         reg_rd_data = chk_bad_hi_reg;
-        REG_CHK_MISSING_LO:     reg_rd_data = chk_frames_missing[31:0];
-        REG_CHK_MISSING_HI:     reg_rd_data = chk_missing_hi_reg;
-        REG_CHK_ERR_MAGIC:      reg_rd_data = chk_err_magic;
-        REG_CHK_ERR_LENGTH:     reg_rd_data = chk_err_length;
-        REG_CHK_ERR_CRC:        reg_rd_data = chk_err_crc;
-        REG_CHK_ERR_VERSION:    reg_rd_data = chk_err_version;
-        REG_CHK_LAST_SEQ:       reg_rd_data = chk_last_seq;
-        REG_CAP_BASE:           reg_rd_data = cap_base_reg;
-        REG_CAP_SIZE:           reg_rd_data = cap_size_reg;
-        REG_CAP_WPTR:           reg_rd_data = {1'b0, cap_wptr};
-        REG_CAP_RPTR:           reg_rd_data = cap_rptr_reg;
-        REG_CAP_FILL:           reg_rd_data = {1'b0, cap_fill};
-        REG_CAP_IRQ_LEVEL:      reg_rd_data = cap_irq_level_reg;
-        REG_CAP_OVERFLOW_LO:    reg_rd_data = cap_overflow_count[31:0];
-        REG_CAP_OVERFLOW_HI:    reg_rd_data = cap_overflow_hi_reg;
-        REG_CAP_FRAMES_LO:      reg_rd_data = cap_frame_count[31:0];
-        REG_CAP_FRAMES_HI:      reg_rd_data = cap_frames_hi_reg;
-        REG_IRQ_ENABLE:         reg_rd_data = irq_enable_reg;
-        REG_IRQ_STATUS:         reg_rd_data = irq_status_reg;
-        // CLEAR is write-only and reads as zero, like every unmapped word.
-        default:                reg_rd_data = 32'd0;
-    endcase
+    rd_parts = {32*RD_GROUPS{1'b0}};
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[0]}} & CARD_ID);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[1]}} & CARD_VERSION);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[2]}} & scratch_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[3]}} & CAPS);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[4]}} & error_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[5]}} & control_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[6]}} & timestamp_reg[31:0]);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[7]}} & timestamp_hi_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[8]}} & src0_frame_len_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[9]}} & src0_gap_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[10]}} & src0_pattern_reg);
+    rd_parts[32*0 +: 32] = rd_parts[32*0 +: 32] | ({32{rd_sel_reg[11]}} & src0_seed_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[12]}} & src0_policy_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[13]}} & src0_frames_sent[31:0]);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[14]}} & src0_sent_hi_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[15]}} & src0_frames_dropped[31:0]);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[16]}} & src0_dropped_hi_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[17]}} & src1_frame_len_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[18]}} & src1_gap_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[19]}} & src1_pattern_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[20]}} & src1_seed_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[21]}} & src1_policy_reg);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[22]}} & src1_frames_sent[31:0]);
+    rd_parts[32*1 +: 32] = rd_parts[32*1 +: 32] | ({32{rd_sel_reg[23]}} & src1_sent_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[24]}} & src1_frames_dropped[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[25]}} & src1_dropped_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[26]}} & chk_frames_good[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[27]}} & chk_good_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[28]}} & chk_frames_bad[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[29]}} & chk_bad_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[30]}} & chk_frames_missing[31:0]);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[31]}} & chk_missing_hi_reg);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[32]}} & chk_err_magic);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[33]}} & chk_err_length);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[34]}} & chk_err_crc);
+    rd_parts[32*2 +: 32] = rd_parts[32*2 +: 32] | ({32{rd_sel_reg[35]}} & chk_err_version);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[36]}} & chk_last_seq);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[37]}} & cap_base_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[38]}} & cap_size_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[39]}} & {1'b0, cap_wptr});
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[40]}} & cap_rptr_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[41]}} & {1'b0, cap_fill});
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[42]}} & cap_irq_level_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[43]}} & cap_overflow_count[31:0]);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[44]}} & cap_overflow_hi_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[45]}} & cap_frame_count[31:0]);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[46]}} & cap_frames_hi_reg);
+    rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[47]}} & irq_enable_reg);
+    rd_parts[32*4 +: 32] = rd_parts[32*4 +: 32] | ({32{rd_sel_reg[48]}} & irq_status_reg);
+    rd_any = 32'd0;
+    for (rd_g = 0; rd_g < RD_GROUPS; rd_g = rd_g + 1) begin
+        rd_any = rd_any | rd_parts_reg[32*rd_g +: 32];
+    end
 end
+
+always @(posedge axi_aclk) begin
+    rd_en_d_reg <= reg_rd_en;
+    rd_sel_reg <= {
+        rd_off == REG_IRQ_STATUS,
+        rd_off == REG_IRQ_ENABLE,
+        rd_off == REG_CAP_FRAMES_HI,
+        rd_off == REG_CAP_FRAMES_LO,
+        rd_off == REG_CAP_OVERFLOW_HI,
+        rd_off == REG_CAP_OVERFLOW_LO,
+        rd_off == REG_CAP_IRQ_LEVEL,
+        rd_off == REG_CAP_FILL,
+        rd_off == REG_CAP_RPTR,
+        rd_off == REG_CAP_WPTR,
+        rd_off == REG_CAP_SIZE,
+        rd_off == REG_CAP_BASE,
+        rd_off == REG_CHK_LAST_SEQ,
+        rd_off == REG_CHK_ERR_VERSION,
+        rd_off == REG_CHK_ERR_CRC,
+        rd_off == REG_CHK_ERR_LENGTH,
+        rd_off == REG_CHK_ERR_MAGIC,
+        rd_off == REG_CHK_MISSING_HI,
+        rd_off == REG_CHK_MISSING_LO,
+        rd_off == REG_CHK_BAD_HI,
+        rd_off == REG_CHK_BAD_LO,
+        rd_off == REG_CHK_GOOD_HI,
+        rd_off == REG_CHK_GOOD_LO,
+        rd_off == REG_SRC1_DROPPED_HI,
+        rd_off == REG_SRC1_DROPPED_LO,
+        rd_off == REG_SRC1_SENT_HI,
+        rd_off == REG_SRC1_SENT_LO,
+        rd_off == REG_SRC1_POLICY,
+        rd_off == REG_SRC1_SEED,
+        rd_off == REG_SRC1_PATTERN,
+        rd_off == REG_SRC1_GAP,
+        rd_off == REG_SRC1_FRAME_LEN,
+        rd_off == REG_SRC0_DROPPED_HI,
+        rd_off == REG_SRC0_DROPPED_LO,
+        rd_off == REG_SRC0_SENT_HI,
+        rd_off == REG_SRC0_SENT_LO,
+        rd_off == REG_SRC0_POLICY,
+        rd_off == REG_SRC0_SEED,
+        rd_off == REG_SRC0_PATTERN,
+        rd_off == REG_SRC0_GAP,
+        rd_off == REG_SRC0_FRAME_LEN,
+        rd_off == REG_TIMESTAMP_HI,
+        rd_off == REG_TIMESTAMP_LO,
+        rd_off == REG_CONTROL,
+        rd_off == REG_ERROR,
+        rd_off == REG_CAPS,
+        rd_off == REG_SCRATCH,
+        rd_off == REG_VERSION,
+        rd_off == REG_ID
+    };
+    rd_parts_reg <= rd_parts;
+    reg_rd_data_reg <= rd_any;
+end
+
+// A CONTROL write takes effect only with a mode this build serves; otherwise it is refused.
+wire [31:0] control_new = reg_update(control_reg, reg_wr_data, reg_wr_strb, REG_CONTROL_MASK);
+wire control_mode_ok = MODES[control_new[REG_CONTROL_MODE_LSB +: REG_CONTROL_MODE_BITS]];
+wire control_refused = reg_wr_en && wr_off == REG_CONTROL && !control_mode_ok;
+assign reg_wr_err = control_refused;
+
+// Error events (ERROR register).
+wire cap_ring_error;
+wire dma_addr_error;
+wire dma_burst_error;
+wire [31:0] error_events = {28'd0, dma_burst_error, dma_addr_error, cap_ring_error, control_refused};
 
 // Fill level event: CAP_FILL rose to or above a non-zero CAP_IRQ_LEVEL.
 wire cap_fill_above = cap_irq_level_reg != 32'd0 && {1'b0, cap_fill} >= cap_irq_level_reg;
@@ -425,7 +562,7 @@ always @(posedge axi_aclk) begin
     cap_fill_above_reg <= cap_fill_above;
 
     // 64-bit reads: the low word latches the high word.
-    if (reg_rd_en) begin
+    if (rd_en_d_reg) begin
         case (rd_off)
             REG_TIMESTAMP_LO:    timestamp_hi_reg <= timestamp_reg[63:32];
             REG_SRC0_SENT_LO:    src0_sent_hi_reg <= src0_frames_sent[63:32];
@@ -451,17 +588,35 @@ always @(posedge axi_aclk) begin
         irq_status_reg <= irq_status_reg | (irq_events & REG_IRQ_STATUS_MASK);
     end
 
-    // XDMA handshake: an enabled event raises the request, which stays up until acknowledged.
-    if ((irq_events & irq_enable_reg) != 32'd0) begin
-        usr_irq_req_reg <= 1'b1;
-    end else if (usr_irq_ack) begin
+    // Errors: events set bits, a written 1 clears them (an event wins).
+    if (reg_wr_en && wr_off == REG_ERROR) begin
+        error_reg <= (error_reg & ~(reg_wr_data & {{8{reg_wr_strb[3]}}, {8{reg_wr_strb[2]}},
+            {8{reg_wr_strb[1]}}, {8{reg_wr_strb[0]}}})) | (error_events & REG_ERROR_MASK);
+    end else begin
+        error_reg <= error_reg | (error_events & REG_ERROR_MASK);
+    end
+
+    // XDMA handshake: an enabled event raises the request, which stays up until acknowledged;
+    // an event while it is up is merged into it. The IP sends one interrupt per rising edge,
+    // so an event in the very cycle of the acknowledge (which the IP may already have served
+    // without it) is kept in irq_again_reg and raises a new request once the acknowledged one
+    // has been low for a cycle.
+    if (usr_irq_req_reg && usr_irq_ack) begin
         usr_irq_req_reg <= 1'b0;
+        irq_again_reg <= (irq_events & irq_enable_reg) != 32'd0;
+    end else if (!usr_irq_req_reg && ((irq_events & irq_enable_reg) != 32'd0 || irq_again_reg)) begin
+        usr_irq_req_reg <= 1'b1;
+        irq_again_reg <= 1'b0;
     end
 
     if (reg_wr_en) begin
         case (wr_off)
             REG_SCRATCH:        scratch_reg <= reg_update(scratch_reg, reg_wr_data, reg_wr_strb, REG_SCRATCH_MASK);
-            REG_CONTROL:        control_reg <= reg_update(control_reg, reg_wr_data, reg_wr_strb, REG_CONTROL_MASK);
+            REG_CONTROL: begin
+                if (control_mode_ok) begin
+                    control_reg <= control_new;
+                end
+            end
             REG_CLEAR:          clear_reg <= reg_wr_strb[0] && reg_wr_data[REG_CLEAR_COUNTERS_LSB];
             REG_SRC0_FRAME_LEN: src0_frame_len_reg <= reg_update(src0_frame_len_reg, reg_wr_data, reg_wr_strb, REG_SRC0_FRAME_LEN_MASK);
             REG_SRC0_GAP:       src0_gap_reg <= reg_update(src0_gap_reg, reg_wr_data, reg_wr_strb, REG_SRC0_GAP_MASK);
@@ -515,7 +670,9 @@ always @(posedge axi_aclk) begin
         irq_enable_reg <= REG_IRQ_ENABLE_RESET;
         irq_status_reg <= REG_IRQ_STATUS_RESET;
         usr_irq_req_reg <= 1'b0;
+        irq_again_reg <= 1'b0;
         cap_fill_above_reg <= 1'b0;
+        error_reg <= REG_ERROR_RESET;
         timestamp_hi_reg <= 32'd0;
         src0_sent_hi_reg <= 32'd0;
         src0_dropped_hi_reg <= 32'd0;
@@ -585,59 +742,85 @@ assign h2c_tready = mode_loop ? c2h0_tready
 assign src0_tready = ((mode_gen || mode_echo) && c2h0_tready) || (mode_capture && cap_tready);
 assign src1_tready = mode_gen && c2h1_tready;
 
-axis_skid_buffer #(
-    .DATA_WIDTH(AXIS_DATA_WIDTH)
-)
-h2c0_slice_inst (
-    .clk(axi_aclk),
-    .rst(rst),
-    .s_axis_tdata(s_axis_h2c0_tdata),
-    .s_axis_tkeep(s_axis_h2c0_tkeep),
-    .s_axis_tlast(s_axis_h2c0_tlast),
-    .s_axis_tvalid(s_axis_h2c0_tvalid),
-    .s_axis_tready(s_axis_h2c0_tready),
-    .m_axis_tdata(h2c_tdata),
-    .m_axis_tkeep(h2c_tkeep),
-    .m_axis_tlast(h2c_tlast),
-    .m_axis_tvalid(h2c_tvalid),
-    .m_axis_tready(h2c_tready)
-);
+generate
+    if (STREAM_EN) begin : stream_slices_g
+    axis_skid_buffer #(
+        .DATA_WIDTH(AXIS_DATA_WIDTH)
+    )
+    h2c0_slice_inst (
+        .clk(axi_aclk),
+        .rst(rst),
+        .s_axis_tdata(s_axis_h2c0_tdata),
+        .s_axis_tkeep(s_axis_h2c0_tkeep),
+        .s_axis_tlast(s_axis_h2c0_tlast),
+        .s_axis_tvalid(s_axis_h2c0_tvalid),
+        .s_axis_tready(s_axis_h2c0_tready),
+        .m_axis_tdata(h2c_tdata),
+        .m_axis_tkeep(h2c_tkeep),
+        .m_axis_tlast(h2c_tlast),
+        .m_axis_tvalid(h2c_tvalid),
+        .m_axis_tready(h2c_tready)
+    );
 
-axis_skid_buffer #(
-    .DATA_WIDTH(AXIS_DATA_WIDTH)
-)
-c2h0_slice_inst (
-    .clk(axi_aclk),
-    .rst(rst),
-    .s_axis_tdata(c2h0_tdata),
-    .s_axis_tkeep(c2h0_tkeep),
-    .s_axis_tlast(c2h0_tlast),
-    .s_axis_tvalid(c2h0_tvalid),
-    .s_axis_tready(c2h0_tready),
-    .m_axis_tdata(m_axis_c2h0_tdata),
-    .m_axis_tkeep(m_axis_c2h0_tkeep),
-    .m_axis_tlast(m_axis_c2h0_tlast),
-    .m_axis_tvalid(m_axis_c2h0_tvalid),
-    .m_axis_tready(m_axis_c2h0_tready)
-);
+    axis_skid_buffer #(
+        .DATA_WIDTH(AXIS_DATA_WIDTH)
+    )
+    c2h0_slice_inst (
+        .clk(axi_aclk),
+        .rst(rst),
+        .s_axis_tdata(c2h0_tdata),
+        .s_axis_tkeep(c2h0_tkeep),
+        .s_axis_tlast(c2h0_tlast),
+        .s_axis_tvalid(c2h0_tvalid),
+        .s_axis_tready(c2h0_tready),
+        .m_axis_tdata(m_axis_c2h0_tdata),
+        .m_axis_tkeep(m_axis_c2h0_tkeep),
+        .m_axis_tlast(m_axis_c2h0_tlast),
+        .m_axis_tvalid(m_axis_c2h0_tvalid),
+        .m_axis_tready(m_axis_c2h0_tready)
+    );
 
-axis_skid_buffer #(
-    .DATA_WIDTH(AXIS_DATA_WIDTH)
-)
-c2h1_slice_inst (
-    .clk(axi_aclk),
-    .rst(rst),
-    .s_axis_tdata(src1_tdata),
-    .s_axis_tkeep(src1_tkeep),
-    .s_axis_tlast(src1_tlast),
-    .s_axis_tvalid(mode_gen && src1_tvalid),
-    .s_axis_tready(c2h1_tready),
-    .m_axis_tdata(m_axis_c2h1_tdata),
-    .m_axis_tkeep(m_axis_c2h1_tkeep),
-    .m_axis_tlast(m_axis_c2h1_tlast),
-    .m_axis_tvalid(m_axis_c2h1_tvalid),
-    .m_axis_tready(m_axis_c2h1_tready)
-);
+    axis_skid_buffer #(
+        .DATA_WIDTH(AXIS_DATA_WIDTH)
+    )
+    c2h1_slice_inst (
+        .clk(axi_aclk),
+        .rst(rst),
+        .s_axis_tdata(src1_tdata),
+        .s_axis_tkeep(src1_tkeep),
+        .s_axis_tlast(src1_tlast),
+        .s_axis_tvalid(mode_gen && src1_tvalid),
+        .s_axis_tready(c2h1_tready),
+        .m_axis_tdata(m_axis_c2h1_tdata),
+        .m_axis_tkeep(m_axis_c2h1_tkeep),
+        .m_axis_tlast(m_axis_c2h1_tlast),
+        .m_axis_tvalid(m_axis_c2h1_tvalid),
+        .m_axis_tready(m_axis_c2h1_tready)
+    );
+    end else begin : no_stream_slices_g
+        // The mm variant: the stream ports are tied off; nothing is taken or offered.
+        assign s_axis_h2c0_tready = 1'b0;
+        assign h2c_tdata = {AXIS_DATA_WIDTH{1'b0}};
+        assign h2c_tkeep = {AXIS_KEEP_WIDTH{1'b0}};
+        assign h2c_tlast = 1'b0;
+        assign h2c_tvalid = 1'b0;
+        assign c2h0_tready = 1'b0;
+        assign c2h1_tready = 1'b0;
+        assign m_axis_c2h0_tdata = {AXIS_DATA_WIDTH{1'b0}};
+        assign m_axis_c2h0_tkeep = {AXIS_KEEP_WIDTH{1'b0}};
+        assign m_axis_c2h0_tlast = 1'b0;
+        assign m_axis_c2h0_tvalid = 1'b0;
+        assign m_axis_c2h1_tdata = {AXIS_DATA_WIDTH{1'b0}};
+        assign m_axis_c2h1_tkeep = {AXIS_KEEP_WIDTH{1'b0}};
+        assign m_axis_c2h1_tlast = 1'b0;
+        assign m_axis_c2h1_tvalid = 1'b0;
+        // The tied-off ports' inputs and the H2C and C2H1 sides of the mode multiplexers.
+        wire unused_stream = &{1'b0, s_axis_h2c0_tdata, s_axis_h2c0_tkeep, s_axis_h2c0_tlast,
+            s_axis_h2c0_tvalid, m_axis_c2h0_tready, m_axis_c2h1_tready, h2c_tready, c2h0_tdata,
+            c2h0_tkeep, c2h0_tlast, c2h0_tvalid, src1_tdata, src1_tkeep, src1_tlast, src1_tvalid,
+            1'b0};
+    end
+endgenerate
 
 /*
  * Frame sources and checker
@@ -695,216 +878,312 @@ frame_source_0_inst (
     .send_ready(src0_send_ready)
 );
 
-frame_source
-frame_source_1_inst (
-    .clk(axi_aclk),
-    .rst(src_rst),
-    .enable(ch1_en && mode_gen),
-    .channel(8'd1),
-    .frame_len(clamp_len(src1_frame_len_reg)),
-    .gap_cycles(src1_gap_reg),
-    .pattern(src1_pattern_reg[REG_SRC1_PATTERN_KIND_LSB]),
-    .seed(src1_seed_reg),
-    .drop_policy(src1_policy_reg[REG_SRC1_POLICY_DROP_LSB]),
-    .timestamp(timestamp_reg),
-    .oneshot(1'b0),
-    .send(1'b0),
-    .send_seq(32'd0),
-    .m_axis_tdata(src1_tdata),
-    .m_axis_tkeep(src1_tkeep),
-    .m_axis_tlast(src1_tlast),
-    .m_axis_tvalid(src1_tvalid),
-    .m_axis_tready(src1_tready),
-    .frames_sent(src1_frames_sent),
-    .frames_dropped(src1_frames_dropped),
-    .send_ready(src1_send_ready)
-);
+generate
+    if (STREAM_EN) begin : stream_blocks_g
+    frame_source
+    frame_source_1_inst (
+        .clk(axi_aclk),
+        .rst(src_rst),
+        .enable(ch1_en && mode_gen),
+        .channel(8'd1),
+        .frame_len(clamp_len(src1_frame_len_reg)),
+        .gap_cycles(src1_gap_reg),
+        .pattern(src1_pattern_reg[REG_SRC1_PATTERN_KIND_LSB]),
+        .seed(src1_seed_reg),
+        .drop_policy(src1_policy_reg[REG_SRC1_POLICY_DROP_LSB]),
+        .timestamp(timestamp_reg),
+        .oneshot(1'b0),
+        .send(1'b0),
+        .send_seq(32'd0),
+        .m_axis_tdata(src1_tdata),
+        .m_axis_tkeep(src1_tkeep),
+        .m_axis_tlast(src1_tlast),
+        .m_axis_tvalid(src1_tvalid),
+        .m_axis_tready(src1_tready),
+        .frames_sent(src1_frames_sent),
+        .frames_dropped(src1_frames_dropped),
+        .send_ready(src1_send_ready)
+    );
 
-frame_checker
-frame_checker_inst (
-    .clk(axi_aclk),
-    .rst(rst),
-    .clear(clear_reg),
-    .s_axis_tdata(h2c_tdata),
-    .s_axis_tkeep(h2c_tkeep),
-    .s_axis_tlast(h2c_tlast),
-    .s_axis_tvalid(chk_tvalid),
-    .s_axis_tready(chk_tready),
-    .frames_good(chk_frames_good),
-    .frames_bad(chk_frames_bad),
-    .frames_missing(chk_frames_missing),
-    .err_magic(chk_err_magic),
-    .err_length(chk_err_length),
-    .err_crc(chk_err_crc),
-    .err_version(chk_err_version),
-    .last_seq(chk_last_seq),
-    .frame_done(chk_frame_done),
-    .frame_seq(chk_frame_seq),
-    .frame_ok(chk_frame_ok)
-);
+    frame_checker
+    frame_checker_inst (
+        .clk(axi_aclk),
+        .rst(rst),
+        .clear(clear_reg),
+        .s_axis_tdata(h2c_tdata),
+        .s_axis_tkeep(h2c_tkeep),
+        .s_axis_tlast(h2c_tlast),
+        .s_axis_tvalid(chk_tvalid),
+        .s_axis_tready(chk_tready),
+        .frames_good(chk_frames_good),
+        .frames_bad(chk_frames_bad),
+        .frames_missing(chk_frames_missing),
+        .err_magic(chk_err_magic),
+        .err_length(chk_err_length),
+        .err_crc(chk_err_crc),
+        .err_version(chk_err_version),
+        .last_seq(chk_last_seq),
+        .frame_done(chk_frame_done),
+        .frame_seq(chk_frame_seq),
+        .frame_ok(chk_frame_ok)
+    );
+    end else begin : no_stream_blocks_g
+        // No source 1 and no checker without stream channels.
+        assign src1_tdata = {AXIS_DATA_WIDTH{1'b0}};
+        assign src1_tkeep = {AXIS_KEEP_WIDTH{1'b0}};
+        assign src1_tlast = 1'b0;
+        assign src1_tvalid = 1'b0;
+        assign src1_frames_sent = 64'd0;
+        assign src1_frames_dropped = 64'd0;
+        assign src1_send_ready = 1'b0;
+        assign chk_tready = 1'b1;
+        assign chk_frames_good = 64'd0;
+        assign chk_frames_bad = 64'd0;
+        assign chk_frames_missing = 64'd0;
+        assign chk_err_magic = 32'd0;
+        assign chk_err_length = 32'd0;
+        assign chk_err_crc = 32'd0;
+        assign chk_err_version = 32'd0;
+        assign chk_last_seq = 32'd0;
+        assign chk_frame_done = 1'b0;
+        assign chk_frame_seq = 32'd0;
+        assign chk_frame_ok = 1'b0;
+        // The source 1 settings and the checker's inputs have no user in this variant.
+        wire unused_blocks = &{1'b0, src1_frame_len_reg, src1_gap_reg, src1_pattern_reg,
+            src1_seed_reg, src1_policy_reg, src1_tready, chk_tvalid, ch1_en, 1'b0};
+    end
+endgenerate
 
 /*
  * Capture ring and the memory-mapped path to DDR
  */
 
-wire [AXI_ADDR_WIDTH-1:0] cap_axi_awaddr;
-wire [7:0] cap_axi_awlen;
-wire [2:0] cap_axi_awsize;
-wire [1:0] cap_axi_awburst;
-wire cap_axi_awvalid;
-wire cap_axi_awready;
-wire [AXI_DATA_WIDTH-1:0] cap_axi_wdata;
-wire [AXI_DATA_WIDTH/8-1:0] cap_axi_wstrb;
-wire cap_axi_wlast;
-wire cap_axi_wvalid;
-wire cap_axi_wready;
-wire [1:0] cap_axi_bresp;
-wire cap_axi_bvalid;
-wire cap_axi_bready;
 wire [63:0] cap_bresp_error_count;
 wire cap_busy;
 
-capture_writer #(
-    .DATA_WIDTH(AXI_DATA_WIDTH),
-    .ADDR_WIDTH(AXI_ADDR_WIDTH),
-    .PTR_WIDTH(CAP_PTR_WIDTH),
-    .FRAME_LEN_WIDTH(17)
-)
-capture_writer_inst (
-    .clk(axi_aclk),
-    .rst(rst),
-    .ring_base(cap_base_reg[CAP_PTR_WIDTH-1:0]),
-    .ring_size(cap_size_reg[CAP_PTR_WIDTH-1:0]),
-    .rptr(cap_rptr_reg[CAP_PTR_WIDTH-1:0]),
-    .frame_bytes(clamp_len(src0_frame_len_reg)),
-    .ring_reset(cap_ring_reset_reg),
-    .clear_counters(clear_reg),
-    .s_axis_tdata(src0_tdata),
-    .s_axis_tkeep(src0_tkeep),
-    .s_axis_tlast(src0_tlast),
-    .s_axis_tvalid(cap_tvalid),
-    .s_axis_tready(cap_tready),
-    .m_axi_awaddr(cap_axi_awaddr),
-    .m_axi_awlen(cap_axi_awlen),
-    .m_axi_awsize(cap_axi_awsize),
-    .m_axi_awburst(cap_axi_awburst),
-    .m_axi_awvalid(cap_axi_awvalid),
-    .m_axi_awready(cap_axi_awready),
-    .m_axi_wdata(cap_axi_wdata),
-    .m_axi_wstrb(cap_axi_wstrb),
-    .m_axi_wlast(cap_axi_wlast),
-    .m_axi_wvalid(cap_axi_wvalid),
-    .m_axi_wready(cap_axi_wready),
-    .m_axi_bresp(cap_axi_bresp),
-    .m_axi_bvalid(cap_axi_bvalid),
-    .m_axi_bready(cap_axi_bready),
-    .wptr(cap_wptr),
-    .fill(cap_fill),
-    .overflow_count(cap_overflow_count),
-    .overflow_event(cap_overflow_event),
-    .frame_count(cap_frame_count),
-    .bresp_error_count(cap_bresp_error_count),
-    .busy(cap_busy)
-);
+generate
+    if (MM_EN) begin : mm_g
+        // The capture writer's write-only master.
+        wire [AXI_ADDR_WIDTH-1:0] cap_axi_awaddr;
+        wire [7:0] cap_axi_awlen;
+        wire [2:0] cap_axi_awsize;
+        wire [1:0] cap_axi_awburst;
+        wire cap_axi_awvalid;
+        wire cap_axi_awready;
+        wire [AXI_DATA_WIDTH-1:0] cap_axi_wdata;
+        wire [AXI_DATA_WIDTH/8-1:0] cap_axi_wstrb;
+        wire cap_axi_wlast;
+        wire cap_axi_wvalid;
+        wire cap_axi_wready;
+        wire [1:0] cap_axi_bresp;
+        wire cap_axi_bvalid;
+        wire cap_axi_bready;
 
-axi_mm_path #(
-    .DATA_WIDTH(AXI_DATA_WIDTH),
-    .ADDR_WIDTH(AXI_ADDR_WIDTH),
-    .ID_WIDTH(AXI_ID_WIDTH),
-    .DDR_DATA_WIDTH(DDR_DATA_WIDTH),
-    .DDR_ADDR_WIDTH(DDR_ADDR_WIDTH),
-    .DDR_ID_WIDTH(DDR_ID_WIDTH)
-)
-axi_mm_path_inst (
-    .clk(axi_aclk),
-    .rst(rst),
-    .ddr_clk(ddr_clk),
-    .ddr_rst(ddr_rst),
-    .s_axi_awid(s_axi_awid),
-    .s_axi_awaddr(s_axi_awaddr),
-    .s_axi_awlen(s_axi_awlen),
-    .s_axi_awsize(s_axi_awsize),
-    .s_axi_awburst(s_axi_awburst),
-    .s_axi_awlock(s_axi_awlock),
-    .s_axi_awcache(s_axi_awcache),
-    .s_axi_awprot(s_axi_awprot),
-    .s_axi_awvalid(s_axi_awvalid),
-    .s_axi_awready(s_axi_awready),
-    .s_axi_wdata(s_axi_wdata),
-    .s_axi_wstrb(s_axi_wstrb),
-    .s_axi_wlast(s_axi_wlast),
-    .s_axi_wvalid(s_axi_wvalid),
-    .s_axi_wready(s_axi_wready),
-    .s_axi_bid(s_axi_bid),
-    .s_axi_bresp(s_axi_bresp),
-    .s_axi_bvalid(s_axi_bvalid),
-    .s_axi_bready(s_axi_bready),
-    .s_axi_arid(s_axi_arid),
-    .s_axi_araddr(s_axi_araddr),
-    .s_axi_arlen(s_axi_arlen),
-    .s_axi_arsize(s_axi_arsize),
-    .s_axi_arburst(s_axi_arburst),
-    .s_axi_arlock(s_axi_arlock),
-    .s_axi_arcache(s_axi_arcache),
-    .s_axi_arprot(s_axi_arprot),
-    .s_axi_arvalid(s_axi_arvalid),
-    .s_axi_arready(s_axi_arready),
-    .s_axi_rid(s_axi_rid),
-    .s_axi_rdata(s_axi_rdata),
-    .s_axi_rresp(s_axi_rresp),
-    .s_axi_rlast(s_axi_rlast),
-    .s_axi_rvalid(s_axi_rvalid),
-    .s_axi_rready(s_axi_rready),
-    .s_axi_cap_awaddr(cap_axi_awaddr),
-    .s_axi_cap_awlen(cap_axi_awlen),
-    .s_axi_cap_awsize(cap_axi_awsize),
-    .s_axi_cap_awburst(cap_axi_awburst),
-    .s_axi_cap_awvalid(cap_axi_awvalid),
-    .s_axi_cap_awready(cap_axi_awready),
-    .s_axi_cap_wdata(cap_axi_wdata),
-    .s_axi_cap_wstrb(cap_axi_wstrb),
-    .s_axi_cap_wlast(cap_axi_wlast),
-    .s_axi_cap_wvalid(cap_axi_wvalid),
-    .s_axi_cap_wready(cap_axi_wready),
-    .s_axi_cap_bresp(cap_axi_bresp),
-    .s_axi_cap_bvalid(cap_axi_bvalid),
-    .s_axi_cap_bready(cap_axi_bready),
-    .m_axi_ddr_awid(m_axi_ddr_awid),
-    .m_axi_ddr_awaddr(m_axi_ddr_awaddr),
-    .m_axi_ddr_awlen(m_axi_ddr_awlen),
-    .m_axi_ddr_awsize(m_axi_ddr_awsize),
-    .m_axi_ddr_awburst(m_axi_ddr_awburst),
-    .m_axi_ddr_awlock(m_axi_ddr_awlock),
-    .m_axi_ddr_awcache(m_axi_ddr_awcache),
-    .m_axi_ddr_awprot(m_axi_ddr_awprot),
-    .m_axi_ddr_awvalid(m_axi_ddr_awvalid),
-    .m_axi_ddr_awready(m_axi_ddr_awready),
-    .m_axi_ddr_wdata(m_axi_ddr_wdata),
-    .m_axi_ddr_wstrb(m_axi_ddr_wstrb),
-    .m_axi_ddr_wlast(m_axi_ddr_wlast),
-    .m_axi_ddr_wvalid(m_axi_ddr_wvalid),
-    .m_axi_ddr_wready(m_axi_ddr_wready),
-    .m_axi_ddr_bid(m_axi_ddr_bid),
-    .m_axi_ddr_bresp(m_axi_ddr_bresp),
-    .m_axi_ddr_bvalid(m_axi_ddr_bvalid),
-    .m_axi_ddr_bready(m_axi_ddr_bready),
-    .m_axi_ddr_arid(m_axi_ddr_arid),
-    .m_axi_ddr_araddr(m_axi_ddr_araddr),
-    .m_axi_ddr_arlen(m_axi_ddr_arlen),
-    .m_axi_ddr_arsize(m_axi_ddr_arsize),
-    .m_axi_ddr_arburst(m_axi_ddr_arburst),
-    .m_axi_ddr_arlock(m_axi_ddr_arlock),
-    .m_axi_ddr_arcache(m_axi_ddr_arcache),
-    .m_axi_ddr_arprot(m_axi_ddr_arprot),
-    .m_axi_ddr_arvalid(m_axi_ddr_arvalid),
-    .m_axi_ddr_arready(m_axi_ddr_arready),
-    .m_axi_ddr_rid(m_axi_ddr_rid),
-    .m_axi_ddr_rdata(m_axi_ddr_rdata),
-    .m_axi_ddr_rresp(m_axi_ddr_rresp),
-    .m_axi_ddr_rlast(m_axi_ddr_rlast),
-    .m_axi_ddr_rvalid(m_axi_ddr_rvalid),
-    .m_axi_ddr_rready(m_axi_ddr_rready)
-);
+    capture_writer #(
+        .DATA_WIDTH(AXI_DATA_WIDTH),
+        .ADDR_WIDTH(AXI_ADDR_WIDTH),
+        .PTR_WIDTH(CAP_PTR_WIDTH),
+        .FRAME_LEN_WIDTH(17)
+    )
+    capture_writer_inst (
+        .clk(axi_aclk),
+        .rst(rst),
+        .ring_base(cap_base_reg[CAP_PTR_WIDTH-1:0]),
+        .ring_size(cap_size_reg[CAP_PTR_WIDTH-1:0]),
+        .rptr(cap_rptr_reg[CAP_PTR_WIDTH-1:0]),
+        .frame_bytes(clamp_len(src0_frame_len_reg)),
+        .ring_reset(cap_ring_reset_reg),
+        .clear_counters(clear_reg),
+        .s_axis_tdata(src0_tdata),
+        .s_axis_tkeep(src0_tkeep),
+        .s_axis_tlast(src0_tlast),
+        .s_axis_tvalid(cap_tvalid),
+        .s_axis_tready(cap_tready),
+        .m_axi_awaddr(cap_axi_awaddr),
+        .m_axi_awlen(cap_axi_awlen),
+        .m_axi_awsize(cap_axi_awsize),
+        .m_axi_awburst(cap_axi_awburst),
+        .m_axi_awvalid(cap_axi_awvalid),
+        .m_axi_awready(cap_axi_awready),
+        .m_axi_wdata(cap_axi_wdata),
+        .m_axi_wstrb(cap_axi_wstrb),
+        .m_axi_wlast(cap_axi_wlast),
+        .m_axi_wvalid(cap_axi_wvalid),
+        .m_axi_wready(cap_axi_wready),
+        .m_axi_bresp(cap_axi_bresp),
+        .m_axi_bvalid(cap_axi_bvalid),
+        .m_axi_bready(cap_axi_bready),
+        .wptr(cap_wptr),
+        .fill(cap_fill),
+        .overflow_count(cap_overflow_count),
+        .overflow_event(cap_overflow_event),
+        .frame_count(cap_frame_count),
+        .bresp_error_count(cap_bresp_error_count),
+        .busy(cap_busy),
+        .ring_error(cap_ring_error)
+    );
+
+    axi_mm_path #(
+        .DATA_WIDTH(AXI_DATA_WIDTH),
+        .ADDR_WIDTH(AXI_ADDR_WIDTH),
+        .ID_WIDTH(AXI_ID_WIDTH),
+        .DDR_DATA_WIDTH(DDR_DATA_WIDTH),
+        .DDR_ADDR_WIDTH(DDR_ADDR_WIDTH),
+        .DDR_ID_WIDTH(DDR_ID_WIDTH)
+    )
+    axi_mm_path_inst (
+        .clk(axi_aclk),
+        .rst(rst),
+        .ddr_clk(ddr_clk),
+        .ddr_rst(ddr_rst),
+        .s_axi_awid(s_axi_awid),
+        .s_axi_awaddr(s_axi_awaddr),
+        .s_axi_awlen(s_axi_awlen),
+        .s_axi_awsize(s_axi_awsize),
+        .s_axi_awburst(s_axi_awburst),
+        .s_axi_awlock(s_axi_awlock),
+        .s_axi_awcache(s_axi_awcache),
+        .s_axi_awprot(s_axi_awprot),
+        .s_axi_awvalid(s_axi_awvalid),
+        .s_axi_awready(s_axi_awready),
+        .s_axi_wdata(s_axi_wdata),
+        .s_axi_wstrb(s_axi_wstrb),
+        .s_axi_wlast(s_axi_wlast),
+        .s_axi_wvalid(s_axi_wvalid),
+        .s_axi_wready(s_axi_wready),
+        .s_axi_bid(s_axi_bid),
+        .s_axi_bresp(s_axi_bresp),
+        .s_axi_bvalid(s_axi_bvalid),
+        .s_axi_bready(s_axi_bready),
+        .s_axi_arid(s_axi_arid),
+        .s_axi_araddr(s_axi_araddr),
+        .s_axi_arlen(s_axi_arlen),
+        .s_axi_arsize(s_axi_arsize),
+        .s_axi_arburst(s_axi_arburst),
+        .s_axi_arlock(s_axi_arlock),
+        .s_axi_arcache(s_axi_arcache),
+        .s_axi_arprot(s_axi_arprot),
+        .s_axi_arvalid(s_axi_arvalid),
+        .s_axi_arready(s_axi_arready),
+        .s_axi_rid(s_axi_rid),
+        .s_axi_rdata(s_axi_rdata),
+        .s_axi_rresp(s_axi_rresp),
+        .s_axi_rlast(s_axi_rlast),
+        .s_axi_rvalid(s_axi_rvalid),
+        .s_axi_rready(s_axi_rready),
+        .s_axi_cap_awaddr(cap_axi_awaddr),
+        .s_axi_cap_awlen(cap_axi_awlen),
+        .s_axi_cap_awsize(cap_axi_awsize),
+        .s_axi_cap_awburst(cap_axi_awburst),
+        .s_axi_cap_awvalid(cap_axi_awvalid),
+        .s_axi_cap_awready(cap_axi_awready),
+        .s_axi_cap_wdata(cap_axi_wdata),
+        .s_axi_cap_wstrb(cap_axi_wstrb),
+        .s_axi_cap_wlast(cap_axi_wlast),
+        .s_axi_cap_wvalid(cap_axi_wvalid),
+        .s_axi_cap_wready(cap_axi_wready),
+        .s_axi_cap_bresp(cap_axi_bresp),
+        .s_axi_cap_bvalid(cap_axi_bvalid),
+        .s_axi_cap_bready(cap_axi_bready),
+        .m_axi_ddr_awid(m_axi_ddr_awid),
+        .m_axi_ddr_awaddr(m_axi_ddr_awaddr),
+        .m_axi_ddr_awlen(m_axi_ddr_awlen),
+        .m_axi_ddr_awsize(m_axi_ddr_awsize),
+        .m_axi_ddr_awburst(m_axi_ddr_awburst),
+        .m_axi_ddr_awlock(m_axi_ddr_awlock),
+        .m_axi_ddr_awcache(m_axi_ddr_awcache),
+        .m_axi_ddr_awprot(m_axi_ddr_awprot),
+        .m_axi_ddr_awvalid(m_axi_ddr_awvalid),
+        .m_axi_ddr_awready(m_axi_ddr_awready),
+        .m_axi_ddr_wdata(m_axi_ddr_wdata),
+        .m_axi_ddr_wstrb(m_axi_ddr_wstrb),
+        .m_axi_ddr_wlast(m_axi_ddr_wlast),
+        .m_axi_ddr_wvalid(m_axi_ddr_wvalid),
+        .m_axi_ddr_wready(m_axi_ddr_wready),
+        .m_axi_ddr_bid(m_axi_ddr_bid),
+        .m_axi_ddr_bresp(m_axi_ddr_bresp),
+        .m_axi_ddr_bvalid(m_axi_ddr_bvalid),
+        .m_axi_ddr_bready(m_axi_ddr_bready),
+        .m_axi_ddr_arid(m_axi_ddr_arid),
+        .m_axi_ddr_araddr(m_axi_ddr_araddr),
+        .m_axi_ddr_arlen(m_axi_ddr_arlen),
+        .m_axi_ddr_arsize(m_axi_ddr_arsize),
+        .m_axi_ddr_arburst(m_axi_ddr_arburst),
+        .m_axi_ddr_arlock(m_axi_ddr_arlock),
+        .m_axi_ddr_arcache(m_axi_ddr_arcache),
+        .m_axi_ddr_arprot(m_axi_ddr_arprot),
+        .m_axi_ddr_arvalid(m_axi_ddr_arvalid),
+        .m_axi_ddr_arready(m_axi_ddr_arready),
+        .m_axi_ddr_rid(m_axi_ddr_rid),
+        .m_axi_ddr_rdata(m_axi_ddr_rdata),
+        .m_axi_ddr_rresp(m_axi_ddr_rresp),
+        .m_axi_ddr_rlast(m_axi_ddr_rlast),
+        .m_axi_ddr_rvalid(m_axi_ddr_rvalid),
+        .m_axi_ddr_rready(m_axi_ddr_rready),
+        .addr_error(dma_addr_error),
+        .burst_error(dma_burst_error)
+    );
+    end else begin : no_mm_g
+        // The stream variant: no DDR path. s_axi is never ready and never answers, the DDR
+        // port never asks, and capture takes nothing.
+        assign cap_tready = 1'b0;
+        assign cap_wptr = {CAP_PTR_WIDTH{1'b0}};
+        assign cap_fill = {CAP_PTR_WIDTH{1'b0}};
+        assign cap_overflow_count = 64'd0;
+        assign cap_overflow_event = 1'b0;
+        assign cap_frame_count = 64'd0;
+        assign cap_bresp_error_count = 64'd0;
+        assign cap_busy = 1'b0;
+        assign cap_ring_error = 1'b0;
+        assign dma_addr_error = 1'b0;
+        assign dma_burst_error = 1'b0;
+        assign s_axi_awready = 1'b0;
+        assign s_axi_wready = 1'b0;
+        assign s_axi_bid = {AXI_ID_WIDTH{1'b0}};
+        assign s_axi_bresp = 2'b00;
+        assign s_axi_bvalid = 1'b0;
+        assign s_axi_arready = 1'b0;
+        assign s_axi_rid = {AXI_ID_WIDTH{1'b0}};
+        assign s_axi_rdata = {AXI_DATA_WIDTH{1'b0}};
+        assign s_axi_rresp = 2'b00;
+        assign s_axi_rlast = 1'b0;
+        assign s_axi_rvalid = 1'b0;
+        assign m_axi_ddr_awid = {DDR_ID_WIDTH{1'b0}};
+        assign m_axi_ddr_awaddr = {DDR_ADDR_WIDTH{1'b0}};
+        assign m_axi_ddr_awlen = 8'd0;
+        assign m_axi_ddr_awsize = 3'd0;
+        assign m_axi_ddr_awburst = 2'b01;
+        assign m_axi_ddr_awlock = 1'b0;
+        assign m_axi_ddr_awcache = 4'd0;
+        assign m_axi_ddr_awprot = 3'd0;
+        assign m_axi_ddr_awvalid = 1'b0;
+        assign m_axi_ddr_wdata = {DDR_DATA_WIDTH{1'b0}};
+        assign m_axi_ddr_wstrb = {DDR_DATA_WIDTH/8{1'b0}};
+        assign m_axi_ddr_wlast = 1'b0;
+        assign m_axi_ddr_wvalid = 1'b0;
+        assign m_axi_ddr_bready = 1'b0;
+        assign m_axi_ddr_arid = {DDR_ID_WIDTH{1'b0}};
+        assign m_axi_ddr_araddr = {DDR_ADDR_WIDTH{1'b0}};
+        assign m_axi_ddr_arlen = 8'd0;
+        assign m_axi_ddr_arsize = 3'd0;
+        assign m_axi_ddr_arburst = 2'b01;
+        assign m_axi_ddr_arlock = 1'b0;
+        assign m_axi_ddr_arcache = 4'd0;
+        assign m_axi_ddr_arprot = 3'd0;
+        assign m_axi_ddr_arvalid = 1'b0;
+        assign m_axi_ddr_rready = 1'b0;
+        // The tied-off ports' inputs, and the capture settings without a writer.
+        wire unused_mm = &{1'b0, s_axi_awid, s_axi_awaddr, s_axi_awlen, s_axi_awsize,
+            s_axi_awburst, s_axi_awlock, s_axi_awcache, s_axi_awprot, s_axi_awvalid,
+            s_axi_wdata, s_axi_wstrb, s_axi_wlast, s_axi_wvalid, s_axi_bready, s_axi_arid,
+            s_axi_araddr, s_axi_arlen, s_axi_arsize, s_axi_arburst, s_axi_arlock,
+            s_axi_arcache, s_axi_arprot, s_axi_arvalid, s_axi_rready, m_axi_ddr_awready,
+            m_axi_ddr_wready, m_axi_ddr_bid, m_axi_ddr_bresp, m_axi_ddr_bvalid,
+            m_axi_ddr_arready, m_axi_ddr_rid, m_axi_ddr_rdata, m_axi_ddr_rresp,
+            m_axi_ddr_rlast, m_axi_ddr_rvalid, ddr_clk, ddr_rst, cap_base_reg, cap_size_reg,
+            cap_rptr_reg, cap_ring_reset_reg, cap_tvalid, 1'b0};
+    end
+endgenerate
 
 // Status that no register shows yet: the checker's per-frame verdict matters only to ECHO's
 // timing (every request is answered), source 1 has no one-shot use, and the capture writer's

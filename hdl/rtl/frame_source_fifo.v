@@ -66,27 +66,46 @@ reg [ADDR_WIDTH:0] rd_ptr_reg = {ADDR_WIDTH+1{1'b0}};
 reg [WIDTH-1:0] m_data_reg = {WIDTH{1'b0}};
 reg m_valid_reg = 1'b0;
 
-wire [ADDR_WIDTH:0] fill = wr_ptr_reg - rd_ptr_reg;
-wire full = fill[ADDR_WIDTH];
-wire empty = wr_ptr_reg == rd_ptr_reg;
-wire write = s_valid && !full;
-wire read = !empty && (!m_valid_reg || m_ready);
+// The fill level and the full and empty flags are registers, each updated from this cycle's
+// write and read, so that s_ready comes straight from a flip-flop (the frame source steers its
+// whole pipeline by it) and no pointer subtraction sits in front of it.
+reg [ADDR_WIDTH:0] fill_reg = {ADDR_WIDTH+1{1'b0}};
+reg full_reg = 1'b0;
+reg empty_reg = 1'b1;
 
-assign s_ready = !full;
+wire write = s_valid && !full_reg;
+wire read = !empty_reg && (!m_valid_reg || m_ready);
+wire at_top = fill_reg == DEPTH[ADDR_WIDTH:0] - 1'b1;
+wire at_one = fill_reg == {{ADDR_WIDTH{1'b0}}, 1'b1};
+
+assign s_ready = !full_reg;
 assign m_data = m_data_reg;
 assign m_valid = m_valid_reg;
-assign count = fill;
+assign count = fill_reg;
 
 always @(posedge clk) begin
     if (write) begin
         mem[wr_ptr_reg[ADDR_WIDTH-1:0]] <= s_data;
+    end
+    if (write) begin
         wr_ptr_reg <= wr_ptr_reg + 1'b1;
+    end
+    if (read) begin
+        rd_ptr_reg <= rd_ptr_reg + 1'b1;
+    end
+    if (write && !read) begin
+        fill_reg <= fill_reg + 1'b1;
+        full_reg <= at_top;
+        empty_reg <= 1'b0;
+    end else if (read && !write) begin
+        fill_reg <= fill_reg - 1'b1;
+        full_reg <= 1'b0;
+        empty_reg <= at_one;
     end
 
     if (read) begin
         m_data_reg <= mem[rd_ptr_reg[ADDR_WIDTH-1:0]];
         m_valid_reg <= 1'b1;
-        rd_ptr_reg <= rd_ptr_reg + 1'b1;
     end else if (m_ready) begin
         m_valid_reg <= 1'b0;
     end
@@ -94,6 +113,9 @@ always @(posedge clk) begin
     if (rst) begin
         wr_ptr_reg <= {ADDR_WIDTH+1{1'b0}};
         rd_ptr_reg <= {ADDR_WIDTH+1{1'b0}};
+        fill_reg <= {ADDR_WIDTH+1{1'b0}};
+        full_reg <= 1'b0;
+        empty_reg <= 1'b1;
         m_valid_reg <= 1'b0;
     end
 end

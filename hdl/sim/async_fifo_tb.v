@@ -27,7 +27,10 @@ module async_fifo_tb #
     input  wire                  m_rst,
     output wire [DATA_WIDTH-1:0] m_axis_tdata,
     output wire                  m_axis_tvalid,
-    input  wire                  m_axis_tready
+    input  wire                  m_axis_tready,
+
+    output wire                  s_rst_busy,
+    output wire                  m_rst_busy
 );
 
 // check configuration
@@ -52,7 +55,9 @@ fifo_inst (
     .m_rst(m_rst),
     .m_data(m_axis_tdata),
     .m_valid(m_axis_tvalid),
-    .m_ready(m_axis_tready)
+    .m_ready(m_axis_tready),
+    .s_rst_busy(s_rst_busy),
+    .m_rst_busy(m_rst_busy)
 );
 
 endmodule

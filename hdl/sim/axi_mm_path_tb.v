@@ -34,6 +34,12 @@ module axi_mm_path_tb #
     input  wire                        ddr_rst,
 
     /*
+     * Refused bursts (clk domain, one-cycle pulses)
+     */
+    output wire                        addr_error,
+    output wire                        burst_error,
+
+    /*
      * AXI4 slave: the DMA engine's memory-mapped master (clk domain)
      */
     input  wire [ID_WIDTH-1:0]         s_axi_awid,
@@ -233,7 +239,9 @@ path_inst (
     .m_axi_ddr_rresp(m_axi_ddr_rresp),
     .m_axi_ddr_rlast(m_axi_ddr_rlast),
     .m_axi_ddr_rvalid(m_axi_ddr_rvalid),
-    .m_axi_ddr_rready(m_axi_ddr_rready)
+    .m_axi_ddr_rready(m_axi_ddr_rready),
+    .addr_error(addr_error),
+    .burst_error(burst_error)
 );
 
 ddr3_model #(

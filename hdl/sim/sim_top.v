@@ -4,6 +4,10 @@
  * This is the model that card-sim builds for the host side. Every port is card_core's, named
  * as card_core names it (and as the XDMA IP sees it); the DDR port is internal, and tests reach
  * the DDR contents through the model's backdoor.
+ *
+ * VARIANT is card_core's: 1 mm, 2 stream (no DDR, so no DDR3 model: the backdoor finds no
+ * memory), 3 both (the default, simulation only). Every variant has every port; the ones a
+ * variant lacks are tied off inside card_core, and CAPS says which are live.
  */
 
 `resetall
@@ -12,6 +16,8 @@
 
 module sim_top #
 (
+    // card_core's VARIANT: 1 mm, 2 stream, 3 combined (simulation only)
+    parameter VARIANT = 3,
     // Width of the user BAR byte address in bits
     parameter AXIL_ADDR_WIDTH = 16,
     // Width of the DMA memory-mapped data bus in bits
@@ -133,6 +139,11 @@ module sim_top #
 
 // check configuration
 initial begin
+    if (VARIANT < 1 || VARIANT > 3) begin
+        $error("Error: VARIANT must be 1 (mm), 2 (stream) or 3 (combined) (instance %m)");
+        $finish;
+    end
+
     if (DDR_ID_WIDTH != AXI_ID_WIDTH + 1) begin
         $error("Error: DDR_ID_WIDTH must be AXI_ID_WIDTH + 1 (instance %m)");
         $finish;
@@ -176,6 +187,7 @@ wire ddr_rvalid;
 wire ddr_rready;
 
 card_core #(
+    .VARIANT(VARIANT),
     .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
     .AXI_DATA_WIDTH(AXI_DATA_WIDTH),
     .AXI_ADDR_WIDTH(AXI_ADDR_WIDTH),
@@ -298,50 +310,71 @@ card_core_inst (
     .m_axi_ddr_rready(ddr_rready)
 );
 
-ddr3_model #(
-    .DATA_WIDTH(DDR_DATA_WIDTH),
-    .ADDR_WIDTH(DDR_ADDR_WIDTH),
-    .ID_WIDTH(DDR_ID_WIDTH)
-)
-ddr3_model_inst (
-    .clk(ddr_clk),
-    .rst(ddr_rst),
-    .s_axi_awid(ddr_awid),
-    .s_axi_awaddr(ddr_awaddr),
-    .s_axi_awlen(ddr_awlen),
-    .s_axi_awsize(ddr_awsize),
-    .s_axi_awburst(ddr_awburst),
-    .s_axi_awlock(ddr_awlock),
-    .s_axi_awcache(ddr_awcache),
-    .s_axi_awprot(ddr_awprot),
-    .s_axi_awvalid(ddr_awvalid),
-    .s_axi_awready(ddr_awready),
-    .s_axi_wdata(ddr_wdata),
-    .s_axi_wstrb(ddr_wstrb),
-    .s_axi_wlast(ddr_wlast),
-    .s_axi_wvalid(ddr_wvalid),
-    .s_axi_wready(ddr_wready),
-    .s_axi_bid(ddr_bid),
-    .s_axi_bresp(ddr_bresp),
-    .s_axi_bvalid(ddr_bvalid),
-    .s_axi_bready(ddr_bready),
-    .s_axi_arid(ddr_arid),
-    .s_axi_araddr(ddr_araddr),
-    .s_axi_arlen(ddr_arlen),
-    .s_axi_arsize(ddr_arsize),
-    .s_axi_arburst(ddr_arburst),
-    .s_axi_arlock(ddr_arlock),
-    .s_axi_arcache(ddr_arcache),
-    .s_axi_arprot(ddr_arprot),
-    .s_axi_arvalid(ddr_arvalid),
-    .s_axi_arready(ddr_arready),
-    .s_axi_rid(ddr_rid),
-    .s_axi_rdata(ddr_rdata),
-    .s_axi_rresp(ddr_rresp),
-    .s_axi_rlast(ddr_rlast),
-    .s_axi_rvalid(ddr_rvalid),
-    .s_axi_rready(ddr_rready)
-);
+generate
+    if (VARIANT % 2 == 1) begin : ddr_g
+    ddr3_model #(
+        .DATA_WIDTH(DDR_DATA_WIDTH),
+        .ADDR_WIDTH(DDR_ADDR_WIDTH),
+        .ID_WIDTH(DDR_ID_WIDTH)
+    )
+    ddr3_model_inst (
+        .clk(ddr_clk),
+        .rst(ddr_rst),
+        .s_axi_awid(ddr_awid),
+        .s_axi_awaddr(ddr_awaddr),
+        .s_axi_awlen(ddr_awlen),
+        .s_axi_awsize(ddr_awsize),
+        .s_axi_awburst(ddr_awburst),
+        .s_axi_awlock(ddr_awlock),
+        .s_axi_awcache(ddr_awcache),
+        .s_axi_awprot(ddr_awprot),
+        .s_axi_awvalid(ddr_awvalid),
+        .s_axi_awready(ddr_awready),
+        .s_axi_wdata(ddr_wdata),
+        .s_axi_wstrb(ddr_wstrb),
+        .s_axi_wlast(ddr_wlast),
+        .s_axi_wvalid(ddr_wvalid),
+        .s_axi_wready(ddr_wready),
+        .s_axi_bid(ddr_bid),
+        .s_axi_bresp(ddr_bresp),
+        .s_axi_bvalid(ddr_bvalid),
+        .s_axi_bready(ddr_bready),
+        .s_axi_arid(ddr_arid),
+        .s_axi_araddr(ddr_araddr),
+        .s_axi_arlen(ddr_arlen),
+        .s_axi_arsize(ddr_arsize),
+        .s_axi_arburst(ddr_arburst),
+        .s_axi_arlock(ddr_arlock),
+        .s_axi_arcache(ddr_arcache),
+        .s_axi_arprot(ddr_arprot),
+        .s_axi_arvalid(ddr_arvalid),
+        .s_axi_arready(ddr_arready),
+        .s_axi_rid(ddr_rid),
+        .s_axi_rdata(ddr_rdata),
+        .s_axi_rresp(ddr_rresp),
+        .s_axi_rlast(ddr_rlast),
+        .s_axi_rvalid(ddr_rvalid),
+        .s_axi_rready(ddr_rready)
+    );
+    end else begin : no_ddr_g
+        // No DDR path in the stream variant: card_core never drives its DDR port.
+        assign ddr_awready = 1'b0;
+        assign ddr_wready = 1'b0;
+        assign ddr_bid = {DDR_ID_WIDTH{1'b0}};
+        assign ddr_bresp = 2'b00;
+        assign ddr_bvalid = 1'b0;
+        assign ddr_arready = 1'b0;
+        assign ddr_rid = {DDR_ID_WIDTH{1'b0}};
+        assign ddr_rdata = {DDR_DATA_WIDTH{1'b0}};
+        assign ddr_rresp = 2'b00;
+        assign ddr_rlast = 1'b0;
+        assign ddr_rvalid = 1'b0;
+        wire unused_ddr = &{1'b0, ddr_awid, ddr_awaddr, ddr_awlen, ddr_awsize, ddr_awburst,
+            ddr_awlock, ddr_awcache, ddr_awprot, ddr_awvalid, ddr_wdata, ddr_wstrb, ddr_wlast,
+            ddr_wvalid, ddr_bready, ddr_arid, ddr_araddr, ddr_arlen, ddr_arsize, ddr_arburst,
+            ddr_arlock, ddr_arcache, ddr_arprot, ddr_arvalid, ddr_rready, 1'b0};
+    end
+endgenerate
 
 endmodule
 

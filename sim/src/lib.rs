@@ -40,7 +40,9 @@ mod top;
 
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
 pub use error::{Result, SimError};
-pub use model::{waves_dir, Model, ModelBuilder, Port, ECHO_ENV, WAVES_DIR_ENV, WAVES_ENV};
+pub use model::{
+    waves_dir, Model, ModelBuilder, Port, ECHO_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
+};
 pub use top::TopDef;
 #[doc(hidden)]
 pub use top::{ModelOptions, RawFactory};

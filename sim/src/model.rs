@@ -18,6 +18,12 @@ pub const WAVES_DIR_ENV: &str = "CARD_WAVES_DIR";
 /// but `0` or empty). Without it the text is only captured: [`Model::take_output`] and
 /// [`SimError::Rtl`] carry it.
 pub const ECHO_ENV: &str = "CARD_RTL_ECHO";
+/// Environment variable that selects the randomized build: any value but `0` or empty builds
+/// each top that has a `<name>_x` twin in `sim/tops.txt` as that twin (declaration
+/// initialisers removed, `--x-initial unique --x-assign unique`).
+pub const X_ENV: &str = "CARD_SIM_X";
+/// Environment variable with the seed of the randomized build's values (default 1).
+pub const SEED_ENV: &str = "CARD_SIM_SEED";
 
 static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -133,15 +139,16 @@ impl ModelBuilder {
             .as_deref()
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let top = self.top.name();
+        let (def, seed) = randomized(self.top, self.seed);
+        let top = def.name();
         let mut err = vec![0u8; 2048];
         let opts = ModelOptions {
             name: name.as_ptr(),
             name_len: name.len(),
             waves: waves_str.as_ptr(),
             waves_len: waves_str.len(),
-            seed: self.seed.map_or(0, |s| s | 1),
-            rand_reset: if self.seed.is_some() { 2 } else { 0 },
+            seed: seed.map_or(0, |s| s | 1),
+            rand_reset: if seed.is_some() { 2 } else { 0 },
             echo: u32::from(self.echo.unwrap_or_else(|| env_flag(ECHO_ENV))),
             err: err.as_mut_ptr(),
             err_cap: err.len(),
@@ -150,7 +157,7 @@ impl ModelBuilder {
         // is only called by generated code); it reads `opts` and the strings it points to
         // during the call only, writes at most `err_cap` bytes into `err`, and returns either
         // null or a pointer from `new` to a `card_sim::SimModel`, whose ownership passes here.
-        let raw = unsafe { (self.top.factory())(&opts) };
+        let raw = unsafe { (def.factory())(&opts) };
         if raw.is_null() {
             let end = err.iter().position(|&b| b == 0).unwrap_or(err.len());
             return Err(SimError::Create {
@@ -183,7 +190,7 @@ impl ModelBuilder {
         let mut model = Model {
             inner,
             id: NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed),
-            top: self.top,
+            top: def,
             name,
             slots,
             sched: Scheduler::default(),
@@ -195,8 +202,49 @@ impl ModelBuilder {
             peeked: std::cell::Cell::new(None),
             _not_send: PhantomData,
         };
+        // Every input starts at zero, as a testbench drives it: a randomized build draws the
+        // top's inputs at random too, and the agents set them only after the first edge.
+        if seed.is_some() {
+            let inputs: Vec<Port> = (0..model.slots.len())
+                .filter(|&i| !model.slots[i].output)
+                .map(|i| Port {
+                    model: model.id,
+                    idx: i as u32,
+                    width: model.slots[i].width,
+                })
+                .collect();
+            for p in inputs {
+                model.set_words(p, &[]);
+            }
+        }
         model.eval()?;
         Ok(model)
+    }
+}
+
+/// The top to build and the seed of its random values. A seed given with
+/// [`ModelBuilder::random_init`] randomizes the top itself. Otherwise, when `CARD_SIM_X` asks
+/// for the randomized build and card-sim has a twin of the top (`<name>_x` in `sim/tops.txt`),
+/// the twin is built with the seed of `CARD_SIM_SEED` (default 1); else the top itself with no
+/// randomization.
+fn randomized(top: TopDef, seed: Option<u64>) -> (TopDef, Option<u64>) {
+    if seed.is_some() || !env_flag(X_ENV) {
+        return (top, seed);
+    }
+    let twin = crate::Top::ALL
+        .iter()
+        .find(|t| t.name() == top.name() && t.def().module() == top.module())
+        .and_then(|t| t.randomized());
+    match twin {
+        Some(twin) => {
+            let seed = std::env::var(SEED_ENV)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .filter(|&s| s != 0)
+                .unwrap_or(1);
+            (twin.def(), Some(seed))
+        }
+        None => (top, None),
     }
 }
 

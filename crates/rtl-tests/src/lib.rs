@@ -183,6 +183,7 @@ pub fn mm_path() -> Result<(Env, ClockId, ClockId)> {
     let ddr_clk = env.add_clock("ddr_clk", DDR_HZ)?;
     env.add_reset(clk, "rst", ResetPolarity::ActiveHigh)?;
     env.add_reset(clk, "ddr_rst", ResetPolarity::ActiveHigh)?;
+    card_harness::settle_in_reset(&mut env, clk)?;
     env.reset(clk, 10)?;
     env.run(clk, 5)?;
     Ok((env, clk, ddr_clk))

@@ -53,10 +53,19 @@ fn register_map_matches_the_table() -> Result<()> {
         match r.access {
             Access::ReadWrite => {
                 let w = words[0];
-                card.write(w, u32::MAX)?;
+                // CONTROL refuses a mode the card lacks (all ones is mode 7): it gets every
+                // other bit with the highest mode there is.
+                let (all, kept) = if w == regs::CONTROL {
+                    let v = (r.mask & !control::MODE_MASK)
+                        | (control::MODE_CAPTURE << control::MODE_LSB);
+                    (v as u32, v)
+                } else {
+                    (u32::MAX, r.mask)
+                };
+                card.write(w, all)?;
                 assert_eq!(
                     u64::from(card.read(w)?),
-                    r.mask,
+                    kept,
                     "{} keeps its field bits",
                     r.name
                 );

@@ -100,9 +100,10 @@ impl Checker {
         self.src.send(&mut self.env, AxisFrame::new(f.to_vec()))
     }
 
-    /// Lets the two-cycle result pipeline finish, then reads the counters.
+    /// Lets the result pipeline finish (counters four cycles after the last beat, the missing
+    /// count two more), then reads the counters.
     fn counts(&mut self) -> Result<Counts> {
-        self.env.run(self.clk, 3)?;
+        self.env.run(self.clk, 7)?;
         assert_eq!(self.not_ready.get(), 0, "the checker is always ready");
         let m = self.env.model();
         let v: Vec<u64> = self.counters.iter().map(|&p| m.get(p)).collect();

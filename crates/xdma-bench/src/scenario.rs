@@ -556,7 +556,8 @@ mod tests {
 
     #[test]
     fn frames_left_by_an_earlier_run_are_skipped_until_the_first_frame() {
-        let seen = feed(&[Ok(17), Err("bad magic"), Ok(0), Ok(1), Ok(2)]).expect("the check must pass");
+        let seen =
+            feed(&[Ok(17), Err("bad magic"), Ok(0), Ok(1), Ok(2)]).expect("the check must pass");
         assert_eq!(
             seen,
             [
