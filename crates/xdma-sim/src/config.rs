@@ -16,6 +16,13 @@ pub const MAX_CHANNELS: usize = 4;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimConfig {
+    /// Which XDMA configuration the card is built for: `mm` (memory-mapped channels to DDR,
+    /// the reference table's architecture), `stream` (AXI-Stream channels: LOOP, GEN, ECHO,
+    /// CHECK) or `combined` (both side by side, which no single XDMA instance has: a
+    /// simulation convenience). A variant sets `top`, `h2c` and `c2h` to its own (see
+    /// [`Variant`]); giving them as well is an error unless they agree. Default: none, which
+    /// leaves those three as given (by default the combined layout).
+    pub variant: Option<Variant>,
     /// The RTL top that is the card, by name. Default `sim_top` (card_core with the DDR3
     /// model). A name this build does not have, or a top that is not a card, is a missing
     /// device.
@@ -54,6 +61,53 @@ pub struct SimConfig {
     pub bus_pauses: Option<BusPauses>,
 }
 
+/// An XDMA configuration of the card (see [`SimConfig::variant`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// `sim_top_mm`: H2C 0 and C2H 0 memory-mapped to DDR; modes OFF and CAPTURE.
+    Mm,
+    /// `sim_top_stream`: H2C 0, C2H 0 and C2H 1 streams, no DDR; modes OFF, LOOP, GEN, ECHO
+    /// and CHECK.
+    Stream,
+    /// `sim_top`: both side by side (H2C 0 and C2H 0 memory-mapped, H2C 1, C2H 1 and C2H 2
+    /// streams); simulation only.
+    Combined,
+}
+
+impl Variant {
+    /// Every variant.
+    pub const ALL: [Variant; 3] = [Variant::Mm, Variant::Stream, Variant::Combined];
+
+    /// The variant's name in the configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Mm => "mm",
+            Variant::Stream => "stream",
+            Variant::Combined => "combined",
+        }
+    }
+
+    /// The card's top for this variant.
+    pub fn top(self) -> &'static str {
+        match self {
+            Variant::Mm => "sim_top_mm",
+            Variant::Stream => "sim_top_stream",
+            Variant::Combined => "sim_top",
+        }
+    }
+
+    /// The H2C and C2H channels as an XDMA IP of this configuration has them.
+    pub fn channels(self) -> (Vec<ChannelKind>, Vec<ChannelKind>) {
+        use ChannelKind::{MemoryMapped as Mm, Stream as St};
+        match self {
+            Variant::Mm => (vec![Mm], vec![Mm]),
+            Variant::Stream => (vec![St], vec![St, St]),
+            Variant::Combined => (vec![Mm, St], vec![Mm, St, St]),
+        }
+    }
+}
+
 /// Seeded random pauses on every bus of the card (see [`SimConfig::bus_pauses`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +121,7 @@ pub struct BusPauses {
 impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
+            variant: None,
             top: "sim_top".into(),
             h2c: vec![ChannelKind::MemoryMapped, ChannelKind::Stream],
             c2h: vec![
@@ -99,7 +154,7 @@ fn int_range(name: &str, v: u64, lo: u64, hi: u64, what: &str) -> Result<()> {
 impl SimConfig {
     /// The `[sim]` section of `cfg`, checked.
     pub fn from_config(cfg: &Config) -> Result<SimConfig> {
-        let s: SimConfig = cfg.section(BackendKind::Sim)?;
+        let s: SimConfig = cfg.section::<SimConfig>(BackendKind::Sim)?.resolved()?;
         s.validate()?;
         Ok(s)
     }
@@ -109,6 +164,41 @@ impl SimConfig {
         let mut cfg = Config::default();
         cfg.set_section(BackendKind::Sim, &self)?;
         Ok(cfg)
+    }
+
+    /// These settings with the variant, if any, applied to `top`, `h2c` and `c2h`; an error
+    /// when one of those was given and disagrees with the variant.
+    pub fn resolved(&self) -> Result<SimConfig> {
+        let Some(v) = self.variant else {
+            return Ok(self.clone());
+        };
+        let dflt = SimConfig::default();
+        let (h2c, c2h) = v.channels();
+        let clash = |field: &str, given: String, wants: String| {
+            Error::Config(format!(
+                "[sim] variant = \"{}\" sets {field} = {wants}, but {field} = {given} is given too: remove {field}, or the variant",
+                v.name()
+            ))
+        };
+        if self.top != dflt.top && self.top != v.top() {
+            return Err(clash(
+                "top",
+                format!("{:?}", self.top),
+                format!("{:?}", v.top()),
+            ));
+        }
+        if self.h2c != dflt.h2c && self.h2c != h2c {
+            return Err(clash("h2c", format!("{:?}", self.h2c), format!("{h2c:?}")));
+        }
+        if self.c2h != dflt.c2h && self.c2h != c2h {
+            return Err(clash("c2h", format!("{:?}", self.c2h), format!("{c2h:?}")));
+        }
+        Ok(SimConfig {
+            top: v.top().to_string(),
+            h2c,
+            c2h,
+            ..self.clone()
+        })
     }
 
     /// Checks every field against its range; the card's own limits (its interrupt lines, its
@@ -191,6 +281,31 @@ mod tests {
         assert!(bad(|c| c.h2c = vec![ChannelKind::Stream; 5]).contains("h2c"));
         assert!(bad(|c| c.timing.link.flight_ns = 1e20).contains("flight_ns"));
         assert!(bad(|c| c.engine.c2h_request_ids = 1).contains("c2h_request_ids"));
+    }
+
+    #[test]
+    fn a_variant_sets_the_top_and_the_channels_and_refuses_a_clash() {
+        for v in Variant::ALL {
+            let c = SimConfig {
+                variant: Some(v),
+                ..SimConfig::default()
+            }
+            .resolved()
+            .expect("a variant alone");
+            assert_eq!(c.top, v.top());
+            assert_eq!((c.h2c.clone(), c.c2h.clone()), v.channels());
+        }
+        let mm = SimConfig {
+            variant: Some(Variant::Mm),
+            h2c: vec![ChannelKind::Stream],
+            ..SimConfig::default()
+        };
+        let e = mm.resolved().expect_err("a clash");
+        assert!(e.to_string().contains("h2c"), "{e}");
+        let toml = Config::from_toml("[sim]\nvariant = \"stream\"\n").expect("toml");
+        let c = SimConfig::from_config(&toml).expect("from a file");
+        assert_eq!(c.top, "sim_top_stream");
+        assert_eq!(c.h2c, vec![ChannelKind::Stream]);
     }
 
     #[test]

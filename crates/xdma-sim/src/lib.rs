@@ -45,7 +45,7 @@ use xdma_core::{
     Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
 };
 
-pub use config::{BusPauses, SimConfig, MAX_CHANNELS};
+pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
 
 use crate::engine::HOST_PAGE;
 use crate::ip::{Answer, Ip, Op};
@@ -377,6 +377,7 @@ impl SimCard {
 
     /// Builds the model on a new thread, resets it and runs discovery.
     pub fn open_with(cfg: &SimConfig) -> Result<SimCard> {
+        let cfg = &cfg.resolved()?;
         cfg.validate()?;
         let (tx, rx) = mpsc::channel::<Msg>();
         let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<Found>>(1);
