@@ -103,21 +103,40 @@ pub fn edge_time_ps(k: u64, freq_hz: u64) -> u64 {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scheduler {
     pub(crate) clocks: Vec<Clock>,
+    /// The next instant and its edges, kept up to date by `add` and `apply` so that looking
+    /// ahead (once per instant, before the edges) costs nothing.
+    next: Option<(u64, Edges)>,
 }
 
 impl Scheduler {
+    /// Adds a clock.
+    pub(crate) fn add(&mut self, c: Clock) {
+        self.clocks.push(c);
+        self.next = self.find_next();
+    }
+
     /// The time of the next edge of any clock, if there is a clock.
     #[inline]
     pub(crate) fn next_time(&self) -> Option<u64> {
-        self.clocks.iter().map(|c| c.next_ps).min()
+        self.next.map(|(t, _)| t)
     }
 
     /// The edges due at the next instant, without applying them.
     #[inline]
     pub(crate) fn peek(&self) -> Option<(u64, Edges)> {
-        let t = self.next_time()?;
+        self.next
+    }
+
+    /// The earliest edge time over all clocks and the edges due then, in one pass.
+    #[inline]
+    fn find_next(&self) -> Option<(u64, Edges)> {
+        let mut t = u64::MAX;
         let mut edges = Edges::default();
         for (i, c) in self.clocks.iter().enumerate() {
+            if c.next_ps < t {
+                t = c.next_ps;
+                edges = Edges::default();
+            }
             if c.next_ps == t {
                 if c.level() {
                     edges.falling |= 1 << i;
@@ -126,7 +145,7 @@ impl Scheduler {
                 }
             }
         }
-        Some((t, edges))
+        (!self.clocks.is_empty()).then_some((t, edges))
     }
 
     /// Applies the next instant's edges; returns the time, the edges and, per clock that moved,
@@ -141,14 +160,33 @@ impl Scheduler {
     /// Applies the edges due at `t`, the time `peek` returned.
     #[inline]
     pub(crate) fn apply(&mut self, t: u64) {
-        for c in self.clocks.iter_mut().filter(|c| c.next_ps == t) {
-            c.edges += 1;
-            c.next_ps = match c.half_ps {
-                // A half period of whole picoseconds: the same time as the formula, without
-                // a 128-bit division per edge.
-                Some(h) => (c.edges + 1) * h,
-                None => edge_time_ps(c.edges + 1, c.freq_hz),
-            };
+        // One pass: advance the clocks due at `t` and find the instant after it.
+        let mut next_t = u64::MAX;
+        let mut edges = Edges::default();
+        for (i, c) in self.clocks.iter_mut().enumerate() {
+            if c.next_ps == t {
+                c.edges += 1;
+                c.next_ps = match c.half_ps {
+                    // A half period of whole picoseconds: the same time as the formula,
+                    // without a 128-bit division per edge.
+                    Some(h) => (c.edges + 1) * h,
+                    None => edge_time_ps(c.edges + 1, c.freq_hz),
+                };
+            }
+            if c.next_ps < next_t {
+                next_t = c.next_ps;
+                edges = Edges::default();
+            }
+            if c.next_ps == next_t {
+                if c.level() {
+                    edges.falling |= 1 << i;
+                } else {
+                    edges.rising |= 1 << i;
+                }
+            }
+        }
+        if !self.clocks.is_empty() {
+            self.next = Some((next_t, edges));
         }
     }
 }
@@ -168,7 +206,7 @@ mod tests {
     fn whole_half_periods_take_the_short_path_to_the_same_times() {
         for f in [250_000_000u64, 200_000_000, 100_000_000, 1] {
             let mut s = Scheduler::default();
-            s.clocks.push(Clock::new("c", f));
+            s.add(Clock::new("c", f));
             assert!(s.clocks[0].half_ps.is_some(), "{f} Hz");
             for k in 1..=1000u64 {
                 let (t, _) = s.advance().expect("a clock");
@@ -191,8 +229,8 @@ mod tests {
     #[test]
     fn two_clocks_interleave_in_time_order() {
         let mut s = Scheduler::default();
-        s.clocks.push(Clock::new("a", 250_000_000));
-        s.clocks.push(Clock::new("b", 200_000_000));
+        s.add(Clock::new("a", 250_000_000));
+        s.add(Clock::new("b", 200_000_000));
         let mut last = 0;
         let mut together = 0;
         for _ in 0..2_000 {

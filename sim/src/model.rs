@@ -39,6 +39,7 @@ enum Storage {
 }
 
 impl Storage {
+    #[inline]
     fn of_width(width: u32) -> Storage {
         match width {
             0..=8 => Storage::U8,
@@ -55,18 +56,19 @@ struct Slot {
     name: String,
     width: u32,
     output: bool,
-    storage: Storage,
-    mask: u64,
     addr: *mut u8,
 }
 
-/// A resolved port of one model: an index into its port table, so that per-cycle access is an
-/// indexed load from the model's own storage with no string look-up.
+/// A resolved port of one model: the address of its storage inside the model and its width,
+/// so that per-cycle access is one load or store with no look-up at all.
 ///
 /// A `Port` belongs to the model that resolved it; using it with another model panics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Port {
     model: u64,
+    /// The storage's address (as a number, so that a `Port` stays a plain value); it is only
+    /// dereferenced by the model whose id is `model`, which owns the storage.
+    addr: usize,
     idx: u32,
     width: u32,
 }
@@ -171,20 +173,11 @@ impl ModelBuilder {
         let descs = ffi::model_ports(pin(&mut inner, top)?.as_ref().get_ref());
         let slots = descs
             .iter()
-            .map(|d| {
-                let storage = Storage::of_width(d.width());
-                Slot {
-                    name: d.name().to_string(),
-                    width: d.width(),
-                    output: d.is_output(),
-                    storage,
-                    mask: if d.width() >= 64 {
-                        u64::MAX
-                    } else {
-                        (1u64 << d.width()) - 1
-                    },
-                    addr: d.addr() as *mut u8,
-                }
+            .map(|d| Slot {
+                name: d.name().to_string(),
+                width: d.width(),
+                output: d.is_output(),
+                addr: d.addr() as *mut u8,
             })
             .collect();
         let mut model = Model {
@@ -199,7 +192,6 @@ impl ModelBuilder {
             last_dump_ps: None,
             poisoned: false,
             waves,
-            peeked: std::cell::Cell::new(None),
             _not_send: PhantomData,
         };
         // Every input starts at zero, as a testbench drives it: a randomized build draws the
@@ -265,8 +257,6 @@ pub struct Model {
     last_dump_ps: Option<u64>,
     poisoned: bool,
     waves: Option<PathBuf>,
-    /// What `next_edges` found, for the `step` right after it.
-    peeked: std::cell::Cell<Option<(u64, Edges)>>,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -367,6 +357,7 @@ impl Model {
             })?;
         Ok(Port {
             model: self.id,
+            addr: self.slots[idx].addr as usize,
             idx: u32::try_from(idx).unwrap_or(u32::MAX),
             width: self.slots[idx].width,
         })
@@ -399,29 +390,44 @@ impl Model {
 
     #[inline]
     fn slot(&self, port: Port) -> &Slot {
+        self.own(port);
+        &self.slots[port.idx as usize]
+    }
+
+    /// Panics unless this model resolved `port`: only then does its address point into this
+    /// model's storage.
+    #[inline]
+    fn own(&self, port: Port) {
         assert_eq!(
             port.model, self.id,
             "port handle used with a model that did not resolve it"
         );
-        &self.slots[port.idx as usize]
+    }
+
+    /// Where `port`'s value lives and how it is stored, for the per-cycle accessors.
+    #[inline]
+    fn place(&self, port: Port) -> (*mut u8, Storage) {
+        self.own(port);
+        (port.addr as *mut u8, Storage::of_width(port.width))
     }
 
     /// Reads a port of up to 64 bits; for a wider port, its low 64 bits.
     #[inline]
     pub fn get(&self, port: Port) -> u64 {
-        let s = self.slot(port);
-        // SAFETY: `addr` is the address of this port's storage inside the C++ model, which
-        // `self.inner` owns and keeps at a fixed address until `self` is dropped; the storage
-        // has the type that Verilator's width classes give for `width` (see `Storage`), and a
-        // VlWide has at least two words whenever it is read as one u64 from two u32s.
+        let (addr, storage) = self.place(port);
+        // SAFETY: `addr` is the address of this port's storage inside the C++ model (`place`
+        // checked that this model resolved the port), which `self.inner` owns and keeps at a
+        // fixed address until `self` is dropped; the storage has the type that Verilator's
+        // width classes give for the port's width (see `Storage`), and a VlWide has at least
+        // two words whenever it is read as one u64 from two u32s.
         unsafe {
-            match s.storage {
-                Storage::U8 => u64::from(s.addr.cast::<u8>().read()),
-                Storage::U16 => u64::from(s.addr.cast::<u16>().read()),
-                Storage::U32 => u64::from(s.addr.cast::<u32>().read()),
-                Storage::U64 => s.addr.cast::<u64>().read(),
+            match storage {
+                Storage::U8 => u64::from(addr.cast::<u8>().read()),
+                Storage::U16 => u64::from(addr.cast::<u16>().read()),
+                Storage::U32 => u64::from(addr.cast::<u32>().read()),
+                Storage::U64 => addr.cast::<u64>().read(),
                 Storage::Wide(_) => {
-                    let w = s.addr.cast::<u32>();
+                    let w = addr.cast::<u32>();
                     u64::from(w.read()) | (u64::from(w.add(1).read()) << 32)
                 }
             }
@@ -437,18 +443,22 @@ impl Model {
     /// Drives an input of up to 64 bits; bits above the port's width are dropped.
     #[inline]
     pub fn set(&mut self, port: Port, value: u64) {
-        let s = self.slot(port);
-        let v = value & s.mask;
+        let (addr, storage) = self.place(port);
+        let v = if port.width >= 64 {
+            value
+        } else {
+            value & ((1u64 << port.width) - 1)
+        };
         // SAFETY: as in `get`; the model is only evaluated from this thread and not during this
         // write, so nothing else accesses the storage.
         unsafe {
-            match s.storage {
-                Storage::U8 => s.addr.cast::<u8>().write(v as u8),
-                Storage::U16 => s.addr.cast::<u16>().write(v as u16),
-                Storage::U32 => s.addr.cast::<u32>().write(v as u32),
-                Storage::U64 => s.addr.cast::<u64>().write(v),
+            match storage {
+                Storage::U8 => addr.cast::<u8>().write(v as u8),
+                Storage::U16 => addr.cast::<u16>().write(v as u16),
+                Storage::U32 => addr.cast::<u32>().write(v as u32),
+                Storage::U64 => addr.cast::<u64>().write(v),
                 Storage::Wide(n) => {
-                    let w = s.addr.cast::<u32>();
+                    let w = addr.cast::<u32>();
                     w.write(v as u32);
                     w.add(1).write((v >> 32) as u32);
                     for i in 2..n as usize {
@@ -469,11 +479,11 @@ impl Model {
     /// port's width are set to zero; words the slice has no room for are not read.
     #[inline]
     pub fn get_words(&self, port: Port, out: &mut [u32]) {
-        let s = self.slot(port);
-        match s.storage {
+        let (addr, storage) = self.place(port);
+        match storage {
             Storage::Wide(n) => {
                 let n = n as usize;
-                let w = s.addr.cast::<u32>();
+                let w = addr.cast::<u32>();
                 for (i, o) in out.iter_mut().enumerate() {
                     // SAFETY: `i < n` keeps the read inside the port's VlWide storage.
                     *o = if i < n { unsafe { w.add(i).read() } } else { 0 };
@@ -496,12 +506,12 @@ impl Model {
     /// are zero; bits above the port's width are dropped.
     #[inline]
     pub fn set_words(&mut self, port: Port, words: &[u32]) {
-        let s = self.slot(port);
-        match s.storage {
+        let (addr, storage) = self.place(port);
+        match storage {
             Storage::Wide(n) => {
                 let n = n as usize;
-                let top_bits = s.width % 32;
-                let w = s.addr.cast::<u32>();
+                let top_bits = port.width % 32;
+                let w = addr.cast::<u32>();
                 for i in 0..n {
                     let mut v = words.get(i).copied().unwrap_or(0);
                     if i == n - 1 && top_bits != 0 {
@@ -554,11 +564,10 @@ impl Model {
         if self.sched.clocks.len() >= 32 {
             return Err(self.misuse(port, "cannot be added: a model has at most 32 clocks"));
         }
-        self.peeked.set(None);
         let mut c = Clock::new(port_name, freq_hz);
         // A clock added after time zero keeps its phase relative to its own start.
         c.next_ps += self.time_ps;
-        self.sched.clocks.push(c);
+        self.sched.add(c);
         self.clock_ports.push(port);
         self.set(port, 0);
         Ok(ClockId((self.sched.clocks.len() - 1) as u8))
@@ -593,10 +602,7 @@ impl Model {
     /// applying them: monitors sample here, before the edge.
     #[inline]
     pub fn next_edges(&self) -> Option<(u64, Edges)> {
-        let next = self.sched.peek();
-        // The next step applies exactly this; it need not look again.
-        self.peeked.set(next);
-        next
+        self.sched.peek()
     }
 
     /// Evaluates the model at the current time: call after driving inputs so that
@@ -622,11 +628,7 @@ impl Model {
     #[inline]
     pub fn step(&mut self) -> Result<Edges> {
         self.check_alive()?;
-        let next = match self.peeked.take() {
-            Some(n) => Some(n),
-            None => self.sched.peek(),
-        };
-        let Some((t, edges)) = next else {
+        let Some((t, edges)) = self.sched.peek() else {
             return Ok(Edges::default());
         };
         self.sched.apply(t);
@@ -639,7 +641,7 @@ impl Model {
             self.set_bool(port, level);
         }
         self.time_ps = t;
-        self.eval_at(t)?;
+        self.eval_unchecked(t)?;
         if self.waves.is_some() {
             self.dump(t)?;
         }
@@ -831,8 +833,18 @@ impl Model {
     #[inline]
     fn eval_at(&mut self, t: u64) -> Result<()> {
         self.check_alive()?;
-        let top = self.top.name();
-        let mut m = pin(&mut self.inner, top)?;
+        self.eval_unchecked(t)
+    }
+
+    /// Evaluates at `t` a model known not to be poisoned (the caller checked).
+    #[inline]
+    fn eval_unchecked(&mut self, t: u64) -> Result<()> {
+        let Some(mut m) = self.inner.as_mut() else {
+            return Err(SimError::Create {
+                top: self.top.name().to_string(),
+                message: "the model constructor returned nothing".to_string(),
+            });
+        };
         m.as_mut().set_time(t);
         if let Err(e) = m.eval() {
             self.poisoned = true;

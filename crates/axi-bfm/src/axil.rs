@@ -9,7 +9,7 @@ use card_sim::{ClockId, Model, Port};
 
 use crate::axi::TxnId;
 use crate::bind::Bind;
-use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
+use crate::env::{Agent, Cx, Env, Idle, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
 use crate::mem::Memory;
 use crate::monitor::{AxilMonitor, Channel};
@@ -109,6 +109,8 @@ struct MasterCore {
     p: BusPauses,
     /// The last drive left the bus idle (no VALID, READYs up) with nothing queued.
     idle_driven: bool,
+    /// Raised while idle with no response owed (see [`Agent::idle`]).
+    idle: Idle,
 }
 
 /// An AXI4-Lite master bus model: single-beat reads and writes, several in flight, answered
@@ -197,6 +199,7 @@ impl AxilMaster {
             r_shown: false,
             p: BusPauses::default(),
             idle_driven: false,
+            idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -219,19 +222,26 @@ impl AxilMaster {
         self.monitor.as_ref()
     }
 
+    /// The core, for a change that may give it work: the environment runs it again.
+    fn edit(&self) -> std::cell::RefMut<'_, MasterCore> {
+        let c = self.inner.borrow_mut();
+        c.idle.set(false);
+        c
+    }
+
     /// Installs pause generators from `spec` on AW, W, AR (idle) and B, R (backpressure).
     pub fn set_pauses(&self, spec: &PauseSpec) {
-        self.inner.borrow_mut().set_pauses(spec, 0);
+        self.edit().set_pauses(spec, 0);
     }
 
     /// Installs a pause generator on one channel only (the others keep theirs).
     pub fn set_channel_pauses(&self, channel: Channel, spec: &PauseSpec) {
-        self.inner.borrow_mut().p.set_channel(channel, spec);
+        self.edit().p.set_channel(channel, spec);
     }
 
     /// Makes the master break the protocol on purpose.
     pub fn set_faults(&self, faults: LiteFaults) {
-        self.inner.borrow_mut().faults = faults;
+        self.edit().faults = faults;
     }
 
     fn full_strb(&self) -> u64 {
@@ -240,7 +250,7 @@ impl AxilMaster {
 
     /// Queues a write of one data word with byte strobes `strb`.
     pub fn start_write(&self, addr: u64, data: u64, strb: u64) -> Result<TxnId> {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.edit();
         let t = c.next;
         c.next += 1;
         c.ops.insert(
@@ -258,7 +268,7 @@ impl AxilMaster {
 
     /// Queues a read of one data word.
     pub fn start_read(&self, addr: u64) -> Result<TxnId> {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.edit();
         let t = c.next;
         c.next += 1;
         c.ops.insert(
@@ -428,9 +438,13 @@ impl Agent for MasterCore {
             && !self.w_stalled
             && !self.ar_stalled;
         if nothing_to_do && self.idle_driven && self.p.all_never() {
-            // The bus already shows an idle master and nothing would change it.
+            // The bus already shows an idle master and nothing would change it; with no
+            // response owed either, the next edges need not run it at all.
+            self.idle
+                .set(self.b_wait.is_empty() && self.r_wait.is_empty());
             return Ok(());
         }
+        self.idle.set(false);
         self.idle_driven = false;
         let limit = self.cfg.max_outstanding.max(1);
         while self.b_wait.len() < limit {
@@ -514,6 +528,11 @@ impl Agent for MasterCore {
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
         self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16));
+        self.idle.set(false);
+    }
+
+    fn idle(&self) -> Option<(Idle, Vec<Port>)> {
+        Some((self.idle.clone(), Vec::new()))
     }
 }
 

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use card_sim::{ClockId, Model, Port};
 
 use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, Words, MAX_WORDS};
-use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
+use crate::env::{Agent, Cx, Env, Idle, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Result};
 use crate::monitor::AxisMonitor;
 use crate::pause::{Pause, PauseSpec};
@@ -101,6 +101,8 @@ struct SourceCore {
     beats: u64,
     /// The idle-garbage generator's state; 0 is off.
     garbage: u64,
+    /// Raised while nothing is queued that could go on the bus (see [`Agent::idle`]).
+    idle: Idle,
 }
 
 /// An AXI-Stream source bus model.
@@ -163,6 +165,7 @@ impl AxisSource {
             credit: None,
             beats: 0,
             garbage: 0,
+            idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -185,15 +188,22 @@ impl AxisSource {
         self.monitor.as_ref()
     }
 
+    /// The core, for a change that may give it work: the environment runs it again.
+    fn edit(&self) -> std::cell::RefMut<'_, SourceCore> {
+        let c = self.inner.borrow_mut();
+        c.idle.set(false);
+        c
+    }
+
     /// Installs a pause generator on TVALID (idle cycles between beats).
     pub fn set_pauses(&self, spec: &PauseSpec) {
-        self.inner.borrow_mut().set_pauses(spec, 0);
+        self.edit().set_pauses(spec, 0);
     }
 
     /// Leaves byte lanes empty (TKEEP low) where `spec` pauses: null bytes inside frames.
     /// Requires a TKEEP signal.
     pub fn set_gaps(&self, spec: &PauseSpec) -> Result<()> {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.edit();
         if c.tkeep.is_none() && *spec != PauseSpec::Never {
             return Err(BfmError::BadRequest {
                 bus: self.bus.clone(),
@@ -206,7 +216,7 @@ impl AxisSource {
 
     /// Makes the source break the protocol on purpose.
     pub fn set_faults(&self, faults: StreamFaults) {
-        self.inner.borrow_mut().faults = faults;
+        self.edit().faults = faults;
     }
 
     /// Limits the head frame to its first `bytes` bytes: a beat goes on the bus only once
@@ -214,7 +224,7 @@ impl AxisSource {
     /// data as it arrives. `None` lifts the limit. The limit counts from the head frame's
     /// start and applies to every frame that becomes the head while it is set.
     pub fn set_credit(&self, bytes: Option<usize>) {
-        self.inner.borrow_mut().credit = bytes;
+        self.edit().credit = bytes;
     }
 
     /// Changes the cycle limit of the blocking calls: cycles in a row without a beat taken.
@@ -225,7 +235,7 @@ impl AxisSource {
     /// Drives changing garbage on TDATA, TKEEP, TLAST and the side-band signals whenever
     /// TVALID is low, so that a sink that uses them without TVALID fails its test.
     pub fn set_idle_garbage(&self, on: bool) {
-        self.inner.borrow_mut().garbage = if on { 0x2545_f491_4f6c_dd1d } else { 0 };
+        self.edit().garbage = if on { 0x2545_f491_4f6c_dd1d } else { 0 };
     }
 
     /// Queues every frame and waits until all are sent.
@@ -243,7 +253,7 @@ impl AxisSource {
     /// Queues a frame; returns at once. Empty frames cannot be sent (AXI-Stream has no empty
     /// transfer that ends a frame).
     pub fn start_send(&self, frame: AxisFrame) -> Result<()> {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.edit();
         if frame.data.is_empty() {
             return Err(BfmError::BadRequest {
                 bus: self.bus.clone(),
@@ -274,7 +284,7 @@ impl AxisSource {
     /// head frame had started (a started frame must finish: AXI-Stream cannot take back a
     /// beat, so it stays queued).
     pub fn cancel_unstarted(&self) -> bool {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.edit();
         let started = c.pos > 0 || c.shown.is_some();
         let keep = usize::from(started);
         c.queue.truncate(keep);
@@ -337,10 +347,15 @@ impl SourceCore {
             // Whole words at a time when no lane is left empty (the common case).
             let take = remaining.min(self.bytes);
             let src = &frame.data[pos..pos + take];
-            for (w, chunk) in self.words.iter_mut().zip(src.chunks(4)) {
+            let mut whole = src.chunks_exact(4);
+            for (w, chunk) in self.words.iter_mut().zip(whole.by_ref()) {
+                *w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            }
+            let tail = whole.remainder();
+            if !tail.is_empty() {
                 let mut b = [0u8; 4];
-                b[..chunk.len()].copy_from_slice(chunk);
-                *w = u32::from_le_bytes(b);
+                b[..tail.len()].copy_from_slice(tail);
+                self.words[take / 4] = u32::from_le_bytes(b);
             }
             keep = if take >= 128 {
                 u128::MAX
@@ -415,6 +430,7 @@ impl Agent for SourceCore {
     }
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
+        self.idle.set(false);
         let f = self.faults;
         let in_reset = if f.valid_right_after_reset {
             cx.reset_now
@@ -455,12 +471,21 @@ impl Agent for SourceCore {
         m.set_bool(self.tvalid, false);
         if self.garbage != 0 {
             self.drive_garbage(m);
+        } else if self.p_valid.is_never() && (self.queue.is_empty() || !self.has_credit()) {
+            // TVALID low, nothing that could go up before a call on the handle: the next
+            // edges would sample nothing and drive the same.
+            self.idle.set(true);
         }
         Ok(())
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
         self.p_valid = spec.generator(salt.wrapping_mul(16) + 5);
+        self.idle.set(false);
+    }
+
+    fn idle(&self) -> Option<(Idle, Vec<Port>)> {
+        Some((self.idle.clone(), Vec::new()))
     }
 }
 
@@ -512,6 +537,8 @@ struct SinkCore {
     p_ready: Pause,
     /// False holds TREADY low whatever the pause generator says.
     enabled: bool,
+    /// Raised while TREADY would stay as it is; TVALID wakes the sink (see [`Agent::idle`]).
+    idle: Idle,
 }
 
 /// An AXI-Stream sink bus model: collects frames, with backpressure on TREADY.
@@ -556,6 +583,7 @@ impl AxisSink {
             shown: false,
             p_ready: Pause::default(),
             enabled: true,
+            idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(core));
         env.add_agent(clock, inner.clone());
@@ -578,9 +606,16 @@ impl AxisSink {
         self.monitor.as_ref()
     }
 
+    /// The core, for a change to how it drives: the environment runs it again.
+    fn edit(&self) -> std::cell::RefMut<'_, SinkCore> {
+        let c = self.inner.borrow_mut();
+        c.idle.set(false);
+        c
+    }
+
     /// Installs a pause generator on TREADY (backpressure).
     pub fn set_pauses(&self, spec: &PauseSpec) {
-        self.inner.borrow_mut().set_pauses(spec, 0);
+        self.edit().set_pauses(spec, 0);
     }
 
     /// Changes the cycle limit of the blocking calls.
@@ -591,7 +626,7 @@ impl AxisSink {
     /// Turns the sink on or off: while off, TREADY stays low from the next edge on, as with a
     /// DMA engine that has no buffer posted. A sink starts on.
     pub fn set_enabled(&self, on: bool) {
-        self.inner.borrow_mut().enabled = on;
+        self.edit().enabled = on;
     }
 
     /// Complete frames received and not yet taken.
@@ -659,14 +694,12 @@ impl Agent for SinkCore {
             tuser: self.tuser.map_or(0, |p| m.get(p)),
         });
         if keep == full {
-            // Every lane kept: whole words at a time.
-            let mut left = self.bytes;
-            for w in &self.words[..n] {
-                let b = w.to_le_bytes();
-                let k = left.min(4);
-                f.data.extend_from_slice(&b[..k]);
-                left -= k;
+            // Every lane kept: the beat's bytes in one copy.
+            let mut bytes = [0u8; 4 * MAX_WORDS];
+            for (b, w) in bytes.chunks_exact_mut(4).zip(&self.words[..n]) {
+                b.copy_from_slice(&w.to_le_bytes());
             }
+            f.data.extend_from_slice(&bytes[..self.bytes]);
         } else {
             for i in 0..self.bytes {
                 if keep >> i & 1 == 1 {
@@ -688,10 +721,18 @@ impl Agent for SinkCore {
             self.cur = None;
         }
         m.set_bool(self.tready, self.shown);
+        // Without pauses TREADY stays as it is until a call on the handle; only TVALID gives
+        // the sink something to do.
+        self.idle.set(!cx.in_reset && self.p_ready.is_never());
         Ok(())
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
         self.p_ready = spec.generator(salt.wrapping_mul(16) + 13);
+        self.idle.set(false);
+    }
+
+    fn idle(&self) -> Option<(Idle, Vec<Port>)> {
+        Some((self.idle.clone(), vec![self.tvalid]))
     }
 }

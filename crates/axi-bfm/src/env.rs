@@ -1,6 +1,6 @@
 //! The environment: one model, its resets and the agents that drive and watch it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use card_sim::{ClockId, Edges, Model, Port};
@@ -55,6 +55,37 @@ pub trait Agent {
         let _ = (model, cx);
         Ok(())
     }
+    /// The agent's idle flag and the ports that wake it, asked once when the agent is added.
+    /// While the flag is raised and every one of those ports reads zero, the environment skips
+    /// the agent's `sample` and `drive` at edges clear of reset (neither the edge nor the one
+    /// before it in reset). An agent raises the flag only when both calls would change nothing,
+    /// and whatever gives it work lowers it. The default (`None`) runs the agent at every edge.
+    fn idle(&self) -> Option<(Idle, Vec<Port>)> {
+        None
+    }
+}
+
+/// An agent's "nothing to do" flag, shared between the agent, its handle and the environment
+/// (see [`Agent::idle`]): a bus model with nothing queued and its inputs unchanged costs the
+/// environment a flag test and a read of the ports that wake it, instead of two calls.
+#[derive(Debug, Clone, Default)]
+pub struct Idle(Rc<Cell<bool>>);
+
+impl Idle {
+    /// A lowered flag.
+    pub fn new() -> Idle {
+        Idle::default()
+    }
+    /// Raises (`true`) or lowers the flag.
+    #[inline]
+    pub fn set(&self, idle: bool) {
+        self.0.set(idle);
+    }
+    /// Whether the flag is raised.
+    #[inline]
+    pub fn get(&self) -> bool {
+        self.0.get()
+    }
 }
 
 /// Whether a reset input is asserted high or low.
@@ -76,6 +107,19 @@ struct ResetLine {
 struct Slot {
     agent: Rc<RefCell<dyn Agent>>,
     monitor: bool,
+    /// The agent's idle flag and the ports that wake it ([`Agent::idle`]).
+    idle: Option<(Idle, Vec<Port>)>,
+}
+
+impl Slot {
+    /// True when the agent may be skipped at this edge: its flag is raised and nothing it
+    /// watches has woken it.
+    #[inline]
+    fn asleep(&self, model: &Model) -> bool {
+        self.idle
+            .as_ref()
+            .is_some_and(|(flag, wake)| flag.get() && wake.iter().all(|&p| !model.get_bool(p)))
+    }
 }
 
 /// The agents of one clock, and that clock's resets: looked up once per edge, not per agent.
@@ -84,6 +128,11 @@ struct Group {
     slots: Vec<Slot>,
     resets: Vec<(Port, bool)>,
     cx: Cx,
+    /// Whether reset was sampled active at this clock's previous edge: agents are never
+    /// skipped around a reset.
+    was_in_reset: bool,
+    /// Bit `i` set: slot `i` was skipped at this edge's sample, so its drive is skipped too.
+    skipped: u64,
 }
 
 /// One model with its agents, stepped edge by edge.
@@ -223,6 +272,8 @@ impl Env {
                     slots: Vec::new(),
                     resets: Vec::new(),
                     cx: Cx::default(),
+                    was_in_reset: false,
+                    skipped: 0,
                 });
                 self.groups.len() - 1
             }
@@ -233,8 +284,15 @@ impl Env {
     /// Adds an agent that runs on every rising edge of `clock`. Bus models call this from
     /// their `attach`; use it for agents of your own.
     pub fn add_agent(&mut self, clock: ClockId, agent: Rc<RefCell<dyn Agent>>) {
-        let monitor = agent.borrow().is_monitor();
-        self.group(clock).slots.push(Slot { agent, monitor });
+        let (monitor, idle) = {
+            let a = agent.borrow();
+            (a.is_monitor(), a.idle())
+        };
+        self.group(clock).slots.push(Slot {
+            agent,
+            monitor,
+            idle,
+        });
         if clock.index() < 32 {
             self.active |= 1 << clock.index();
         }
@@ -346,8 +404,15 @@ impl Env {
                 in_reset,
                 reset_now: in_reset,
             };
-            for s in &g.slots {
+            let may_skip = !in_reset && !g.was_in_reset;
+            g.was_in_reset = in_reset;
+            g.skipped = 0;
+            for (i, s) in g.slots.iter().enumerate() {
                 if s.monitor && !monitors {
+                    continue;
+                }
+                if may_skip && i < 64 && s.asleep(&self.model) {
+                    g.skipped |= 1 << i;
                     continue;
                 }
                 if let Err(e) = s.agent.borrow_mut().sample(&self.model, &g.cx) {
@@ -373,9 +438,10 @@ impl Env {
                     .any(|&(p, high)| self.model.get_bool(p) == high);
             }
             let cx = g.cx;
-            for s in &g.slots {
-                if s.monitor {
-                    // Monitors only watch; they drive nothing.
+            for (i, s) in g.slots.iter().enumerate() {
+                if s.monitor || (i < 64 && g.skipped & (1 << i) != 0) {
+                    // Monitors only watch; they drive nothing. A skipped agent would drive
+                    // what it already drives.
                     continue;
                 }
                 if let Err(e) = s.agent.borrow_mut().drive(&mut self.model, &cx) {

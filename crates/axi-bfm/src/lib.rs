@@ -50,7 +50,7 @@ pub use axi::{
 pub use axil::{AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults};
 pub use axis::{AxisFrame, AxisSink, AxisSource, RecordedFrame, StreamFaults};
 pub use burst::{Burst, Piece};
-pub use env::{Agent, Cx, Env, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};
+pub use env::{Agent, Cx, Env, Idle, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};
 pub use error::{BfmError, Resp, Result};
 pub use mem::Memory;
 pub use monitor::{

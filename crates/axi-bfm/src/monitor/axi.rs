@@ -9,7 +9,7 @@ use card_sim::{ClockId, Model, Port};
 use super::rules::{self, Rule, BURST_INCR};
 use super::{violation, Chan, Channel, Violation};
 use crate::bind::{Bind, IdMap};
-use crate::env::{Agent, Cx, Env};
+use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
 
 /// Bounds of the AXI4 and AXI4-Lite monitors; 0 turns a bound off.
@@ -98,6 +98,9 @@ pub(crate) struct AxiCheck {
     seq: u64,
     /// The first cycle at which a request could exceed the latency bound.
     latency_due: u64,
+    /// Raised while every channel is idle and nothing is outstanding, clear of reset: only a
+    /// VALID going up gives the monitor work (see [`Agent::idle`]).
+    idle: Idle,
 }
 
 /// A handle on an AXI4 monitor attached to an environment.
@@ -208,6 +211,7 @@ impl AxiMonitor {
             w_early: VecDeque::new(),
             seq: 0,
             latency_due: 0,
+            idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(check));
         env.add_agent(clock, inner.clone());
@@ -221,7 +225,9 @@ impl AxiMonitor {
 
     /// Changes the bounds.
     pub fn set_config(&self, cfg: AxiMonitorConfig) {
-        self.inner.borrow_mut().cfg = cfg;
+        let mut c = self.inner.borrow_mut();
+        c.cfg = cfg;
+        c.idle.set(false);
     }
 
     /// Requests accepted but not yet answered.
@@ -443,12 +449,12 @@ impl AxiCheck {
         let id = rd.rid.map_or(0, |p| m.get(p));
         let resp = m.get(rd.rresp);
         let rlast = m.get_bool(rd.rlast);
-        let bus = self.bus.clone();
+        let bus = self.bus.as_str();
         let Some(q) = self.reads.get_mut(&id).filter(|q| !q.is_empty()) else {
             let n = rules::no_r_without_request(false)?;
             return Some(violation(
                 Rule::NoRWithoutRequest,
-                &bus,
+                bus,
                 Channel::R,
                 cx,
                 n,
@@ -467,7 +473,7 @@ impl AxiCheck {
             if let Some((oid, oaddr, ostart)) = self.in_order_older(seq, false) {
                 found = Some(violation(
                     Rule::ResponseIdOfOldest,
-                    &bus,
+                    bus,
                     Channel::R,
                     cx,
                     rules::response_id_of_oldest(id, oid, oaddr, ostart),
@@ -487,7 +493,7 @@ impl AxiCheck {
         if let Some(n) = rules::exokay_only_for_exclusive(resp, lock) {
             found = Some(violation(
                 Rule::ExokayOnlyForExclusive,
-                &bus,
+                bus,
                 Channel::R,
                 cx,
                 n,
@@ -502,7 +508,7 @@ impl AxiCheck {
                 let later: Vec<u32> = q.iter().skip(1).map(|r| r.beats).collect();
                 if let Some(n) = rules::responses_in_order_per_id(got, beats, &later) {
                     found.get_or_insert_with(|| {
-                        violation(Rule::ResponsesInOrderPerId, &bus, Channel::R, cx, n, &vals)
+                        violation(Rule::ResponsesInOrderPerId, bus, Channel::R, cx, n, &vals)
                     });
                     // The burst that was answered is the later one: retire it and keep the
                     // oldest, so the monitor follows the bus as it really went.
@@ -516,7 +522,7 @@ impl AxiCheck {
                     }
                 } else if let Some(n) = rules::rlast_on_last_beat(got, beats, rlast) {
                     found.get_or_insert_with(|| {
-                        violation(Rule::RlastOnLastBeat, &bus, Channel::R, cx, n, &vals)
+                        violation(Rule::RlastOnLastBeat, bus, Channel::R, cx, n, &vals)
                     });
                 }
             }
@@ -527,7 +533,7 @@ impl AxiCheck {
             let n = rules::rlast_on_last_beat(got, beats, false)
                 .unwrap_or_else(|| format!("no RLAST after {got} beats of a {beats}-beat burst"));
             found.get_or_insert_with(|| {
-                violation(Rule::RlastOnLastBeat, &bus, Channel::R, cx, n, &vals)
+                violation(Rule::RlastOnLastBeat, bus, Channel::R, cx, n, &vals)
             });
         }
         if ended {
@@ -684,6 +690,15 @@ impl Agent for AxiCheck {
                 found.get_or_insert(v);
             }
         }
+        let chans_idle = self.aw.idle()
+            && self.w.idle()
+            && self.b.idle()
+            && self
+                .rd
+                .as_ref()
+                .is_none_or(|rd| rd.ar.idle() && rd.r.idle());
+        self.idle
+            .set(!cx.in_reset && self.outstanding == 0 && chans_idle);
         match found {
             Some(v) => Err(v.into()),
             None => Ok(()),
@@ -698,7 +713,20 @@ impl Agent for AxiCheck {
         true
     }
 
+    fn idle(&self) -> Option<(Idle, Vec<Port>)> {
+        let mut wake = vec![
+            self.aw.valid_port(),
+            self.w.valid_port(),
+            self.b.valid_port(),
+        ];
+        if let Some(rd) = &self.rd {
+            wake.extend([rd.ar.valid_port(), rd.r.valid_port()]);
+        }
+        Some((self.idle.clone(), wake))
+    }
+
     fn restart(&mut self) {
+        self.idle.set(false);
         self.clear();
         self.was_in_reset = false;
         for ch in [&mut self.aw, &mut self.w, &mut self.b] {

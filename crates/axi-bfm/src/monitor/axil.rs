@@ -9,7 +9,7 @@ use card_sim::{ClockId, Model, Port};
 use super::rules::{self, Rule};
 use super::{violation, AxiMonitorConfig, Chan, Channel, Violation};
 use crate::bind::Bind;
-use crate::env::{Agent, Cx, Env};
+use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
 
 pub(crate) struct AxilCheck {
@@ -31,6 +31,9 @@ pub(crate) struct AxilCheck {
     w_pending: usize,
     /// Start cycles and addresses of accepted reads not yet answered.
     ar_pending: VecDeque<(u64, u64)>,
+    /// Raised while [`AxilCheck::quiet`]: only a VALID going up gives the monitor work
+    /// (see [`Agent::idle`]).
+    idle: Idle,
 }
 
 /// A handle on an AXI4-Lite monitor attached to an environment.
@@ -89,6 +92,7 @@ impl AxilMonitor {
             aw_pending: VecDeque::new(),
             w_pending: 0,
             ar_pending: VecDeque::new(),
+            idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(check));
         env.add_agent(clock, inner.clone());
@@ -102,7 +106,9 @@ impl AxilMonitor {
 
     /// Changes the bounds.
     pub fn set_config(&self, cfg: AxiMonitorConfig) {
-        self.inner.borrow_mut().cfg = cfg;
+        let mut c = self.inner.borrow_mut();
+        c.cfg = cfg;
+        c.idle.set(false);
     }
 
     /// Requests accepted but not yet answered (writes and reads).
@@ -237,8 +243,10 @@ impl Agent for AxilCheck {
                 .iter()
                 .all(|c| !c.valid_now(m))
         {
+            self.idle.set(true);
             return Ok(());
         }
+        self.idle.set(false);
         let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
         let mut found = None;
         for ch in [
@@ -297,7 +305,16 @@ impl Agent for AxilCheck {
         true
     }
 
+    fn idle(&self) -> Option<(Idle, Vec<Port>)> {
+        let wake = [&self.aw, &self.w, &self.b, &self.ar, &self.r]
+            .iter()
+            .map(|c| c.valid_port())
+            .collect();
+        Some((self.idle.clone(), wake))
+    }
+
     fn restart(&mut self) {
+        self.idle.set(false);
         self.aw_pending.clear();
         self.w_pending = 0;
         self.ar_pending.clear();

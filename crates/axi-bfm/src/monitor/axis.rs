@@ -9,7 +9,7 @@ use super::rules::{self, Rule};
 use super::{violation, Chan, Channel, Violation};
 use crate::axis::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
-use crate::env::{Agent, Cx, Env};
+use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
 
 /// Rules of an AXI-Stream bus that depend on its sink, and the stall bound.
@@ -59,6 +59,9 @@ pub(crate) struct AxisCheck {
     frame_bytes: u64,
     cur: Option<RecordedFrame>,
     frames: Vec<RecordedFrame>,
+    /// Raised while TVALID is low with no stall in progress, clear of reset: an edge then
+    /// breaks no rule and changes nothing (see [`Agent::idle`]).
+    idle: Idle,
 }
 
 /// A handle on an AXI-Stream monitor attached to an environment.
@@ -132,6 +135,7 @@ impl AxisMonitor {
             frame_bytes: 0,
             cur: None,
             frames: Vec::new(),
+            idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(check));
         env.add_agent(clock, inner.clone());
@@ -145,7 +149,9 @@ impl AxisMonitor {
 
     /// Changes the rules.
     pub fn set_config(&self, cfg: AxisMonitorConfig) {
-        self.inner.borrow_mut().cfg = cfg;
+        let mut c = self.inner.borrow_mut();
+        c.cfg = cfg;
+        c.idle.set(false);
     }
 
     /// The frames recorded so far (with `record` on).
@@ -162,6 +168,17 @@ impl AxisMonitor {
 impl AxisCheck {
     fn on_beat(&mut self, m: &Model, cx: &Cx, keep: u128) -> Option<Violation> {
         let tlast = self.tlast.is_none_or(|p| m.get_bool(p));
+        let c = &self.cfg;
+        if !c.tkeep_packed && c.min_frame == 0 && c.max_frame == 0 && !c.record {
+            // No frame rule and no recording: only the byte count is kept, which the rules
+            // would need if they were switched on mid-frame.
+            self.frame_bytes = if tlast {
+                0
+            } else {
+                self.frame_bytes + u64::from(keep.count_ones())
+            };
+            return None;
+        }
         let vals = [("tkeep", keep as u64), ("tlast", u64::from(tlast))];
         let mut found = None;
         if self.cfg.tkeep_packed {
@@ -281,6 +298,7 @@ impl Agent for AxisCheck {
                 found.get_or_insert(v);
             }
         }
+        self.idle.set(!cx.in_reset && self.t.idle());
         match found {
             Some(v) => Err(v.into()),
             None => Ok(()),
@@ -293,5 +311,13 @@ impl Agent for AxisCheck {
 
     fn drive(&mut self, _m: &mut Model, _cx: &Cx) -> Result<()> {
         Ok(())
+    }
+
+    fn restart(&mut self) {
+        self.idle.set(false);
+    }
+
+    fn idle(&self) -> Option<(Idle, Vec<Port>)> {
+        Some((self.idle.clone(), vec![self.t.valid_port()]))
     }
 }

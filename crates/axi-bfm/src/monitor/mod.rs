@@ -189,6 +189,11 @@ impl Chan {
         m.get_bool(self.valid)
     }
 
+    /// The VALID port: what wakes an idle monitor.
+    pub(crate) fn valid_port(&self) -> Port {
+        self.valid
+    }
+
     /// Forgets the stall history (a monitor switched back on).
     pub(crate) fn restart(&mut self) {
         self.stalled_before = false;
@@ -215,8 +220,10 @@ impl Chan {
         was_in_reset: bool,
         stall_bound: u64,
     ) -> Option<Violation> {
-        if !self.v && !self.stalled_before && !cx.in_reset && !was_in_reset {
-            // An idle channel: no rule can break, nothing to remember.
+        if !self.stalled_before && !cx.in_reset && !was_in_reset && (!self.v || self.r) {
+            // An idle channel, or a handshake at the first edge VALID is up: no rule can
+            // break (VALID was not held for anything, no stalled payload to compare) and
+            // there is no stall to remember.
             self.stalled_for = 0;
             return None;
         }
