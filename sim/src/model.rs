@@ -201,6 +201,7 @@ impl ModelBuilder {
                 .filter(|&i| !model.slots[i].output)
                 .map(|i| Port {
                     model: model.id,
+                    addr: model.slots[i].addr as usize,
                     idx: i as u32,
                     width: model.slots[i].width,
                 })
