@@ -37,7 +37,13 @@ module axi_rd_upsizer #
     // Width of the master ID (every burst uses ID zero)
     parameter M_ID_WIDTH = 5,
     // Bursts that may be in flight at once (a power of two)
-    parameter OUTSTANDING = 8
+    parameter OUTSTANDING = 8,
+    // Deliberate fault for the host test suite's broken-card test (crates/card-tests), 0 in
+    // every real build: when 1, a burst that starts in the last slave slot of a master beat
+    // and goes on into the next one drops its second beat (the first beat's data is sent
+    // again in its place). The burst keeps its length and RLAST, so the protocol monitors
+    // cannot see it; only the data read back shows it.
+    parameter FAULT_DROP_BEAT = 0
 )
 (
     input  wire                     clk,
@@ -111,6 +117,11 @@ initial begin
         $error("Error: OUTSTANDING must be a power of two, at least 2 (instance %m)");
         $finish;
     end
+
+    if (FAULT_DROP_BEAT != 0 && FAULT_DROP_BEAT != 1) begin
+        $error("Error: FAULT_DROP_BEAT must be 0 or 1 (instance %m)");
+        $finish;
+    end
 end
 
 /*
@@ -135,6 +146,8 @@ reg                    m_axi_arvalid_reg = 1'b0;
 reg                 r_started_reg = 1'b0;
 reg [OFF_WIDTH-1:0] r_off_reg = {OFF_WIDTH{1'b0}};
 reg [7:0]           r_left_reg = 8'd0;
+// FAULT_DROP_BEAT only: the next slave beat is the one the fault drops.
+reg                 fault_drop_reg = 1'b0;
 
 reg [S_ID_WIDTH-1:0]   s_axi_rid_reg = {S_ID_WIDTH{1'b0}};
 reg [S_DATA_WIDTH-1:0] s_axi_rdata_reg = {S_DATA_WIDTH{1'b0}};
@@ -216,7 +229,11 @@ always @(posedge clk) begin
 
     if (r_load) begin
         s_axi_rid_reg <= q_id[q_rd_reg];
-        s_axi_rdata_reg <= m_axi_rdata[cur_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
+        if (!fault_drop_reg) begin
+            s_axi_rdata_reg <= m_axi_rdata[cur_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
+        end
+        fault_drop_reg <= FAULT_DROP_BEAT != 0 && !r_started_reg && !cur_last
+            && cur_slot == {SLOT_WIDTH{1'b1}};
         s_axi_rresp_reg <= m_axi_rresp;
         s_axi_rlast_reg <= cur_last;
         s_axi_rvalid_reg <= 1'b1;
@@ -239,6 +256,7 @@ always @(posedge clk) begin
         q_count_reg <= {QW+1{1'b0}};
         r_started_reg <= 1'b0;
         s_axi_rvalid_reg <= 1'b0;
+        fault_drop_reg <= 1'b0;
     end
 end
 

@@ -41,7 +41,11 @@ module frame_source #
     parameter KEEP_WIDTH = DATA_WIDTH/8,
     // Beats of buffering between the generator and the bus (a power of two); under the drop
     // policy this is the longest frame that can be sent, 4096 beats = 64 KiB
-    parameter FIFO_DEPTH = 4096
+    parameter FIFO_DEPTH = 4096,
+    // Deliberate fault for the host test suite's broken-card test (crates/card-tests), 0 in
+    // every real build: when N > 0, the sequence counter does not advance at every N-th
+    // periodic frame since reset, so the frame after it repeats its sequence number
+    parameter FAULT_SEQ_REPEAT = 0
 )
 (
     input  wire                   clk,
@@ -114,11 +118,17 @@ initial begin
         $error("Error: FIFO_DEPTH must be a power of two of at least 8 (instance %m)");
         $finish;
     end
+    if (FAULT_SEQ_REPEAT < 0) begin
+        $error("Error: FAULT_SEQ_REPEAT must be 0 (no fault) or positive (instance %m)");
+        $finish;
+    end
 end
 
 // Generator state.
 reg [1:0] state_reg = STATE_IDLE, state_next;
 reg [31:0] seq_ctr_reg = 32'd0, seq_ctr_next;
+// FAULT_SEQ_REPEAT only: periodic frames started since the counter last held back.
+reg [31:0] fault_cnt_reg = 32'd0, fault_cnt_next;
 reg [31:0] gap_cnt_reg = 32'd0, gap_cnt_next;
 reg [12:0] skip_cnt_reg = 13'd0, skip_cnt_next;
 reg send_ready_reg = 1'b0, send_ready_next;
@@ -211,6 +221,7 @@ integer i;
 always @* begin
     state_next = state_reg;
     seq_ctr_next = seq_ctr_reg;
+    fault_cnt_next = fault_cnt_reg;
     gap_cnt_next = gap_cnt_reg;
     skip_cnt_next = skip_cnt_reg;
     frames_dropped_next = frames_dropped_reg;
@@ -323,6 +334,13 @@ always @* begin
         cnt_word_next = {seq_start[15:0], 16'd0};
         if (start_periodic) begin
             seq_ctr_next = seq_ctr_reg + 32'd1;
+            if (FAULT_SEQ_REPEAT != 0) begin
+                fault_cnt_next = fault_cnt_reg + 32'd1;
+                if (fault_cnt_reg == FAULT_SEQ_REPEAT - 1) begin
+                    fault_cnt_next = 32'd0;
+                    seq_ctr_next = seq_ctr_reg;
+                end
+            end
         end
         if (start_drop) begin
             state_next = STATE_SKIP;
@@ -362,6 +380,7 @@ wire [8:0] unused_bits = {prbs_mix[31], crc_shifted[DATA_WIDTH+24 +: 8]};
 always @(posedge clk) begin
     state_reg <= state_next;
     seq_ctr_reg <= seq_ctr_next;
+    fault_cnt_reg <= fault_cnt_next;
     gap_cnt_reg <= gap_cnt_next;
     skip_cnt_reg <= skip_cnt_next;
     send_ready_reg <= send_ready_next;
@@ -403,6 +422,7 @@ always @(posedge clk) begin
     if (rst) begin
         state_reg <= STATE_IDLE;
         seq_ctr_reg <= 32'd0;
+        fault_cnt_reg <= 32'd0;
         gap_cnt_reg <= 32'd0;
         skip_cnt_reg <= 13'd0;
         send_ready_reg <= 1'b0;
