@@ -12,6 +12,8 @@
 //!   each other from the same state;
 //! - [`regs`] reads and writes the register table's registers (64-bit counters included);
 //! - [`stream`] sends and receives frames whole on either backend and drains a stream;
+//! - [`mm`] moves memory-mapped data at any card address on any engine, and [`capture`]
+//!   takes the frames of the CAPTURE ring;
 //! - [`model`] is a plain Rust model of what the card holds and emits (memory, frame
 //!   sequences and payloads, counters), and [`ops`] the operations of the model-based
 //!   property tests, their strategies, the runner that checks card and model against each
@@ -23,6 +25,8 @@
 
 pub mod bench;
 pub mod caps;
+pub mod capture;
+pub mod mm;
 pub mod model;
 pub mod ops;
 pub mod regs;

@@ -676,13 +676,9 @@ fn err(what: &str, e: xdma::Error) -> String {
     format!("{what}: {e}")
 }
 
-/// A buffer of `len` bytes whose first byte sits at `addr`'s offset modulo 64, as an engine with
-/// an alignment rule of up to 64 bytes needs.
+/// A buffer for `len` bytes at card address `addr` (see [`crate::mm::buffer_for`]).
 fn aligned(addr: u64, len: usize) -> Result<(DmaBuffer, usize), String> {
-    let pad = (addr % 64) as usize;
-    DmaBuffer::new(len + pad)
-        .map(|b| (b, pad))
-        .map_err(|e| err("buffer", e))
+    crate::mm::buffer_for(addr, len).map_err(|e| err("buffer", e))
 }
 
 /// Keeps a window range inside its window.

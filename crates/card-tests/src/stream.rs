@@ -82,6 +82,7 @@ pub fn recv_exact(
 ) -> Result<Option<Vec<u8>>> {
     let mut out = Vec::with_capacity(len);
     let mut buf = DmaBuffer::new(len)?;
+    let mut first = first;
     while out.len() < len {
         let want = len - out.len();
         let wait = if out.is_empty() { first } else { waits.data };
@@ -97,7 +98,9 @@ pub fn recv_exact(
                 }
             }
             Err(e) if e.kind() == ErrorKind::Unsupported && wait < waits.data => {
+                // The backend cannot wait this briefly: from now on every wait is the long one.
                 waits.refused();
+                first = waits.data;
             }
             Err(e) if e.kind() == ErrorKind::Timeout && out.is_empty() => return Ok(None),
             Err(e) => return Err(e),
