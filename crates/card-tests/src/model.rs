@@ -250,6 +250,10 @@ pub struct CardModel {
     pub chk: CheckerModel,
     /// The last value read from TIMESTAMP.
     pub timestamp: u64,
+    /// Frames written into the capture ring (CAP_FRAMES).
+    pub cap_frames: u64,
+    /// Frames the ring had no room for (CAP_OVERFLOW).
+    pub cap_overflow: u64,
 }
 
 /// A frame length register's value as the source uses it: clamped into 64..65536.
@@ -270,6 +274,8 @@ impl CardModel {
             src: Default::default(),
             chk: CheckerModel::default(),
             timestamp: 0,
+            cap_frames: 0,
+            cap_overflow: 0,
         }
     }
 
@@ -285,11 +291,13 @@ impl CardModel {
         self.regs.get(&offset).copied().unwrap_or(0)
     }
 
-    /// CLEAR.COUNTERS: both sources restart at sequence 0 with zero counters, and the checker
-    /// forgets what it saw.
+    /// CLEAR.COUNTERS: both sources restart at sequence 0 with zero counters, the checker
+    /// forgets what it saw, and the capture counters are zeroed.
     pub fn clear(&mut self) {
         self.src = Default::default();
         self.chk = CheckerModel::default();
+        self.cap_frames = 0;
+        self.cap_overflow = 0;
     }
 
     /// Frame source `n`'s settings: frame length, gap, pattern, seed, drop policy.
@@ -430,6 +438,8 @@ impl CardModel {
             "CHK_ERR_LENGTH" => Expect::Exactly(u64::from(self.chk.err_length)),
             "CHK_ERR_CRC" => Expect::Exactly(u64::from(self.chk.err_crc)),
             "CHK_ERR_VERSION" => Expect::Exactly(u64::from(self.chk.err_version)),
+            "CAP_FRAMES" => Expect::Exactly(self.cap_frames),
+            "CAP_OVERFLOW" => Expect::Exactly(self.cap_overflow),
             "CHK_LAST_SEQ" => match self.chk.last_seq {
                 Some(s) => Expect::Exactly(u64::from(s)),
                 None => Expect::Unknown,

@@ -207,6 +207,12 @@ pub enum Op {
         /// The fault.
         fault: Fault,
     },
+    /// CAPTURE: source 0 writes at least `frames` frames into a ring large enough for them,
+    /// which is then read back in large blocks; every frame is checked.
+    Capture {
+        /// Frames captured.
+        frames: u32,
+    },
     /// CLEAR.COUNTERS.
     Clear,
     /// A wait for an interrupt that must not come.
@@ -247,6 +253,7 @@ impl fmt::Display for Op {
             Op::Check { seq, len, fault } => {
                 write!(f, "check seq={seq} len={len} fault={}", fault.name())
             }
+            Op::Capture { frames } => write!(f, "capture frames={frames}"),
             Op::Clear => f.write_str("clear"),
             Op::Wait { us } => write!(f, "wait {us}us"),
         }
@@ -402,6 +409,9 @@ impl Op {
                         .ok_or_else(|| format!("`{f}` is not a fault"))?,
                 }
             }
+            "capture" => Op::Capture {
+                frames: parse_num(key(n(1)?, "frames")?)? as u32,
+            },
             "clear" => Op::Clear,
             "wait" => Op::Wait {
                 us: parse_num(n(1)?.trim_end_matches("us"))?,
@@ -566,6 +576,10 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<u32>(), 64usize..=2048).prop_map(|(seq, len)| Op::Echo { seq, len }),
         2 => (0u32..64, 64usize..=4096, faults)
             .prop_map(|(seq, len, fault)| Op::Check { seq, len, fault }),
+        // Mostly a few frames; now and then more than a thousand, the scale at which a fault
+        // that strikes once in many frames shows.
+        2 => prop_oneof![4 => 1u32..=40, 1 => 1000u32..=1100]
+            .prop_map(|frames| Op::Capture { frames }),
         1 => Just(Op::Clear),
         1 => (1u64..=50).prop_map(|us| Op::Wait { us }),
     ]
@@ -605,6 +619,15 @@ impl fmt::Display for Failure {
         }
     }
 }
+
+/// The ring [`Op::Capture`] uses: 8 MiB at 64 MiB, clear of both memory windows.
+const CAPTURE_RING: crate::capture::Ring = crate::capture::Ring {
+    base: 64 << 20,
+    size: 8 << 20,
+};
+
+/// The longest [`Op::Capture`] waits for its frames, in wall time.
+const CAPTURE_WAIT: Duration = Duration::from_secs(300);
 
 /// A card, the model and what the run needs, while a case runs.
 struct Run<'a> {
@@ -903,6 +926,79 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Runs CAPTURE until the ring holds `frames` frames (at most what it can hold), stops,
+    /// takes every frame and checks it as a periodic frame of source 0; then the ring's
+    /// registers go back to their reset values (which empties it).
+    fn capture(&mut self, frames: u32) -> Result<(), String> {
+        let Some((_, c2h)) = self.mm else {
+            return Ok(());
+        };
+        if self.caps.memory_size < u64::from(CAPTURE_RING.base + CAPTURE_RING.size) + WINDOW
+            || !self.mode(Mode::Capture)?
+        {
+            return Ok(());
+        }
+        let ring = CAPTURE_RING;
+        let card = self.card;
+        ring.set_up(card, 0).map_err(|e| err("capture ring", e))?;
+        let len = self.model.source_settings(0).len;
+        // Room for what arrives while capture stops, so that the ring never overflows.
+        let fit = (ring.size as usize - 1) / crate::capture::padded(len);
+        let want = u64::from(frames).min(fit.saturating_sub(4).max(1) as u64);
+        let start = self.model.cap_frames;
+        let cap_frames = |card: &Xdma| {
+            crate::regs::read_named(card, "CAP_FRAMES").map_err(|e| err("CAP_FRAMES", e))
+        };
+        self.control(Mode::Capture.value() | card_regs::control::CH0_EN_MASK as u32)?;
+        let deadline = std::time::Instant::now() + CAPTURE_WAIT;
+        loop {
+            let n = cap_frames(card)?.wrapping_sub(start);
+            if n >= want {
+                break;
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(format!(
+                    "capture: {n} of {want} frames in the ring after {CAPTURE_WAIT:?}"
+                ));
+            }
+        }
+        self.control(Mode::Capture.value())?;
+        let mut prev = None;
+        let mut taken = 0u64;
+        let deadline = std::time::Instant::now() + CAPTURE_WAIT;
+        loop {
+            let got = ring.take(card, c2h).map_err(|e| err("capture ring", e))?;
+            for f in &got {
+                self.model.check_periodic(0, f, &mut prev)?;
+            }
+            taken += got.len() as u64;
+            if got.is_empty() {
+                let n = cap_frames(card)?.wrapping_sub(start);
+                if n == taken {
+                    break;
+                }
+                if std::time::Instant::now() > deadline {
+                    return Err(format!(
+                        "capture: CAP_FRAMES counts {n} frames, the ring gave {taken}"
+                    ));
+                }
+            }
+        }
+        self.model.cap_frames += taken;
+        if self.model.source_settings(0).drop {
+            let d = crate::regs::read_named(card, "SRC0_DROPPED")
+                .map_err(|e| err("SRC0_DROPPED", e))?;
+            let tail = d.saturating_sub(self.model.src[0].dropped);
+            self.model.src[0].dropped = d;
+            self.model.src[0].seq = self.model.src[0].seq.wrapping_add(tail as u32);
+        }
+        for name in ["CAP_BASE", "CAP_SIZE", "CAP_IRQ_LEVEL"] {
+            let r = crate::regs::by_name(name);
+            crate::regs::write(card, r.offset, r.reset as u32).map_err(|e| err(name, e))?;
+        }
+        Ok(())
+    }
+
     fn op(&mut self, op: &Op) -> Result<(), String> {
         match *op {
             Op::Write {
@@ -928,6 +1024,7 @@ impl Run<'_> {
             Op::Gen2 { frames } => self.gen(&[0, 1], frames),
             Op::Echo { seq, len } => self.echo(seq, len),
             Op::Check { seq, len, fault } => self.check(seq, len, fault),
+            Op::Capture { frames } => self.capture(frames),
             Op::Clear => {
                 crate::regs::write(
                     self.card,
