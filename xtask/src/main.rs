@@ -8,6 +8,7 @@ mod demo;
 mod fuse;
 mod rtl_dirs;
 mod setup;
+mod suite;
 #[cfg(test)]
 mod tidy;
 
@@ -22,7 +23,8 @@ tasks:
   lint    verilator --lint-only -Wall over every RTL file in hdl/
   test    setup, lint, codegen check, cargo fmt --check, clippy -D warnings, every test
           of the workspace, then the driver backend's tests over an xdma-fuse mount of the
-          simulated card
+          simulated card, then the card-tests suite on the simulated card and over the mount
+          (the same counts of tests run and skipped in both)
   demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
           with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
@@ -216,14 +218,22 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     ]);
     run(root, cmd)?;
     let mut cmd = cargo();
-    cmd.args(["test", "--workspace", "--all-targets"])
-        .args(extra);
+    // The card-tests suite runs in its own step below, on both backends.
+    cmd.args([
+        "test",
+        "--workspace",
+        "--all-targets",
+        "--exclude",
+        "card-tests",
+    ])
+    .args(extra);
     run(root, cmd)?;
     // Doc tests are not part of --all-targets; run them on their own.
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--doc"]);
     run(root, cmd)?;
-    hw_over_fuse(root)
+    hw_over_fuse(root)?;
+    suite::suite(root)
 }
 
 /// The driver backend's tests, and the shared tests' hw cases, against the simulated card

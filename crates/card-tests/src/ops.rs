@@ -517,11 +517,13 @@ fn mm_len() -> impl Strategy<Value = u64> {
     prop_oneof![3 => 1u64..=64, 3 => 1u64..=4096, 1 => 4096u64..=65536]
 }
 
+/// Offsets in a window: mostly in its first and last 2 KiB, so that the writes and reads of a
+/// case overlap often enough for the reads to check bytes the case wrote.
 fn offset() -> impl Strategy<Value = u64> {
     prop_oneof![
-        2 => 0..WINDOW,
-        1 => 0u64..4096,
-        1 => (WINDOW - 4096)..WINDOW,
+        1 => 0..WINDOW,
+        2 => 0u64..2048,
+        1 => (WINDOW - 2048)..WINDOW,
     ]
 }
 
