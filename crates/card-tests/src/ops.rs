@@ -141,6 +141,17 @@ pub enum Op {
         /// Pattern seed.
         seed: u32,
     },
+    /// A memory-mapped write read back at once, the read checked against the model.
+    WriteRead {
+        /// Window.
+        win: Win,
+        /// Offset in the window.
+        off: u64,
+        /// Bytes.
+        len: u64,
+        /// Pattern seed.
+        seed: u32,
+    },
     /// A memory-mapped read, checked against the model.
     Read {
         /// Window.
@@ -232,6 +243,14 @@ impl fmt::Display for Op {
                 seed,
             } => {
                 write!(f, "write {}+{off:#x} {len} seed={seed}", win.name())
+            }
+            Op::WriteRead {
+                win,
+                off,
+                len,
+                seed,
+            } => {
+                write!(f, "write_read {}+{off:#x} {len} seed={seed}", win.name())
             }
             Op::Read { win, off, len } => write!(f, "read {}+{off:#x} {len}", win.name()),
             Op::Both {
@@ -342,6 +361,15 @@ impl Op {
             "write" => {
                 let (win, off) = parse_at(n(1)?)?;
                 Op::Write {
+                    win,
+                    off,
+                    len: parse_num(n(2)?)?,
+                    seed: parse_num(key(n(3)?, "seed")?)? as u32,
+                }
+            }
+            "write_read" => {
+                let (win, off) = parse_at(n(1)?)?;
+                Op::WriteRead {
                     win,
                     off,
                     len: parse_num(n(2)?)?,
@@ -562,6 +590,8 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (win(), offset(), mm_len(), any::<u32>())
             .prop_map(|(win, off, len, seed)| Op::Write { win, off, len, seed }),
         3 => (win(), offset(), mm_len()).prop_map(|(win, off, len)| Op::Read { win, off, len }),
+        2 => (win(), offset(), mm_len(), any::<u32>())
+            .prop_map(|(win, off, len, seed)| Op::WriteRead { win, off, len, seed }),
         1 => (win(), offset(), mm_len(), any::<u32>(), win(), offset(), mm_len()).prop_map(
             |(ww, wo, wl, ws, rw, ro, rl)| Op::Both {
                 write: (ww, wo, wl, ws),
@@ -1009,6 +1039,15 @@ impl Run<'_> {
                 len,
                 seed,
             } => self.write(win, off, len, seed),
+            Op::WriteRead {
+                win,
+                off,
+                len,
+                seed,
+            } => {
+                self.write(win, off, len, seed)?;
+                self.read(win, off, len)
+            }
             Op::Read { win, off, len } => self.read(win, off, len),
             Op::Both { write, read } => self.both(write, read),
             Op::RegWrite { reg, value } => self.reg_write(reg.0, value),
