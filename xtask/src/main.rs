@@ -25,6 +25,8 @@ tasks:
           of the workspace, then the driver backend's tests over an xdma-fuse mount of the
           simulated card, then the card-tests suite on the simulated card and over the mount
           (the same counts of tests run and skipped in both)
+  suite   the card-tests step of `test` alone: the suite on the simulated card and over an
+          xdma-fuse mount, counts compared, then the broken-card tests
   demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
           with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Some("setup") => setup::setup(&root()).map(|_| ()),
         Some("lint") => lint(&root()),
         Some("test") => test(&root(), &args[1..]),
+        Some("suite") => suite::suite(&root()),
         Some("demo") => demo::demo(&root(), &args[1..]),
         Some("codegen") => match args.get(1).map(String::as_str) {
             None => codegen::codegen(&root(), false),

@@ -169,3 +169,30 @@ impl Drop for Bench {
 pub fn ok<T>(what: &str, r: xdma::Result<T>) -> T {
     r.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cargo xtask test` runs the suite over an xdma-fuse mount whose server simulates the card
+    /// with fuse-server.toml's [sim] section: it must be the suite's own, so that both runs test
+    /// the same card (only how long the server waits for a caller differs).
+    #[test]
+    fn the_mount_simulates_the_suites_card() {
+        let read = |name: &str| -> toml::Table {
+            let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        };
+        let sim = |mut t: toml::Table| {
+            let mut s = match t.remove("sim") {
+                Some(toml::Value::Table(s)) => s,
+                other => panic!("no [sim] table: {other:?}"),
+            };
+            s.remove("host_grace_ms");
+            s
+        };
+        assert_eq!(sim(read("suite.toml")), sim(read("fuse-server.toml")));
+    }
+}

@@ -163,7 +163,12 @@ fn gen_one_channel_every_length(#[case] len: u32) {
     };
     let mut model = CardModel::new(b.caps.memory_size);
     set(&b, &mut model, "SRC0_FRAME_LEN", len);
-    set(&b, &mut model, "SRC0_PATTERN", u32::from(len % 2 == 0));
+    set(
+        &b,
+        &mut model,
+        "SRC0_PATTERN",
+        u32::from(len.is_multiple_of(2)),
+    );
     set(&b, &mut model, "SRC0_SEED", 0x1234_5678 ^ len);
     let n = if len > 8192 { 3 } else { 12 };
     run_sources(&b, &mut model, &[0], n, 0);
