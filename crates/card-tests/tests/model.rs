@@ -4,7 +4,9 @@
 //! case also draws random bus pauses (the protocol monitors stay on) and the host driver's
 //! costs. `PROPTEST_CASES` sets the number of cases; failures shrink to a short sequence,
 //! printed one operation per line (replay it with `cargo run -p card-tests --example replay`),
-//! and their seeds are kept in `tests/regressions/model.txt`, which is committed.
+//! and their seeds are kept in `tests/regressions/model.txt`, which proptest replays first on
+//! every later run: commit it with the fix. The sequences the deliberately broken cards shrank
+//! to are committed beside it (`broken-*.txt`, see `tests/broken.rs`).
 
 use card_tests::{ops, Bench};
 use proptest::prelude::*;

@@ -61,6 +61,11 @@ fn scratch_keeps_every_bit() {
 /// last checked frame left.
 fn check_rest_value(card: &impl Card, r: &Register) {
     let v = ok(r.name, regs::read(card, r));
+    if r.name == "CAPS" {
+        // What the build has: its value is the variant's, which `Capabilities::discover`
+        // reads; the table's reset value is one layout of several.
+        return;
+    }
     if r.name == "CHK_LAST_SEQ" {
         // No action resets it (CLEAR.COUNTERS zeroes the counters, and this is the last
         // frame's number): on a card that has checked frames since reset it keeps the last one.
