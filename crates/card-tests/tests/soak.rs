@@ -7,7 +7,8 @@
 //! unless `[sim] timing.host` is zero, as in the suite's configuration), so the frames travel
 //! in queued calls: up to [`QUEUE`] async calls are submitted at once on one channel and taken
 //! in order, and the CAPTURE ring is read in large blocks. `CARD_SOAK_FRAMES` and
-//! `CARD_SOAK_MM_BYTES` scale it down (for a trial run) or up.
+//! `CARD_SOAK_MM_BYTES` scale it down (for a trial run) or up, and `CARD_SOAK_MODES` (a comma
+//! list of LOOP, GEN, ECHO, CHECK, CAPTURE, MM) runs some phases only.
 
 use std::time::{Duration, Instant};
 
@@ -359,6 +360,15 @@ fn soak() {
     }
     let mut phases = Vec::new();
     let mut skipped = Vec::new();
+    // CARD_SOAK_MODES=GEN,CAPTURE (say) runs only those phases; MM stands for the
+    // memory-mapped one. Default: all.
+    let only = std::env::var("CARD_SOAK_MODES")
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|v| v.split(',').any(|m| m.trim().eq_ignore_ascii_case(name)))
+    };
     for mode in [
         Mode::Loop,
         Mode::Gen,
@@ -366,6 +376,10 @@ fn soak() {
         Mode::Check,
         Mode::Capture,
     ] {
+        if !wanted(mode.name()) {
+            eprintln!("soak: no {mode} phase: not in CARD_SOAK_MODES");
+            continue;
+        }
         if let Some(why) = b.caps.lacks_mode(mode) {
             eprintln!("soak: no {mode} phase: {why}");
             skipped.push(mode);
@@ -398,7 +412,11 @@ fn soak() {
     }
     ok("rest", regs::restore(&b.card));
     let (moved, mm_s) = match b.caps.mm() {
-        Ok(_) => memory(&b, mm_bytes),
+        Ok(_) if wanted("MM") => memory(&b, mm_bytes),
+        Ok(_) => {
+            eprintln!("soak: no memory-mapped phase: MM is not in CARD_SOAK_MODES");
+            (0, 0.0)
+        }
         Err(why) => {
             eprintln!("soak: no memory-mapped phase: {why}");
             (0, 0.0)
