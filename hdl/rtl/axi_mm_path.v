@@ -62,7 +62,10 @@ module axi_mm_path #
     // Read bursts in flight at once (a power of two)
     parameter READ_OUTSTANDING = 8,
     // log2 of the depth of the DDR-side data FIFOs (W and R, in 512-bit beats)
-    parameter DATA_FIFO_ADDR_WIDTH = 4
+    parameter DATA_FIFO_ADDR_WIDTH = 4,
+    // Deliberate fault of the read width converter for the host suite's broken-card test
+    // (axi_rd_upsizer's FAULT_DROP_BEAT); 0 in every real build
+    parameter FAULT_RD_DROP_BEAT = 0
 )
 (
     input  wire                        clk,
@@ -441,7 +444,8 @@ axi_rd_upsizer #(
     .M_DATA_WIDTH(DDR_DATA_WIDTH),
     .M_ADDR_WIDTH(DDR_ADDR_WIDTH),
     .M_ID_WIDTH(DDR_ID_WIDTH),
-    .OUTSTANDING(READ_OUTSTANDING)
+    .OUTSTANDING(READ_OUTSTANDING),
+    .FAULT_DROP_BEAT(FAULT_RD_DROP_BEAT)
 )
 rd_upsizer_inst (
     .clk(clk),

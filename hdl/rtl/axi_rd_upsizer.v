@@ -53,7 +53,13 @@ module axi_rd_upsizer #
     // Width of the master ID (every burst uses ID zero)
     parameter M_ID_WIDTH = 5,
     // Bursts that may be in flight at once (a power of two)
-    parameter OUTSTANDING = 8
+    parameter OUTSTANDING = 8,
+    // Deliberate fault for the host test suite's broken-card test (crates/card-tests), 0 in
+    // every real build: when 1, a burst that starts in the last slave slot of a master beat
+    // and goes on into the next one drops its second beat (the first beat's data is sent
+    // again in its place). The burst keeps its length and RLAST, so the protocol monitors
+    // cannot see it; only the data read back shows it.
+    parameter FAULT_DROP_BEAT = 0
 )
 (
     input  wire                     clk,
@@ -138,6 +144,11 @@ initial begin
         $error("Error: OUTSTANDING must be a power of two, at least 2 (instance %m)");
         $finish;
     end
+
+    if (FAULT_DROP_BEAT != 0 && FAULT_DROP_BEAT != 1) begin
+        $error("Error: FAULT_DROP_BEAT must be 0 or 1 (instance %m)");
+        $finish;
+    end
 end
 
 /*
@@ -174,6 +185,11 @@ reg                    m_axi_arlock_reg = 1'b0;
 reg [3:0]              m_axi_arcache_reg = 4'd0;
 reg [2:0]              m_axi_arprot_reg = 3'd0;
 reg                    m_axi_arvalid_reg = 1'b0;
+
+// FAULT_DROP_BEAT only: the head burst has sent no beat yet, and the next slave beat is the
+// one the fault drops.
+reg                    h_first_reg = 1'b0;
+reg                    fault_drop_reg = 1'b0;
 
 reg [S_ID_WIDTH-1:0]   s_axi_rid_reg = {S_ID_WIDTH{1'b0}};
 reg [S_DATA_WIDTH-1:0] s_axi_rdata_reg = {S_DATA_WIDTH{1'b0}};
@@ -291,8 +307,13 @@ always @(posedge clk) begin
 
     if (r_load) begin
         s_axi_rid_reg <= h_id_reg;
-        s_axi_rdata_reg <= h_refused ? {S_DATA_WIDTH{1'b0}}
-            : m_axi_rdata[h_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
+        if (!fault_drop_reg) begin
+            s_axi_rdata_reg <= h_refused ? {S_DATA_WIDTH{1'b0}}
+                : m_axi_rdata[h_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
+        end
+        fault_drop_reg <= FAULT_DROP_BEAT != 0 && h_first_reg && !h_last_reg
+            && h_slot == {SLOT_WIDTH{1'b1}};
+        h_first_reg <= 1'b0;
         s_axi_rresp_reg <= h_refused ? h_err_reg : m_axi_rresp;
         s_axi_rlast_reg <= h_last_reg;
         s_axi_rvalid_reg <= 1'b1;
@@ -308,6 +329,7 @@ always @(posedge clk) begin
 
     if (h_load) begin
         h_valid_reg <= 1'b1;
+        h_first_reg <= 1'b1;
         h_id_reg <= q_id[q_rd_addr];
         h_size_reg <= q_size[q_rd_addr];
         h_err_reg <= q_err[q_rd_addr];
@@ -329,6 +351,8 @@ always @(posedge clk) begin
         s_axi_rvalid_reg <= 1'b0;
         addr_error_reg <= 1'b0;
         burst_error_reg <= 1'b0;
+        h_first_reg <= 1'b0;
+        fault_drop_reg <= 1'b0;
     end
 end
 

@@ -54,7 +54,13 @@ module card_core #
     // Value of the read-only identifier register: ASCII "DAQ1"
     parameter [31:0] CARD_ID = 32'h4441_5131,
     // Value of the read-only version register: major in [31:16], minor in [15:0]
-    parameter [31:0] CARD_VERSION = 32'h0000_0003
+    parameter [31:0] CARD_VERSION = 32'h0000_0003,
+    // Deliberate faults for the host suite's broken-card tests (crates/card-tests), 0 in every
+    // real build: the read width converter drops a beat (axi_rd_upsizer's FAULT_DROP_BEAT)
+    parameter FAULT_RD_DROP_BEAT = 0,
+    // ... and the frame sources repeat a sequence number every N frames (frame_source's
+    // FAULT_SEQ_REPEAT)
+    parameter FAULT_SEQ_REPEAT = 0
 )
 (
     input  wire                          axi_aclk,
@@ -853,7 +859,9 @@ always @(posedge axi_aclk) begin
     end
 end
 
-frame_source
+frame_source #(
+    .FAULT_SEQ_REPEAT(FAULT_SEQ_REPEAT)
+)
 frame_source_0_inst (
     .clk(axi_aclk),
     .rst(src_rst),
@@ -880,7 +888,9 @@ frame_source_0_inst (
 
 generate
     if (STREAM_EN) begin : stream_blocks_g
-    frame_source
+    frame_source #(
+        .FAULT_SEQ_REPEAT(FAULT_SEQ_REPEAT)
+    )
     frame_source_1_inst (
         .clk(axi_aclk),
         .rst(src_rst),
@@ -1029,7 +1039,8 @@ generate
         .ID_WIDTH(AXI_ID_WIDTH),
         .DDR_DATA_WIDTH(DDR_DATA_WIDTH),
         .DDR_ADDR_WIDTH(DDR_ADDR_WIDTH),
-        .DDR_ID_WIDTH(DDR_ID_WIDTH)
+        .DDR_ID_WIDTH(DDR_ID_WIDTH),
+        .FAULT_RD_DROP_BEAT(FAULT_RD_DROP_BEAT)
     )
     axi_mm_path_inst (
         .clk(axi_aclk),

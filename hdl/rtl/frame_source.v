@@ -61,7 +61,11 @@ module frame_source #
     parameter KEEP_WIDTH = DATA_WIDTH/8,
     // Beats of buffering between the generator and the bus (a power of two); under the drop
     // policy this is the longest frame that can be sent, 4096 beats = 64 KiB
-    parameter FIFO_DEPTH = 4096
+    parameter FIFO_DEPTH = 4096,
+    // Deliberate fault for the host test suite's broken-card test (crates/card-tests), 0 in
+    // every real build: when N > 0, the sequence counter does not advance at every N-th
+    // periodic frame since reset, so the frame after it repeats its sequence number
+    parameter FAULT_SEQ_REPEAT = 0
 )
 (
     input  wire                   clk,
@@ -140,6 +144,10 @@ initial begin
         $error("Error: FIFO_DEPTH must be a power of two of at least 8 (instance %m)");
         $finish;
     end
+    if (FAULT_SEQ_REPEAT < 0) begin
+        $error("Error: FAULT_SEQ_REPEAT must be 0 (no fault) or positive (instance %m)");
+        $finish;
+    end
 end
 
 // Takes a raw CRC state back over `n` zero bytes: the state from which n zero bytes lead to
@@ -177,6 +185,8 @@ reg cfg_gap_zero_reg = 1'b1;
 reg [2:0] state_reg = STATE_IDLE, state_next;
 reg [31:0] seq_ctr_reg = 32'd0, seq_ctr_next;
 reg [31:0] seq_mult_reg = 32'd0, seq_mult_next;   // seq_ctr_reg * PRBS_SEQ_MULT
+// FAULT_SEQ_REPEAT only: periodic frames started since the counter last held back.
+reg [31:0] fault_cnt_reg = 32'd0, fault_cnt_next;
 reg [31:0] gap_cnt_reg = 32'd0, gap_cnt_next;
 reg [12:0] skip_cnt_reg = 13'd0, skip_cnt_next;
 reg send_ready_reg = 1'b0, send_ready_next;
@@ -328,6 +338,7 @@ always @* begin
     state_next = state_reg;
     seq_ctr_next = seq_ctr_reg;
     seq_mult_next = seq_mult_reg;
+    fault_cnt_next = fault_cnt_reg;
     gap_cnt_next = gap_cnt_reg;
     skip_cnt_next = skip_cnt_reg;
     frames_dropped_next = frames_dropped_reg;
@@ -486,6 +497,16 @@ always @* begin
             prbs_next = cfg_prbs_init_reg;
             seq_ctr_next = seq_ctr_reg + 32'd1;
             seq_mult_next = seq_mult_reg + PRBS_SEQ_MULT;
+            if (FAULT_SEQ_REPEAT != 0) begin
+                // The fault: every FAULT_SEQ_REPEAT-th frame leaves the counter (and its
+                // multiple) where they were, so the next frame repeats this one's number.
+                fault_cnt_next = fault_cnt_reg + 32'd1;
+                if (fault_cnt_reg == FAULT_SEQ_REPEAT - 1) begin
+                    fault_cnt_next = 32'd0;
+                    seq_ctr_next = seq_ctr_reg;
+                    seq_mult_next = seq_mult_reg;
+                end
+            end
             if (start_drop) begin
                 state_next = STATE_SKIP;
                 skip_cnt_next = cfg_beats_reg;
@@ -636,6 +657,7 @@ always @(posedge clk) begin
     state_reg <= state_next;
     seq_ctr_reg <= seq_ctr_next;
     seq_mult_reg <= seq_mult_next;
+    fault_cnt_reg <= fault_cnt_next;
     gap_cnt_reg <= gap_cnt_next;
     skip_cnt_reg <= skip_cnt_next;
     send_ready_reg <= send_ready_next;
@@ -742,6 +764,7 @@ always @(posedge clk) begin
         state_reg <= STATE_IDLE;
         seq_ctr_reg <= 32'd0;
         seq_mult_reg <= 32'd0;
+        fault_cnt_reg <= 32'd0;
         gap_cnt_reg <= 32'd0;
         skip_cnt_reg <= 13'd0;
         send_ready_reg <= 1'b0;

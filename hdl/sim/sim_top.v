@@ -33,7 +33,12 @@ module sim_top #
     // Width of the DDR controller address bus in bits (2 GiB)
     parameter DDR_ADDR_WIDTH = 31,
     // Width of the DDR controller ID in bits
-    parameter DDR_ID_WIDTH = AXI_ID_WIDTH + 1
+    parameter DDR_ID_WIDTH = AXI_ID_WIDTH + 1,
+    // Deliberate faults for the host suite's broken-card tests (card_core's FAULT_*); 0 is
+    // the card as built
+    parameter FAULT_RD_DROP_BEAT = 0,
+    // Every N-th frame of a source repeats the previous sequence number; 0: never
+    parameter FAULT_SEQ_REPEAT = 0
 )
 (
     input  wire                          axi_aclk,
@@ -195,7 +200,9 @@ card_core #(
     .AXIS_DATA_WIDTH(AXIS_DATA_WIDTH),
     .DDR_DATA_WIDTH(DDR_DATA_WIDTH),
     .DDR_ADDR_WIDTH(DDR_ADDR_WIDTH),
-    .DDR_ID_WIDTH(DDR_ID_WIDTH)
+    .DDR_ID_WIDTH(DDR_ID_WIDTH),
+    .FAULT_RD_DROP_BEAT(FAULT_RD_DROP_BEAT),
+    .FAULT_SEQ_REPEAT(FAULT_SEQ_REPEAT)
 )
 card_core_inst (
     .axi_aclk(axi_aclk),

@@ -115,6 +115,20 @@ fn target_dir(root: &Path) -> PathBuf {
 /// its defaults), runs `cmd` with `XDMA_BACKEND=hw XDMA_DEVICE=<mount>/xdma0`, and unmounts,
 /// whether the command passed or failed. The command's failure comes first in the result.
 pub fn with_mount(root: &Path, config: Option<&Path>, mut cmd: Command) -> Result<(), String> {
+    with_mount_using(root, config, |root, device| {
+        cmd.env("XDMA_BACKEND", "hw").env("XDMA_DEVICE", device);
+        crate::run(root, cmd)
+    })
+}
+
+/// As [`with_mount`], with whatever `run` does while the card is mounted; it is given the
+/// workspace root and the node prefix (`<mount>/xdma0`) to pass as `XDMA_DEVICE` with
+/// `XDMA_BACKEND=hw`.
+pub fn with_mount_using<T>(
+    root: &Path,
+    config: Option<&Path>,
+    run: impl FnOnce(&Path, &Path) -> Result<T, String>,
+) -> Result<T, String> {
     crate::run(root, {
         let mut b = crate::cargo();
         b.args(["build", "-p", "xdma-fuse", "--bin", "xdma-fuse"]);
@@ -156,14 +170,13 @@ pub fn with_mount(root: &Path, config: Option<&Path>, mut cmd: Command) -> Resul
         std::thread::sleep(Duration::from_millis(50));
     }
     let started = Instant::now();
-    cmd.env("XDMA_BACKEND", "hw")
-        .env("XDMA_DEVICE", dir.join("xdma0"));
-    let ran = crate::run(root, cmd);
+    let ran = run(root, &dir.join("xdma0"));
     println!(
         "xtask: {:.1} s over the xdma-fuse mount at {}",
         started.elapsed().as_secs_f64(),
         dir.display()
     );
     let stopped = mounted.stop();
-    ran.and(stopped)
+    let ran = ran?;
+    stopped.map(|()| ran)
 }

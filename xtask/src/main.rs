@@ -10,6 +10,7 @@ mod fpga_checks;
 mod fuse;
 mod rtl_dirs;
 mod setup;
+mod suite;
 mod synth;
 #[cfg(test)]
 mod tidy;
@@ -25,8 +26,11 @@ tasks:
   lint    verilator --lint-only -Wall over every RTL file in hdl/
   test    setup, lint, codegen check, cargo fmt --check, clippy -D warnings, synth (both
           variants), every test of the workspace, the card's RTL tests on the randomized build
-          under several seeds, then the driver backend's tests over an xdma-fuse mount of the
-          simulated card
+          under several seeds, the driver backend's tests over an xdma-fuse mount of the
+          simulated card, then the card-tests suite on the simulated card and over the mount
+          (the same counts of tests run and skipped in both)
+  suite   the card-tests step of `test` alone: the suite on the simulated card and over an
+          xdma-fuse mount, counts compared, then the broken-card tests
   demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
           with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
         Some("setup") => setup::setup(&root()).map(|_| ()),
         Some("lint") => lint(&root()),
         Some("test") => test(&root(), &args[1..]),
+        Some("suite") => suite::suite(&root()),
         Some("demo") => demo::demo(&root(), &args[1..]),
         Some("codegen") => match args.get(1).map(String::as_str) {
             None => codegen::codegen(&root(), false),
@@ -239,15 +244,23 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     run(root, cmd)?;
     synth::synth(root, &[])?;
     let mut cmd = cargo();
-    cmd.args(["test", "--workspace", "--all-targets"])
-        .args(extra);
+    // The card-tests suite runs in its own step below, on both backends.
+    cmd.args([
+        "test",
+        "--workspace",
+        "--all-targets",
+        "--exclude",
+        "card-tests",
+    ])
+    .args(extra);
     run(root, cmd)?;
     // Doc tests are not part of --all-targets; run them on their own.
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--doc"]);
     run(root, cmd)?;
     xcheck(root)?;
-    hw_over_fuse(root)
+    hw_over_fuse(root)?;
+    suite::suite(root)
 }
 
 /// The card's RTL tests on the randomized build (declaration initialisers removed, every

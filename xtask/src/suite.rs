@@ -1,0 +1,264 @@
+//! The card-tests step of `cargo xtask test`: the suite (crates/card-tests) on the simulated
+//! card, then the very same tests through the driver backend over an xdma-fuse mount of the
+//! simulated card. Both runs must pass with the same numbers of tests run and skipped; the
+//! counts are printed and a difference fails the step.
+//!
+//! A test counts as skipped when it wrote a line to the skip log (`CARD_TESTS_SKIP_LOG`, which
+//! the suite's harness appends to with the test's name and reason); every other passed test
+//! ran. The broken-card tests, which need simulated tops the driver backend cannot choose, run
+//! once on the simulated card, after the two runs.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::fuse;
+
+/// The suite's test targets, run on both backends.
+const SUITE: &[&str] = &[
+    "bad_input",
+    "registers",
+    "memory",
+    "streams",
+    "concurrency",
+    "interrupts",
+    "model",
+    "soak",
+];
+
+/// The environment variable the suite's harness appends skips to.
+const SKIP_LOG_ENV: &str = "CARD_TESTS_SKIP_LOG";
+
+/// What one run found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Counts {
+    /// Tests that passed, skipped ones included, per target.
+    passed: BTreeMap<String, u64>,
+    /// Tests skipped, per target, with their names.
+    skipped: BTreeMap<String, Vec<String>>,
+    /// Tests that failed.
+    failed: u64,
+}
+
+impl Counts {
+    fn total_passed(&self) -> u64 {
+        self.passed.values().sum()
+    }
+
+    fn total_skipped(&self) -> u64 {
+        self.skipped.values().map(|v| v.len() as u64).sum()
+    }
+
+    /// Tests run and skipped, as printed and compared.
+    fn summary(&self) -> (u64, u64) {
+        let skipped = self.total_skipped();
+        (self.total_passed().saturating_sub(skipped), skipped)
+    }
+}
+
+/// Reads libtest's lines: `Running tests/x.rs (...)` names the target of the next
+/// `test result:` line.
+fn parse_results(out: &str, counts: &mut Counts) {
+    let mut target = String::new();
+    for line in out.lines() {
+        let l = line.trim();
+        if let Some(rest) = l.strip_prefix("Running ") {
+            target = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("tests/")
+                .trim_end_matches(".rs")
+                .to_string();
+        } else if let Some(rest) = l.strip_prefix("test result: ") {
+            let num = |word: &str| {
+                rest.split(';')
+                    .filter_map(|part| {
+                        let mut w = part.split_whitespace().rev();
+                        let name = w.next()?;
+                        let n = w.next()?;
+                        (name == word).then(|| n.parse::<u64>().ok()).flatten()
+                    })
+                    .next()
+                    .unwrap_or(0)
+            };
+            *counts.passed.entry(target.clone()).or_default() += num("passed");
+            counts.failed += num("failed");
+        }
+    }
+}
+
+/// Reads the skip log: one `test<TAB>reason` line per skipped test. The target comes from the
+/// process that wrote it, which the runs keep apart by giving each target its own file.
+fn read_skips(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split('\t').next().map(str::to_string))
+        .collect()
+}
+
+/// Runs `cargo test -p card-tests --test <target>` for each target with `env`, printing the
+/// output as it comes, and counts. A failing target ends the run with its error.
+fn run_targets(
+    root: &Path,
+    targets: &[&str],
+    env: &[(&str, String)],
+    threads: Option<usize>,
+    skip_dir: &Path,
+) -> Result<Counts, String> {
+    std::fs::create_dir_all(skip_dir)
+        .map_err(|e| format!("cannot make {}: {e}", skip_dir.display()))?;
+    let mut counts = Counts::default();
+    for target in targets {
+        let log = skip_dir.join(format!("{target}.skips"));
+        let _ = std::fs::remove_file(&log);
+        let mut cmd = crate::cargo();
+        cmd.args(["test", "-p", "card-tests", "--test", target]);
+        if let Some(n) = threads {
+            cmd.arg("--").arg(format!("--test-threads={n}"));
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.env(SKIP_LOG_ENV, &log);
+        let out = run_teed(root, cmd)?;
+        parse_results(&out, &mut counts);
+        let skips = read_skips(&log);
+        if !skips.is_empty() {
+            counts.skipped.insert(target.to_string(), skips);
+        }
+    }
+    if counts.failed > 0 {
+        return Err(format!("{} card-tests failed", counts.failed));
+    }
+    Ok(counts)
+}
+
+/// Runs `cmd`, copying its standard output to ours line by line, and returns that output; a
+/// non-zero exit is an error (after the output is shown).
+fn run_teed(root: &Path, mut cmd: Command) -> Result<String, String> {
+    cmd.current_dir(root).stdout(Stdio::piped());
+    let shown = format!("{cmd:?}");
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let mut out = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            println!("{line}");
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for {shown}: {e}"))?;
+    if status.success() {
+        Ok(out)
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+/// The suite on the simulated card and over xdma-fuse, counts compared; then the broken-card
+/// tests on the simulated card.
+pub fn suite(root: &Path) -> Result<(), String> {
+    let skip_dir = std::env::temp_dir().join(format!("card-tests-skips-{}", std::process::id()));
+    std::fs::create_dir_all(&skip_dir)
+        .map_err(|e| format!("cannot make {}: {e}", skip_dir.display()))?;
+    let started = Instant::now();
+    let sim = run_targets(
+        root,
+        SUITE,
+        &[("XDMA_BACKEND", "sim".into())],
+        None,
+        &skip_dir.join("sim"),
+    );
+    let sim_s = started.elapsed().as_secs_f64();
+    let sim = sim?;
+    let (run, skipped) = sim.summary();
+    println!(
+        "xtask: card-tests on the simulated card: {run} run, {skipped} skipped ({sim_s:.1} s)"
+    );
+    let fuse_counts = if let Some(why) = fuse::unavailable() {
+        println!("xtask: SKIPPED card-tests over xdma-fuse: {why}");
+        None
+    } else {
+        let started = Instant::now();
+        let config = root.join("crates/card-tests/fuse-server.toml");
+        let dir = skip_dir.join("fuse");
+        // The mount's server answers with the driver's c2h_timeout of 1 s (its config), so a
+        // stream wait of 1 s is the shortest the driver backend takes. One card behind the
+        // mount: one test at a time.
+        let counts = fuse::with_mount_using(root, Some(&config), |root, device| {
+            let env = [
+                ("XDMA_BACKEND", "hw".to_string()),
+                ("XDMA_DEVICE", device.to_string_lossy().into_owned()),
+                ("CARD_TESTS_WAIT_S", "1".to_string()),
+            ];
+            run_targets(root, SUITE, &env, Some(1), &dir)
+        });
+        let s = started.elapsed().as_secs_f64();
+        let counts = counts?;
+        let (run, skipped) = counts.summary();
+        println!("xtask: card-tests over xdma-fuse: {run} run, {skipped} skipped ({s:.1} s)");
+        Some(counts)
+    };
+    if let Some(f) = &fuse_counts {
+        if f.summary() != sim.summary() || f.skipped != sim.skipped {
+            return Err(format!(
+                "card-tests ran differently on the two backends: simulated card {:?} (skipped {:?}), over xdma-fuse {:?} (skipped {:?})",
+                sim.summary(),
+                sim.skipped,
+                f.summary(),
+                f.skipped
+            ));
+        }
+    }
+    // The broken cards, and the harness's own unit tests, once.
+    let started = Instant::now();
+    let broken = run_targets(
+        root,
+        &["broken"],
+        &[("XDMA_BACKEND", "sim".into())],
+        None,
+        &skip_dir.join("broken"),
+    )?;
+    let mut lib = crate::cargo();
+    lib.args(["test", "-p", "card-tests", "--lib", "--examples"]);
+    crate::run(root, lib)?;
+    println!(
+        "xtask: card-tests broken cards: {} run, {} skipped ({:.1} s)",
+        broken.summary().0,
+        broken.summary().1,
+        started.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&skip_dir);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libtest_lines_are_counted_per_target() {
+        let out = "\
+     Running tests/memory.rs (target/debug/deps/memory-53abb43d973cb69c)
+test result: ok. 17 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 18.58s
+     Running tests/model.rs (target/debug/deps/model-53e47489b87da26b)
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.69s
+";
+        let mut c = Counts::default();
+        parse_results(out, &mut c);
+        assert_eq!(c.passed.get("memory"), Some(&17));
+        assert_eq!(c.passed.get("model"), Some(&1));
+        assert_eq!(c.failed, 1);
+        c.skipped
+            .insert("memory".into(), vec!["a".into(), "b".into()]);
+        assert_eq!(c.summary(), (16, 2));
+    }
+}
