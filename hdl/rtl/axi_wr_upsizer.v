@@ -336,8 +336,15 @@ always @(posedge clk) begin
     if (m_axi_awvalid_reg && m_axi_awready) begin
         m_axi_awvalid_reg <= 1'b0;
     end
-    if (m_axi_wvalid_reg && m_axi_wready) begin
-        m_axi_wvalid_reg <= 1'b0;
+    // The output register fills with a beat that completes a master beat, which WREADY lets in
+    // only while the register is empty, and empties on the master's handshake. Written out
+    // rather than through WREADY, so the handshake is not a node of its own in front of it.
+    if (m_axi_wvalid_reg) begin
+        if (m_axi_wready) begin
+            m_axi_wvalid_reg <= 1'b0;
+        end
+    end else if (s_axi_wvalid && state_reg == STATE_DATA && beat_emit) begin
+        m_axi_wvalid_reg <= 1'b1;
     end
 
     if (aw_fire) begin
@@ -387,7 +394,6 @@ always @(posedge clk) begin
             m_axi_wdata_reg <= merged_data;
             m_axi_wstrb_reg <= merged_strb;
             m_axi_wlast_reg <= beat_last;
-            m_axi_wvalid_reg <= 1'b1;
             acc_data_reg <= {M_DATA_WIDTH{1'b0}};
             acc_strb_reg <= {M_STRB_WIDTH{1'b0}};
         end else begin

@@ -365,6 +365,9 @@ reg [31:0] irq_status_reg = REG_IRQ_STATUS_RESET;
 reg usr_irq_req_reg = 1'b0;
 reg irq_again_reg = 1'b0;
 reg cap_fill_above_reg = 1'b0;
+// The fill level compare, registered before its edge is taken: the 32-bit compare and the
+// interrupt handshake behind it do not fit one cycle (the event comes a cycle later).
+reg cap_fill_above_now_reg = 1'b0;
 reg [31:0] error_reg = REG_ERROR_RESET;
 
 // High words of the 64-bit counters, latched when their low word is read.
@@ -557,13 +560,15 @@ wire [31:0] error_events = {28'd0, dma_burst_error, dma_addr_error, cap_ring_err
 
 // Fill level event: CAP_FILL rose to or above a non-zero CAP_IRQ_LEVEL.
 wire cap_fill_above = cap_irq_level_reg != 32'd0 && {1'b0, cap_fill} >= cap_irq_level_reg;
-wire [31:0] irq_events = {30'd0, cap_overflow_event, cap_fill_above && !cap_fill_above_reg};
+wire [31:0] irq_events = {30'd0, cap_overflow_event,
+    cap_fill_above_now_reg && !cap_fill_above_reg};
 
 always @(posedge axi_aclk) begin
     clear_reg <= 1'b0;
     cap_ring_reset_reg <= 1'b0;
     timestamp_reg <= timestamp_reg + 1;
-    cap_fill_above_reg <= cap_fill_above;
+    cap_fill_above_now_reg <= cap_fill_above;
+    cap_fill_above_reg <= cap_fill_above_now_reg;
 
     // 64-bit reads: the low word latches the high word.
     if (rd_en_d_reg) begin
@@ -678,6 +683,7 @@ always @(posedge axi_aclk) begin
         usr_irq_req_reg <= 1'b0;
         irq_again_reg <= 1'b0;
         cap_fill_above_reg <= 1'b0;
+        cap_fill_above_now_reg <= 1'b0;
         error_reg <= REG_ERROR_RESET;
         control_refused_reg <= 1'b0;
         timestamp_hi_reg <= 32'd0;
