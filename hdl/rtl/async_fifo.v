@@ -198,6 +198,11 @@ end
  */
 reg [ADDR_WIDTH:0] rd_ptr_bin = {ADDR_WIDTH+1{1'b0}};
 reg [ADDR_WIDTH:0] rd_ptr_gray = {ADDR_WIDTH+1{1'b0}};
+// The pointer after the next read, binary and Gray, kept ready in registers: a read then only
+// selects them, so the empty compare and the consumer's ready are not followed by an
+// increment and a Gray encoding in the same cycle.
+reg [ADDR_WIDTH:0] rd_ptr_bin_inc = {{ADDR_WIDTH{1'b0}}, 1'b1};
+reg [ADDR_WIDTH:0] rd_ptr_gray_inc = {{ADDR_WIDTH{1'b0}}, 1'b1};
 (* ASYNC_REG = "TRUE" *) reg [ADDR_WIDTH:0] wr_ptr_gray_sync1 = {ADDR_WIDTH+1{1'b0}};
 (* ASYNC_REG = "TRUE" *) reg [ADDR_WIDTH:0] wr_ptr_gray_sync2 = {ADDR_WIDTH+1{1'b0}};
 reg [DATA_WIDTH-1:0] m_data_reg = {DATA_WIDTH{1'b0}};
@@ -206,7 +211,7 @@ reg m_valid_reg = 1'b0;
 wire empty = rd_ptr_gray == wr_ptr_gray_sync2;
 // Load the output register when it is free or being emptied this cycle.
 wire load = !empty && !m_rst_all && (!m_valid_reg || m_ready);
-wire [ADDR_WIDTH:0] rd_ptr_bin_next = rd_ptr_bin + {{ADDR_WIDTH{1'b0}}, load};
+wire [ADDR_WIDTH:0] rd_ptr_bin_inc_next = rd_ptr_bin_inc + {{ADDR_WIDTH{1'b0}}, 1'b1};
 
 assign m_data = m_data_reg;
 // Low from the first cycle of this side's reset, as AXI asks of a valid during reset.
@@ -219,8 +224,12 @@ always @(posedge m_clk) begin
     end else if (m_ready) begin
         m_valid_reg <= 1'b0;
     end
-    rd_ptr_bin <= rd_ptr_bin_next;
-    rd_ptr_gray <= bin2gray(rd_ptr_bin_next);
+    if (load) begin
+        rd_ptr_bin <= rd_ptr_bin_inc;
+        rd_ptr_gray <= rd_ptr_gray_inc;
+        rd_ptr_bin_inc <= rd_ptr_bin_inc_next;
+        rd_ptr_gray_inc <= bin2gray(rd_ptr_bin_inc_next);
+    end
     wr_ptr_gray_sync1 <= wr_ptr_gray;
     wr_ptr_gray_sync2 <= wr_ptr_gray_sync1;
 
@@ -229,9 +238,13 @@ always @(posedge m_clk) begin
         if (m_clear) begin
             rd_ptr_bin <= {ADDR_WIDTH+1{1'b0}};
             rd_ptr_gray <= {ADDR_WIDTH+1{1'b0}};
+            rd_ptr_bin_inc <= {{ADDR_WIDTH{1'b0}}, 1'b1};
+            rd_ptr_gray_inc <= {{ADDR_WIDTH{1'b0}}, 1'b1};
         end else begin
             rd_ptr_bin <= rd_ptr_bin;
             rd_ptr_gray <= rd_ptr_gray;
+            rd_ptr_bin_inc <= rd_ptr_bin_inc;
+            rd_ptr_gray_inc <= rd_ptr_gray_inc;
         end
         wr_ptr_gray_sync1 <= {ADDR_WIDTH+1{1'b0}};
         wr_ptr_gray_sync2 <= {ADDR_WIDTH+1{1'b0}};

@@ -177,7 +177,9 @@ reg [1:0]              h_err_reg = 2'b00;
 reg [M_SHIFT-1:0]      h_off_reg = {M_SHIFT{1'b0}};   // the next slave beat's offset in its line
 reg [7:0]              h_left_reg = 8'd0;             // beats after the next one
 reg                    h_last_reg = 1'b0;             // the next beat is the burst's last
-reg                    h_line_end_reg = 1'b0;         // ... or the last of its master beat
+// The head's next beat is the last of its master beat (or of its burst) and the burst is
+// served: RREADY goes with that beat.
+reg                    h_rready_reg = 1'b0;
 
 reg [M_ADDR_WIDTH-1:0] m_axi_araddr_reg = {M_ADDR_WIDTH{1'b0}};
 reg [7:0]              m_axi_arlen_reg = 8'd0;
@@ -268,7 +270,8 @@ wire h_pop = r_load && h_last_reg;
 // The next queued burst moves into the head when the head is free or leaves in this cycle.
 wire h_load = q_waiting && (!h_valid_reg || h_pop);
 
-assign m_axi_rready = r_load && h_line_end_reg && !h_refused;
+// RREADY is one gate: h_rready_reg already holds the head's valid, line end and refusal.
+assign m_axi_rready = h_rready_reg && m_axi_rvalid && (!s_axi_rvalid_reg || s_axi_rready);
 
 // The master's ID and RLAST carry nothing the queue does not already know.
 wire unused = &{1'b0, m_axi_rid, m_axi_rlast, ar_lines[OFF_WIDTH-1:8], 1'b0};
@@ -321,7 +324,8 @@ always @(posedge clk) begin
         h_off_reg <= h_off_next;
         h_left_reg <= h_left_reg - 8'd1;
         h_last_reg <= h_left_reg == 8'd1;
-        h_line_end_reg <= h_left_reg == 8'd1 || line_second_last(h_off_reg, h_size_reg);
+        h_rready_reg <= !h_last_reg && !h_refused
+            && (h_left_reg == 8'd1 || line_second_last(h_off_reg, h_size_reg));
         if (h_last_reg) begin
             h_valid_reg <= 1'b0;
         end
@@ -336,7 +340,7 @@ always @(posedge clk) begin
         h_off_reg <= q_off[q_rd_addr];
         h_left_reg <= q_len[q_rd_addr];
         h_last_reg <= q_last[q_rd_addr];
-        h_line_end_reg <= q_line_end[q_rd_addr];
+        h_rready_reg <= q_line_end[q_rd_addr] && q_err[q_rd_addr] == RESP_OKAY;
         q_rd_reg <= q_rd_reg + 1'b1;
     end
 
@@ -348,6 +352,7 @@ always @(posedge clk) begin
         q_rd_reg <= {QW+1{1'b0}};
         count_reg <= {QW+1{1'b0}};
         h_valid_reg <= 1'b0;
+        h_rready_reg <= 1'b0;
         s_axi_rvalid_reg <= 1'b0;
         addr_error_reg <= 1'b0;
         burst_error_reg <= 1'b0;

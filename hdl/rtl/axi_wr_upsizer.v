@@ -19,7 +19,9 @@
  * addr_error or burst_error pulses for each.
  *
  * One burst at a time: the address is registered and passed on, then the data beats are
- * accepted at one per cycle while the output register drains. Write responses pass through
+ * accepted at one per cycle; a beat that completes a master beat waits while the one before
+ * is still in the output register, which costs nothing on bursts of full-width beats (a
+ * master beat every M_DATA_WIDTH / S_DATA_WIDTH slave beats). Write responses pass through
  * unchanged (one per burst). Every output but the response pass-through is a register.
  */
 
@@ -148,6 +150,7 @@ reg [8:0] outstanding_reg = 9'd0;
 reg [ID_WIDTH-1:0] err_id_reg = {ID_WIDTH{1'b0}};
 reg [1:0] err_resp_reg = RESP_SLVERR;
 reg err_offer_reg = 1'b0;                           // the refused burst's response is offered
+reg refused_reg = 1'b0;                             // the burst in its setup cycle is refused
 reg addr_error_reg = 1'b0;
 reg burst_error_reg = 1'b0;
 reg [M_SHIFT-1:0] addr_reg = {M_SHIFT{1'b0}};       // the first slave beat's offset in its master beat
@@ -169,8 +172,6 @@ reg                    m_axi_wlast_reg = 1'b0;
 reg                    m_axi_wvalid_reg = 1'b0;
 
 assign s_axi_awready = state_reg == STATE_IDLE && !m_axi_awvalid_reg && outstanding_reg != 9'h1ff;
-assign s_axi_wready = (state_reg == STATE_DATA && (!m_axi_wvalid_reg || m_axi_wready))
-    || state_reg == STATE_DROP;
 
 assign m_axi_awid = m_axi_awid_reg;
 assign m_axi_awaddr = m_axi_awaddr_reg;
@@ -293,6 +294,13 @@ wire beat_last = last_reg;
 // The beat after this one starts a new master beat: send the gathered one.
 wire beat_emit = last_reg || line_end_reg;
 
+// A beat that completes a master beat waits until the output register is empty; the others
+// only gather. WREADY therefore does not follow the master's WREADY in the same cycle (which
+// would run the FIFO's ready through this block and back into its output register), and the
+// output register still has the other slave beats of a full-width master beat to drain.
+assign s_axi_wready = (state_reg == STATE_DATA && (!beat_emit || !m_axi_wvalid_reg))
+    || state_reg == STATE_DROP;
+
 reg [M_DATA_WIDTH-1:0] merged_data;
 reg [M_STRB_WIDTH-1:0] merged_strb;
 
@@ -328,20 +336,28 @@ always @(posedge clk) begin
     if (m_axi_awvalid_reg && m_axi_awready) begin
         m_axi_awvalid_reg <= 1'b0;
     end
-    if (m_axi_wvalid_reg && m_axi_wready) begin
-        m_axi_wvalid_reg <= 1'b0;
+    // The output register fills with a beat that completes a master beat, which WREADY lets in
+    // only while the register is empty, and empties on the master's handshake. Written out
+    // rather than through WREADY, so the handshake is not a node of its own in front of it.
+    if (m_axi_wvalid_reg) begin
+        if (m_axi_wready) begin
+            m_axi_wvalid_reg <= 1'b0;
+        end
+    end else if (s_axi_wvalid && state_reg == STATE_DATA && beat_emit) begin
+        m_axi_wvalid_reg <= 1'b1;
     end
 
     if (aw_fire) begin
         // The burst's geometry is taken whether it is served or refused (a refused one only
-        // counts its beats), so the refusal steers only the state and the address valid.
+        // counts its beats). The refusal is registered and acts in the setup cycle: decoded
+        // from the address, it would not also fit the handshake and the next state here.
         m_axi_awid_reg <= s_axi_awid;
         m_axi_awaddr_reg <= {s_axi_awaddr[M_ADDR_WIDTH-1:M_SHIFT], {M_SHIFT{1'b0}}};
         m_axi_awlen_reg <= aw_lines[7:0];
         m_axi_awlock_reg <= s_axi_awlock;
         m_axi_awcache_reg <= s_axi_awcache;
         m_axi_awprot_reg <= s_axi_awprot;
-        m_axi_awvalid_reg <= !aw_refused;
+        refused_reg <= aw_refused;
         addr_reg <= aw_off;
         size_reg <= aw_size;
         step_reg <= {{S_SHIFT{1'b0}}, 1'b1} << aw_size;
@@ -353,7 +369,7 @@ always @(posedge clk) begin
         err_resp_reg <= aw_out_of_range ? RESP_DECERR : RESP_SLVERR;
         addr_error_reg <= aw_out_of_range;
         burst_error_reg <= !aw_out_of_range && aw_not_incr;
-        state_reg <= aw_refused ? STATE_DROP : STATE_SETUP;
+        state_reg <= STATE_SETUP;
     end
 
     // The first beat's lanes, slot and line end, from the registered address: the one cycle
@@ -363,7 +379,8 @@ always @(posedge clk) begin
         run_reg <= transfer_lanes(addr_reg[S_SHIFT-1:0], size_reg);
         slot_reg <= {{SLOTS-1{1'b0}}, 1'b1} << addr_reg[M_SHIFT-1:S_SHIFT];
         line_end_reg <= beat_ends_line(addr_reg, size_reg);
-        state_reg <= STATE_DATA;
+        m_axi_awvalid_reg <= !refused_reg;
+        state_reg <= refused_reg ? STATE_DROP : STATE_DATA;
     end
 
     if (w_fire && state_reg == STATE_DROP) begin
@@ -377,7 +394,6 @@ always @(posedge clk) begin
             m_axi_wdata_reg <= merged_data;
             m_axi_wstrb_reg <= merged_strb;
             m_axi_wlast_reg <= beat_last;
-            m_axi_wvalid_reg <= 1'b1;
             acc_data_reg <= {M_DATA_WIDTH{1'b0}};
             acc_strb_reg <= {M_STRB_WIDTH{1'b0}};
         end else begin

@@ -371,6 +371,9 @@ reg [31:0] irq_status_reg = REG_IRQ_STATUS_RESET;
 reg usr_irq_req_reg = 1'b0;
 reg irq_again_reg = 1'b0;
 reg cap_fill_above_reg = 1'b0;
+// The fill level compare, registered before its edge is taken: the 32-bit compare and the
+// interrupt handshake behind it do not fit one cycle (the event comes a cycle later).
+reg cap_fill_above_now_reg = 1'b0;
 reg [31:0] error_reg = REG_ERROR_RESET;
 
 // High words of the 64-bit counters, latched when their low word is read.
@@ -555,17 +558,23 @@ assign reg_wr_err = control_refused;
 wire cap_ring_error;
 wire dma_addr_error;
 wire dma_burst_error;
-wire [31:0] error_events = {28'd0, dma_burst_error, dma_addr_error, cap_ring_error, control_refused};
+// A refused CONTROL write sets its ERROR bit a cycle later, from a register: the write's
+// decode and the mode check take most of the cycle already (its SLVERR needs them at once).
+reg control_refused_reg = 1'b0;
+wire [31:0] error_events = {28'd0, dma_burst_error, dma_addr_error, cap_ring_error,
+    control_refused_reg};
 
 // Fill level event: CAP_FILL rose to or above a non-zero CAP_IRQ_LEVEL.
 wire cap_fill_above = cap_irq_level_reg != 32'd0 && {1'b0, cap_fill} >= cap_irq_level_reg;
-wire [31:0] irq_events = {30'd0, cap_overflow_event, cap_fill_above && !cap_fill_above_reg};
+wire [31:0] irq_events = {30'd0, cap_overflow_event,
+    cap_fill_above_now_reg && !cap_fill_above_reg};
 
 always @(posedge axi_aclk) begin
     clear_reg <= 1'b0;
     cap_ring_reset_reg <= 1'b0;
     timestamp_reg <= timestamp_reg + 1;
-    cap_fill_above_reg <= cap_fill_above;
+    cap_fill_above_now_reg <= cap_fill_above;
+    cap_fill_above_reg <= cap_fill_above_now_reg;
 
     // 64-bit reads: the low word latches the high word.
     if (rd_en_d_reg) begin
@@ -593,6 +602,8 @@ always @(posedge axi_aclk) begin
     end else begin
         irq_status_reg <= irq_status_reg | (irq_events & REG_IRQ_STATUS_MASK);
     end
+
+    control_refused_reg <= control_refused;
 
     // Errors: events set bits, a written 1 clears them (an event wins).
     if (reg_wr_en && wr_off == REG_ERROR) begin
@@ -678,7 +689,9 @@ always @(posedge axi_aclk) begin
         usr_irq_req_reg <= 1'b0;
         irq_again_reg <= 1'b0;
         cap_fill_above_reg <= 1'b0;
+        cap_fill_above_now_reg <= 1'b0;
         error_reg <= REG_ERROR_RESET;
+        control_refused_reg <= 1'b0;
         timestamp_hi_reg <= 32'd0;
         src0_sent_hi_reg <= 32'd0;
         src0_dropped_hi_reg <= 32'd0;
@@ -989,6 +1002,34 @@ generate
         wire cap_axi_bvalid;
         wire cap_axi_bready;
 
+        // The frame source's beats reach the capture writer through a register slice: the
+        // source's FIFO drives them straight from block RAM, whose clock-to-out leaves too
+        // little of the cycle for the writer's descriptor count and room check. The slice
+        // resets with the source, so a clear drops a beat in it as it drops the source's own.
+        wire [AXIS_DATA_WIDTH-1:0] cap_tdata;
+        wire [AXIS_KEEP_WIDTH-1:0] cap_tkeep;
+        wire cap_tlast;
+        wire cap_slice_tvalid;
+        wire cap_slice_tready;
+
+    axis_skid_buffer #(
+        .DATA_WIDTH(AXIS_DATA_WIDTH)
+    )
+    cap_slice_inst (
+        .clk(axi_aclk),
+        .rst(src_rst),
+        .s_axis_tdata(src0_tdata),
+        .s_axis_tkeep(src0_tkeep),
+        .s_axis_tlast(src0_tlast),
+        .s_axis_tvalid(cap_tvalid),
+        .s_axis_tready(cap_tready),
+        .m_axis_tdata(cap_tdata),
+        .m_axis_tkeep(cap_tkeep),
+        .m_axis_tlast(cap_tlast),
+        .m_axis_tvalid(cap_slice_tvalid),
+        .m_axis_tready(cap_slice_tready)
+    );
+
     capture_writer #(
         .DATA_WIDTH(AXI_DATA_WIDTH),
         .ADDR_WIDTH(AXI_ADDR_WIDTH),
@@ -1004,11 +1045,11 @@ generate
         .frame_bytes(clamp_len(src0_frame_len_reg)),
         .ring_reset(cap_ring_reset_reg),
         .clear_counters(clear_reg),
-        .s_axis_tdata(src0_tdata),
-        .s_axis_tkeep(src0_tkeep),
-        .s_axis_tlast(src0_tlast),
-        .s_axis_tvalid(cap_tvalid),
-        .s_axis_tready(cap_tready),
+        .s_axis_tdata(cap_tdata),
+        .s_axis_tkeep(cap_tkeep),
+        .s_axis_tlast(cap_tlast),
+        .s_axis_tvalid(cap_slice_tvalid),
+        .s_axis_tready(cap_slice_tready),
         .m_axi_awaddr(cap_axi_awaddr),
         .m_axi_awlen(cap_axi_awlen),
         .m_axi_awsize(cap_axi_awsize),
