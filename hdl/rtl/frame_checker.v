@@ -73,8 +73,8 @@ module frame_checker #
 // Frame format constants (docs/frame-format.md).
 localparam [31:0] MAGIC = 32'h46514144;
 localparam [7:0] VERSION = 8'd1;
-localparam [17:0] MIN_LEN = 18'd64;
-localparam [17:0] MAX_LEN = 18'h10000;
+// A frame is 64 to 65536 bytes; stage 1b and stage 2 check the bounds in terms of beats
+// (see length_err).
 // The raw CRC register after a frame and its own trailer (the inverse of 0x2144df1c).
 localparam [31:0] CRC_RESIDUE_RAW = 32'hdebb20e3;
 // The reflected CRC-32 polynomial, as frame_crc32 uses it.
@@ -135,9 +135,11 @@ reg e_magic_err_reg = 1'b0;
 reg e_version_err_reg = 1'b0;
 reg e_keep_err_reg = 1'b0;
 reg e_too_long_reg = 1'b0;            // 4096 beats or more before the last
+reg e_too_short_reg = 1'b0;           // fewer than 64 bytes
+reg e_exp_high_reg = 1'b0;            // the header's length + 36 needs more than 18 bits
 reg [17:0] e_bytes_reg = 18'd0;        // bytes received
 reg [KEEP_WIDTH-1:0] e_last_lane_reg = {KEEP_WIDTH{1'b0}};
-reg [32:0] e_exp_len_reg = 33'd0;
+reg [17:0] e_exp_len_reg = 18'd0;         // its low 18 bits
 reg [31:0] e_seq_reg = 32'd0;
 
 // Stage 2 -> 3: the verdict.
@@ -278,9 +280,12 @@ generate
     end
 endgenerate
 
-// A frame of 4096 beats or more before its last is too long whatever that beat holds.
-wire length_err = e_keep_err_reg || e_too_long_reg || e_bytes_reg > MAX_LEN
-    || e_bytes_reg < MIN_LEN || {15'd0, e_bytes_reg} != e_exp_len_reg;
+// A frame of 4096 beats or more before its last is too long whatever that beat holds, and
+// one of fewer is at most 4095 * 16 + 16 = 65536 bytes, so that flag is the whole upper
+// bound. The lower bound and the high bits of the expected length are flags from stage 1b
+// too, so that this stage compares 18 bits and ORs the flags.
+wire length_err = e_keep_err_reg || e_too_long_reg || e_too_short_reg || e_exp_high_reg
+    || e_bytes_reg != e_exp_len_reg;
 
 // Missing frames, in two more steps that each fit a cycle: stage 3 takes the jump from the
 // expected number and the bad frames seen since the last good one; the next cycle subtracts
@@ -340,9 +345,13 @@ always @(posedge clk) begin
         e_version_err_reg <= t_version_err_reg;
         e_keep_err_reg <= t_keep_err_reg;
         e_too_long_reg <= t_full_beats_reg >= 13'd4096;
+        // 16 * beats + bytes < 64: fewer than 3 full beats, or 3 and a partial one.
+        e_too_short_reg <= t_full_beats_reg < 13'd3
+            || (t_full_beats_reg == 13'd3 && t_last_bytes_reg < 5'd16);
+        e_exp_high_reg <= |t_exp_len_reg[32:18];
         e_bytes_reg <= {1'b0, t_full_beats_reg[12:0], 4'd0} + {13'd0, t_last_bytes_reg};
         e_last_lane_reg <= t_last_lane_reg;
-        e_exp_len_reg <= t_exp_len_reg;
+        e_exp_len_reg <= t_exp_len_reg[17:0];
         e_seq_reg <= t_seq_reg;
     end
 

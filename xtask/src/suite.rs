@@ -28,6 +28,22 @@ const SUITE: &[&str] = &[
     "soak",
 ];
 
+/// The variants of the simulated card (`sim.variant`) the suite also runs on.
+const VARIANTS: &[&str] = &["mm", "stream"];
+
+/// The suite's configuration with `variant` set in its `[sim]` section.
+fn with_variant(suite_toml: &str, variant: &str) -> Result<String, String> {
+    let at = suite_toml
+        .find("[sim]\n")
+        .ok_or("crates/card-tests/suite.toml has no [sim] section")?;
+    let end = at + "[sim]\n".len();
+    Ok(format!(
+        "{}variant = \"{variant}\"\n{}",
+        &suite_toml[..end],
+        &suite_toml[end..]
+    ))
+}
+
 /// The environment variable the suite's harness appends skips to.
 const SKIP_LOG_ENV: &str = "CARD_TESTS_SKIP_LOG";
 
@@ -218,6 +234,33 @@ pub fn suite(root: &Path) -> Result<(), String> {
             ));
         }
     }
+    // The XDMA variants as a board builds them (the runs above are on the combined layout):
+    // the suite on each, skipping what the variant lacks. The soak test is left out (it skips
+    // without CARD_SOAK either way).
+    let suite_toml = std::fs::read_to_string(root.join("crates/card-tests/suite.toml"))
+        .map_err(|e| format!("cannot read crates/card-tests/suite.toml: {e}"))?;
+    for variant in VARIANTS {
+        let started = Instant::now();
+        let config = skip_dir.join(format!("suite-{variant}.toml"));
+        std::fs::write(&config, with_variant(&suite_toml, variant)?)
+            .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+        let targets: Vec<&str> = SUITE.iter().copied().filter(|t| *t != "soak").collect();
+        let counts = run_targets(
+            root,
+            &targets,
+            &[
+                ("XDMA_BACKEND", "sim".into()),
+                ("XDMA_CONFIG", config.to_string_lossy().into_owned()),
+            ],
+            None,
+            &skip_dir.join(variant),
+        )?;
+        let (run, skipped) = counts.summary();
+        println!(
+            "xtask: card-tests on the simulated card's {variant} variant: {run} run, {skipped} skipped ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
     // The broken cards, and the harness's own unit tests, once.
     let started = Instant::now();
     let broken = run_targets(
@@ -243,6 +286,13 @@ pub fn suite(root: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_variant_goes_into_the_sim_section() {
+        let t = with_variant("# x\n[sim]\nevents = 1\n[hw]\n", "mm").expect("has [sim]");
+        assert_eq!(t, "# x\n[sim]\nvariant = \"mm\"\nevents = 1\n[hw]\n");
+        assert!(with_variant("[hw]\n", "mm").is_err());
+    }
 
     #[test]
     fn libtest_lines_are_counted_per_target() {
