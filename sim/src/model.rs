@@ -69,11 +69,31 @@ pub struct Port {
     /// The storage's address (as a number, so that a `Port` stays a plain value); it is only
     /// dereferenced by the model whose id is `model`, which owns the storage.
     addr: usize,
+    /// The bits an input of this width keeps, for ports of up to 64 bits.
+    mask: u64,
     idx: u32,
     width: u32,
+    /// Worked out once here rather than at every access: the per-cycle accessors run for
+    /// every port of every agent at every edge.
+    storage: Storage,
 }
 
 impl Port {
+    fn new(model: u64, addr: *mut u8, idx: usize, width: u32) -> Port {
+        Port {
+            model,
+            addr: addr as usize,
+            mask: if width >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            },
+            idx: u32::try_from(idx).unwrap_or(u32::MAX),
+            width,
+            storage: Storage::of_width(width),
+        }
+    }
+
     /// The port's width in bits.
     pub fn width(self) -> u32 {
         self.width
@@ -199,12 +219,7 @@ impl ModelBuilder {
         if seed.is_some() {
             let inputs: Vec<Port> = (0..model.slots.len())
                 .filter(|&i| !model.slots[i].output)
-                .map(|i| Port {
-                    model: model.id,
-                    addr: model.slots[i].addr as usize,
-                    idx: i as u32,
-                    width: model.slots[i].width,
-                })
+                .map(|i| Port::new(model.id, model.slots[i].addr, i, model.slots[i].width))
                 .collect();
             for p in inputs {
                 model.set_words(p, &[]);
@@ -356,12 +371,12 @@ impl Model {
                     .collect::<Vec<_>>()
                     .join(", "),
             })?;
-        Ok(Port {
-            model: self.id,
-            addr: self.slots[idx].addr as usize,
-            idx: u32::try_from(idx).unwrap_or(u32::MAX),
-            width: self.slots[idx].width,
-        })
+        Ok(Port::new(
+            self.id,
+            self.slots[idx].addr,
+            idx,
+            self.slots[idx].width,
+        ))
     }
 
     /// Resolves an input port, refusing outputs.
@@ -409,7 +424,7 @@ impl Model {
     #[inline]
     fn place(&self, port: Port) -> (*mut u8, Storage) {
         self.own(port);
-        (port.addr as *mut u8, Storage::of_width(port.width))
+        (port.addr as *mut u8, port.storage)
     }
 
     /// Reads a port of up to 64 bits; for a wider port, its low 64 bits.
@@ -445,11 +460,7 @@ impl Model {
     #[inline]
     pub fn set(&mut self, port: Port, value: u64) {
         let (addr, storage) = self.place(port);
-        let v = if port.width >= 64 {
-            value
-        } else {
-            value & ((1u64 << port.width) - 1)
-        };
+        let v = value & port.mask;
         // SAFETY: as in `get`; the model is only evaluated from this thread and not during this
         // write, so nothing else accesses the storage.
         unsafe {

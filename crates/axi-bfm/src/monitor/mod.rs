@@ -213,6 +213,7 @@ impl Chan {
     }
 
     /// Applies the common rules at this edge and moves the sample into history.
+    #[inline]
     pub(crate) fn check(
         &mut self,
         bus: &str,
@@ -223,20 +224,27 @@ impl Chan {
         if !self.stalled_before && !cx.in_reset && !was_in_reset && (!self.v || self.r) {
             // An idle channel, or a handshake at the first edge VALID is up: no rule can
             // break (VALID was not held for anything, no stalled payload to compare) and
-            // there is no stall to remember.
+            // there is no stall to remember. This is most edges of most channels, so it is
+            // inlined into the monitors and the rest is not.
             self.stalled_for = 0;
             return None;
         }
+        self.check_held(bus, cx, was_in_reset, stall_bound)
+    }
+
+    /// [`Chan::check`] at an edge in or just after reset, or with VALID held from before.
+    #[inline(never)]
+    fn check_held(
+        &mut self,
+        bus: &str,
+        cx: &Cx,
+        was_in_reset: bool,
+        stall_bound: u64,
+    ) -> Option<Violation> {
         let mut found = None;
         let chan = self.channel;
-        let mk = |rule: Rule, note: String, values: Vec<(String, u64)>| Violation {
-            rule,
-            bus: bus.to_string(),
-            channel: chan,
-            time_ps: cx.time_ps,
-            cycle: cx.cycle,
-            values,
-            note,
+        let mk = |rule: Rule, note: String, values: Vec<(String, u64)>| {
+            handshake_violation(rule, bus, chan, cx, note, values)
         };
         let vr = |v: bool, r: bool| {
             vec![
@@ -296,7 +304,33 @@ impl Chan {
     }
 }
 
-/// Builds a violation of a protocol-level rule (not a handshake rule).
+/// Builds a violation of a handshake rule. Cold and out of line like every violation's
+/// constructor, so that the per-edge checks stay short.
+#[cold]
+#[inline(never)]
+fn handshake_violation(
+    rule: Rule,
+    bus: &str,
+    channel: Channel,
+    cx: &Cx,
+    note: String,
+    values: Vec<(String, u64)>,
+) -> Violation {
+    Violation {
+        rule,
+        bus: bus.to_string(),
+        channel,
+        time_ps: cx.time_ps,
+        cycle: cx.cycle,
+        values,
+        note,
+    }
+}
+
+/// Builds a violation of a protocol-level rule (not a handshake rule). Cold: it runs once per
+/// broken rule, and out of line it keeps the monitors' per-edge code short.
+#[cold]
+#[inline(never)]
 pub(crate) fn violation(
     rule: Rule,
     bus: &str,
