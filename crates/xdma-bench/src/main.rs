@@ -977,7 +977,8 @@ fn rtt_text(r: &rtt::Report) -> String {
     s
 }
 
-/// The predictions that issue 9's timing model is judged by.
+/// The predictions of scenarios the timing model was not calibrated on, to be judged against
+/// a board (`docs/timing-model.md` lists them).
 #[derive(Debug, Serialize)]
 struct Predictions {
     concurrent: scenario::Concurrent,
