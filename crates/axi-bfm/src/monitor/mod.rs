@@ -304,8 +304,9 @@ impl Chan {
     }
 }
 
-/// Builds a violation of a handshake rule. Cold and out of line like every violation's
-/// constructor, so that the per-edge checks stay short.
+/// Builds a violation with its values named by owned strings (the handshake rules name
+/// them after the payload's signals). Cold and out of line like every violation's
+/// constructor: it runs once per broken rule, and the per-edge checks stay short.
 #[cold]
 #[inline(never)]
 fn handshake_violation(
@@ -327,8 +328,7 @@ fn handshake_violation(
     }
 }
 
-/// Builds a violation of a protocol-level rule (not a handshake rule). Cold: it runs once per
-/// broken rule, and out of line it keeps the monitors' per-edge code short.
+/// Builds a violation of a protocol-level rule (not a handshake rule).
 #[cold]
 #[inline(never)]
 pub(crate) fn violation(
@@ -339,13 +339,6 @@ pub(crate) fn violation(
     note: String,
     values: &[(&str, u64)],
 ) -> Violation {
-    Violation {
-        rule,
-        bus: bus.to_string(),
-        channel,
-        time_ps: cx.time_ps,
-        cycle: cx.cycle,
-        values: values.iter().map(|(n, v)| ((*n).to_string(), *v)).collect(),
-        note,
-    }
+    let values = values.iter().map(|(n, v)| ((*n).to_string(), *v)).collect();
+    handshake_violation(rule, bus, channel, cx, note, values)
 }
