@@ -4,16 +4,6 @@
 //! The monitors gather what each check needs from the bus and call these functions; a check
 //! returns `Some(note)` when the rule is broken, with the note saying how.
 
-/// Builds the note of a broken rule. It runs once per violation, never on an edge where
-/// the bus behaves; cold and out of line, the formatting stays out of the monitors'
-/// per-edge code, which then takes fewer lines of an instruction cache that the model's own
-/// code already fills.
-#[cold]
-#[inline(never)]
-fn note(args: std::fmt::Arguments<'_>) -> String {
-    args.to_string()
-}
-
 /// A protocol rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -139,25 +129,21 @@ type Finding = Option<String>;
 
 /// valid_low_in_reset: VALID is low whenever reset is sampled active.
 pub(crate) fn valid_low_in_reset(in_reset: bool, valid: bool) -> Finding {
-    (in_reset && valid).then(|| note(format_args!("VALID is high while reset is asserted")))
+    (in_reset && valid).then(|| "VALID is high while reset is asserted".to_string())
 }
 
 /// valid_low_after_reset: at the first edge after reset, VALID is still low (a master may
 /// raise it only after an edge that saw reset released).
 pub(crate) fn valid_low_after_reset(was_in_reset: bool, in_reset: bool, valid: bool) -> Finding {
-    (was_in_reset && !in_reset && valid).then(|| {
-        note(format_args!(
-            "VALID is high at the first edge after reset was released"
-        ))
-    })
+    (was_in_reset && !in_reset && valid)
+        .then(|| "VALID is high at the first edge after reset was released".to_string())
 }
 
 /// valid_held_until_handshake: VALID that was high without READY is still high.
 pub(crate) fn valid_held_until_handshake(stalled_before: bool, valid: bool) -> Finding {
     (stalled_before && !valid).then(|| {
-        note(format_args!(
-            "VALID dropped before its handshake (it was high with READY low at the previous edge)"
-        ))
+        "VALID dropped before its handshake (it was high with READY low at the previous edge)"
+            .to_string()
     })
 }
 
@@ -168,24 +154,19 @@ pub(crate) fn payload_stable_while_stalled(
     before: &[u32],
     now: &[u32],
 ) -> Finding {
-    (stalled_before && valid && before != now).then(|| {
-        note(format_args!(
-            "the payload changed while VALID was high and READY low"
-        ))
-    })
+    (stalled_before && valid && before != now)
+        .then(|| "the payload changed while VALID was high and READY low".to_string())
 }
 
 /// wlast_on_last_beat: beat number `beat` (from 1) of a burst of `beats` carries WLAST iff it
 /// is the last.
 pub(crate) fn wlast_on_last_beat(beat: u32, beats: u32, wlast: bool) -> Finding {
     if wlast && beat != beats {
-        Some(note(format_args!(
-            "WLAST on beat {beat} of a {beats}-beat burst"
-        )))
+        Some(format!("WLAST on beat {beat} of a {beats}-beat burst"))
     } else if !wlast && beat == beats {
-        Some(note(format_args!(
+        Some(format!(
             "no WLAST on beat {beat}, the last of a {beats}-beat burst"
-        )))
+        ))
     } else {
         None
     }
@@ -194,13 +175,11 @@ pub(crate) fn wlast_on_last_beat(beat: u32, beats: u32, wlast: bool) -> Finding 
 /// rlast_on_last_beat: as for WLAST, on the read data of one ID.
 pub(crate) fn rlast_on_last_beat(beat: u32, beats: u32, rlast: bool) -> Finding {
     if rlast && beat != beats {
-        Some(note(format_args!(
-            "RLAST on beat {beat} of a {beats}-beat burst"
-        )))
+        Some(format!("RLAST on beat {beat} of a {beats}-beat burst"))
     } else if !rlast && beat == beats {
-        Some(note(format_args!(
+        Some(format!(
             "no RLAST on beat {beat}, the last of a {beats}-beat burst"
-        )))
+        ))
     } else {
         None
     }
@@ -215,7 +194,7 @@ pub(crate) fn no_4k_crossing(addr: u64, len: u64, size: u64, burst: u64) -> Find
     let aligned = addr & !(bytes - 1);
     let last = aligned.wrapping_add((len + 1) * bytes - 1);
     (addr >> 12 != last >> 12 || last < addr).then(|| {
-        note(format_args!("burst of {} beats of {bytes} bytes from {addr:#x} ends at {last:#x}, past the 4 KiB boundary", len + 1))
+        format!("burst of {} beats of {bytes} bytes from {addr:#x} ends at {last:#x}, past the 4 KiB boundary", len + 1)
     })
 }
 
@@ -223,47 +202,40 @@ pub(crate) fn no_4k_crossing(addr: u64, len: u64, size: u64, burst: u64) -> Find
 /// aligned to the beat size. (INCR allows every 8-bit AxLEN.)
 pub(crate) fn len_legal_for_burst(addr: u64, len: u64, size: u64, burst: u64) -> Finding {
     match burst {
-        BURST_FIXED if len > 15 => Some(note(format_args!(
-            "FIXED burst of {} beats; at most 16",
-            len + 1
-        ))),
-        BURST_WRAP if !matches!(len, 1 | 3 | 7 | 15) => Some(note(format_args!(
+        BURST_FIXED if len > 15 => Some(format!("FIXED burst of {} beats; at most 16", len + 1)),
+        BURST_WRAP if !matches!(len, 1 | 3 | 7 | 15) => Some(format!(
             "WRAP burst of {} beats; must be 2, 4, 8 or 16",
             len + 1
-        ))),
-        BURST_WRAP if size < 8 && !addr.is_multiple_of(1u64 << size) => Some(note(format_args!(
+        )),
+        BURST_WRAP if size < 8 && !addr.is_multiple_of(1u64 << size) => Some(format!(
             "WRAP burst from {addr:#x}, not aligned to its {}-byte beats",
             1u64 << size
-        ))),
+        )),
         _ => None,
     }
 }
 
 /// burst_type_not_reserved: AxBURST is FIXED, INCR or WRAP.
 pub(crate) fn burst_type_not_reserved(burst: u64) -> Finding {
-    (burst > BURST_WRAP).then(|| note(format_args!("AxBURST {burst} is the reserved encoding")))
+    (burst > BURST_WRAP).then(|| format!("AxBURST {burst} is the reserved encoding"))
 }
 
 /// size_within_bus_width: a beat is no wider than the data bus.
 pub(crate) fn size_within_bus_width(size: u64, data_bytes: usize) -> Finding {
     (size > 7 || (1usize << size) > data_bytes).then(|| {
-        note(format_args!(
+        format!(
             "AxSIZE {size} ({} bytes) on a {data_bytes}-byte bus",
             1u64 << size.min(63)
-        ))
+        )
     })
 }
 
 /// no_b_without_request: a B needs an outstanding write of its ID whose data is complete.
 pub(crate) fn no_b_without_request(outstanding: bool, data_done: bool) -> Finding {
     if !outstanding {
-        Some(note(format_args!(
-            "write response with no outstanding write of this ID"
-        )))
+        Some("write response with no outstanding write of this ID".into())
     } else if !data_done {
-        Some(note(format_args!(
-            "write response before the last beat of its write data"
-        )))
+        Some("write response before the last beat of its write data".into())
     } else {
         None
     }
@@ -271,77 +243,54 @@ pub(crate) fn no_b_without_request(outstanding: bool, data_done: bool) -> Findin
 
 /// no_r_without_request: read data needs an outstanding read of its ID.
 pub(crate) fn no_r_without_request(outstanding: bool) -> Finding {
-    (!outstanding).then(|| {
-        note(format_args!(
-            "read data with no outstanding read of this ID"
-        ))
-    })
+    (!outstanding).then(|| "read data with no outstanding read of this ID".to_string())
 }
 
 /// responses_in_order_per_id: a read burst of one ID ended with the length of a later request
 /// of that ID rather than of the oldest, so it answered out of order.
 pub(crate) fn responses_in_order_per_id(beats: u32, oldest: u32, later: &[u32]) -> Finding {
     (beats != oldest && later.contains(&beats)).then(|| {
-        note(format_args!("read burst of {beats} beats answered first, but the oldest read of this ID has {oldest} beats"))
+        format!("read burst of {beats} beats answered first, but the oldest read of this ID has {oldest} beats")
     })
 }
 
 /// exokay_only_for_exclusive: EXOKAY only for a request made with AxLOCK.
 pub(crate) fn exokay_only_for_exclusive(resp: u64, exclusive: bool) -> Finding {
-    (resp == 1 && !exclusive).then(|| {
-        note(format_args!(
-            "EXOKAY answers an access that was not exclusive"
-        ))
-    })
+    (resp == 1 && !exclusive).then(|| "EXOKAY answers an access that was not exclusive".to_string())
 }
 
 /// stall_bound: VALID has waited for READY no more than `bound` cycles.
 pub(crate) fn stall_bound(stalled_for: u64, bound: u64) -> Finding {
-    (bound > 0 && stalled_for > bound).then(|| {
-        note(format_args!(
-            "VALID waited {stalled_for} cycles for READY; the bound is {bound}"
-        ))
-    })
+    (bound > 0 && stalled_for > bound)
+        .then(|| format!("VALID waited {stalled_for} cycles for READY; the bound is {bound}"))
 }
 
 /// response_latency_bound: the oldest request has waited no more than `bound` cycles.
 pub(crate) fn response_latency_bound(waited: u64, bound: u64) -> Finding {
     (bound > 0 && waited > bound).then(|| {
-        note(format_args!(
-            "a request has waited {waited} cycles for its response; the bound is {bound}"
-        ))
+        format!("a request has waited {waited} cycles for its response; the bound is {bound}")
     })
 }
 
 /// tkeep_full_except_last: every beat but the TLAST one keeps all bytes.
 pub(crate) fn tkeep_full_except_last(tkeep: u128, full: u128, tlast: bool) -> Finding {
-    (!tlast && tkeep != full).then(|| {
-        note(format_args!(
-            "TKEEP {tkeep:#x} on a beat before TLAST; must be all ones ({full:#x})"
-        ))
-    })
+    (!tlast && tkeep != full)
+        .then(|| format!("TKEEP {tkeep:#x} on a beat before TLAST; must be all ones ({full:#x})"))
 }
 
 /// tkeep_last_packed: the TLAST beat keeps a non-empty run of bytes from lane 0.
 pub(crate) fn tkeep_last_packed(tkeep: u128, tlast: bool) -> Finding {
-    (tlast && (tkeep == 0 || (tkeep & (tkeep.wrapping_add(1))) != 0)).then(|| {
-        note(format_args!(
-            "TKEEP {tkeep:#x} on the TLAST beat; must be ones from lane 0 up"
-        ))
-    })
+    (tlast && (tkeep == 0 || (tkeep & (tkeep.wrapping_add(1))) != 0))
+        .then(|| format!("TKEEP {tkeep:#x} on the TLAST beat; must be ones from lane 0 up"))
 }
 
 /// frame_length_limits: a frame's byte count within `[min, max]`; `ended` says whether the
 /// frame is complete (the minimum applies only then).
 pub(crate) fn frame_length_limits(bytes: u64, ended: bool, min: u64, max: u64) -> Finding {
     if max > 0 && bytes > max {
-        Some(note(format_args!(
-            "frame has {bytes} bytes; at most {max} allowed"
-        )))
+        Some(format!("frame has {bytes} bytes; at most {max} allowed"))
     } else if ended && bytes < min {
-        Some(note(format_args!(
-            "frame has {bytes} bytes; at least {min} required"
-        )))
+        Some(format!("frame has {bytes} bytes; at least {min} required"))
     } else {
         None
     }
@@ -350,11 +299,11 @@ pub(crate) fn frame_length_limits(bytes: u64, ended: bool, min: u64, max: u64) -
 /// every_request_answered: at the end of a test nothing accepted is still unanswered;
 /// `left` describes each unanswered request.
 pub(crate) fn every_request_answered(left: &[String]) -> String {
-    note(format_args!(
+    format!(
         "{} accepted request(s) never answered: {}",
         left.len(),
         left.join("; ")
-    ))
+    )
 }
 
 /// response_id_of_oldest: an in-order slave answered with ID `got` while the request of ID
@@ -365,7 +314,7 @@ pub(crate) fn response_id_of_oldest(
     oldest_addr: u64,
     since: u64,
 ) -> String {
-    note(format_args!("response with ID {got}, but the oldest outstanding request is ID {oldest_id} at {oldest_addr:#x}, accepted at cycle {since}, and this slave answers in order"))
+    format!("response with ID {got}, but the oldest outstanding request is ID {oldest_id} at {oldest_addr:#x}, accepted at cycle {since}, and this slave answers in order")
 }
 
 #[cfg(test)]
