@@ -1,0 +1,641 @@
+//! The IP model programmed as the Linux driver programs it, without a virtual machine: host
+//! memory is a plain buffer, interrupts are recorded, and every expected value comes from
+//! PG195's register descriptions, the descriptor format or plain arithmetic.
+
+use card_sim::Top;
+use xdma_ip::{Bar, DmaFault, EngineKind, HostMemory, InterruptSink, IpConfig, IrqMode, XdmaIp};
+use xdma_regmap::{
+    self as map, control, desc, engine as ereg, irq as ireg, msix, sgdma, status, Descriptor,
+};
+
+/// Host memory: one buffer at a bus address.
+struct Ram {
+    base: u64,
+    bytes: Vec<u8>,
+}
+
+impl Ram {
+    fn range(&self, addr: u64, len: usize) -> Result<std::ops::Range<usize>, DmaFault> {
+        let fault = DmaFault { addr, len };
+        let off = addr.checked_sub(self.base).ok_or(fault)? as usize;
+        let end = off.checked_add(len).ok_or(fault)?;
+        if end > self.bytes.len() {
+            return Err(fault);
+        }
+        Ok(off..end)
+    }
+}
+
+impl HostMemory for Ram {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), DmaFault> {
+        let r = self.range(addr, buf.len())?;
+        buf.copy_from_slice(&self.bytes[r]);
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), DmaFault> {
+        let r = self.range(addr, data.len())?;
+        self.bytes[r].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Irqs {
+    msix: Vec<(u64, u32)>,
+    msi: Vec<u32>,
+    intx: Vec<bool>,
+}
+
+impl InterruptSink for Irqs {
+    fn msix(&mut self, addr: u64, data: u32) {
+        self.msix.push((addr, data));
+    }
+    fn msi(&mut self, vector: u32) {
+        self.msi.push(vector);
+    }
+    fn intx(&mut self, level: bool) {
+        self.intx.push(level);
+    }
+}
+
+const RAM_BASE: u64 = 0x1000_0000;
+const RAM_BYTES: usize = 4 << 20;
+/// Where the tests keep descriptor chains, results and write-backs in host memory.
+const DESCS: u64 = RAM_BASE;
+const RESULTS: u64 = RAM_BASE + 0x1_0000;
+const WB: u64 = RAM_BASE + 0x2_0000;
+const DATA: u64 = RAM_BASE + 0x10_0000;
+
+struct Card {
+    ip: XdmaIp,
+    mem: Ram,
+    irq: Irqs,
+}
+
+fn top(name: &str) -> Top {
+    *Top::ALL
+        .iter()
+        .find(|t| t.name() == name)
+        .unwrap_or_else(|| panic!("no top {name}"))
+}
+
+/// The combined card: H2C 0 memory-mapped, H2C 1 stream; C2H 0 memory-mapped, C2H 1 and 2
+/// streams.
+fn combined() -> Card {
+    use EngineKind::{MemoryMapped as Mm, Stream as St};
+    card(IpConfig {
+        top: top("sim_top"),
+        h2c: vec![Mm, St],
+        c2h: vec![Mm, St, St],
+        user_irqs: 1,
+        monitors: true,
+    })
+}
+
+fn card(cfg: IpConfig) -> Card {
+    Card {
+        ip: XdmaIp::new(cfg).expect("the IP builds"),
+        mem: Ram {
+            base: RAM_BASE,
+            bytes: vec![0; RAM_BYTES],
+        },
+        irq: Irqs::default(),
+    }
+}
+
+fn pattern(len: usize, seed: u32) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(2_654_435_761).max(1);
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
+impl Card {
+    fn r(&mut self, off: u64) -> u32 {
+        self.ip
+            .bar_read(Bar::Dma, off, 4, &mut self.mem, &mut self.irq)
+            .expect("DMA BAR read") as u32
+    }
+
+    fn w(&mut self, off: u64, v: u32) {
+        self.ip
+            .bar_write(Bar::Dma, off, u64::from(v), 4, &mut self.mem, &mut self.irq)
+            .expect("DMA BAR write");
+    }
+
+    fn user_w(&mut self, off: u64, v: u32) {
+        self.ip
+            .bar_write(
+                Bar::User,
+                off,
+                u64::from(v),
+                4,
+                &mut self.mem,
+                &mut self.irq,
+            )
+            .expect("user BAR write");
+    }
+
+    fn user_r(&mut self, off: u64) -> u32 {
+        self.ip
+            .bar_read(Bar::User, off, 4, &mut self.mem, &mut self.irq)
+            .expect("user BAR read") as u32
+    }
+
+    fn run(&mut self, cycles: u64) {
+        self.ip
+            .run(cycles, &mut self.mem, &mut self.irq)
+            .expect("the card runs");
+    }
+
+    /// Runs until the engine's BUSY bit drops, at most `limit` cycles.
+    fn run_until_idle(&mut self, c2h: bool, ch: usize, limit: u64) {
+        let st = map::engine_base(c2h, ch) + ereg::STATUS;
+        for _ in 0..limit / 64 {
+            if self.r(st) & status::BUSY == 0 {
+                return;
+            }
+            self.run(64);
+        }
+        panic!("engine still busy after {limit} cycles");
+    }
+
+    /// Writes a chain of descriptors at `at`, each linked to the next, with `flags` on the
+    /// last (and the magic and the adjacent counts as the driver sets them).
+    fn chain(&mut self, at: u64, pieces: &[(u64, u64, u32)], last_flags: u32) {
+        for (i, &(src, dst, len)) in pieces.iter().enumerate() {
+            let left = (pieces.len() - 1 - i) as u32;
+            let mut control = map::DESC_MAGIC | (left.min(63) << desc::ADJ_SHIFT);
+            if left == 0 {
+                control |= last_flags;
+            }
+            let d = Descriptor {
+                control,
+                len,
+                src,
+                dst,
+                next: at + 32 * (i as u64 + 1),
+            };
+            self.mem
+                .write(at + 32 * i as u64, &d.to_bytes())
+                .expect("descriptor in RAM");
+        }
+    }
+
+    /// Programs an engine as the driver's engine_init_regs and engine_start do and starts it.
+    fn start(&mut self, c2h: bool, ch: usize, first: u64, poll: bool) {
+        let e = map::engine_base(c2h, ch);
+        let s = map::sgdma_base(c2h, ch);
+        let mut ie = control::IE_ALIGN_MISMATCH
+            | control::IE_MAGIC_STOPPED
+            | control::IE_READ_ERROR
+            | control::IE_DESC_ERROR;
+        if poll {
+            self.w(e + ereg::POLL_WB_LO, WB as u32);
+            self.w(e + ereg::POLL_WB_HI, (WB >> 32) as u32);
+        } else {
+            ie |= control::IE_DESC_STOPPED | control::IE_DESC_COMPLETED;
+        }
+        self.w(e + ereg::IE_MASK, ie);
+        self.w(s + sgdma::FIRST_DESC_LO, first as u32);
+        self.w(s + sgdma::FIRST_DESC_HI, (first >> 32) as u32);
+        self.w(s + sgdma::FIRST_DESC_ADJACENT, 0);
+        let mut c = control::RUN | ie;
+        if poll {
+            c = control::RUN
+                | control::IE_ALIGN_MISMATCH
+                | control::IE_MAGIC_STOPPED
+                | control::IE_READ_ERROR
+                | control::IE_DESC_ERROR
+                | control::POLL_MODE_WB;
+        }
+        self.w(e + ereg::CONTROL, c);
+    }
+
+    /// Stops an engine as xdma_engine_stop does: the control register without RUN.
+    fn stop(&mut self, c2h: bool, ch: usize) {
+        let e = map::engine_base(c2h, ch);
+        let c = self.r(e + ereg::CONTROL);
+        self.w(e + ereg::CONTROL, c & !control::RUN);
+    }
+
+    fn msix_mode(&mut self) {
+        self.ip.set_irq_mode(
+            IrqMode::MsiX {
+                function_mask: false,
+            },
+            &mut self.irq,
+        );
+        // Vector v: address 0xFEE0_0000 + v * 0x10, data 0x40 + v, unmasked.
+        for v in 0..msix::VECTORS as u64 {
+            let e = msix::TABLE + v * msix::ENTRY;
+            self.w(e, 0xFEE0_0000 + 0x10 * v as u32);
+            self.w(e + 4, 0);
+            self.w(e + 8, 0x40 + v as u32);
+            self.w(e + 12, 0);
+        }
+        // Channel request bit i to vector i, user line j to vector 8 + j, as the driver lays
+        // them out (engines first).
+        self.w(ireg::BASE + ireg::CHANNEL_VECTOR, 0x0302_0100);
+        self.w(ireg::BASE + ireg::CHANNEL_VECTOR + 4, 0x0706_0504);
+        self.w(ireg::BASE + ireg::USER_VECTOR, 0x0B0A_0908);
+        self.w(ireg::BASE + ireg::CHANNEL_ENABLE, 0xFF);
+        self.w(ireg::BASE + ireg::USER_ENABLE, 0xFFFF);
+    }
+}
+
+#[test]
+fn identifiers_and_set_clear_registers() {
+    let mut c = combined();
+    // PG195 identifiers: 0x1FC + target + stream bit 15 + channel in 11:8 + version 0x06.
+    assert_eq!(c.r(0x0000), 0x1FC0_0006, "H2C 0, memory-mapped");
+    assert_eq!(c.r(0x0100), 0x1FC0_8106, "H2C 1, stream");
+    assert_eq!(c.r(0x0200), 0, "no H2C 2: the driver's probe stops there");
+    assert_eq!(c.r(0x1000), 0x1FC1_0006, "C2H 0");
+    assert_eq!(c.r(0x1200), 0x1FC1_8206, "C2H 2, stream");
+    assert_eq!(c.r(0x2000), 0x1FC2_0006, "IRQ block");
+    assert_eq!(c.r(0x3000), 0x1FC3_0006, "config block");
+    assert_eq!(c.r(0x4000), 0x1FC4_0006, "H2C SGDMA 0");
+    assert_eq!(c.r(0x5100), 0x1FC5_8106, "C2H SGDMA 1");
+    assert_eq!(c.r(0x6000), 0x1FC6_0006, "SGDMA common");
+    // Write 1 to set, write 1 to clear, on the interrupt enable mask.
+    let e = map::engine_base(true, 1);
+    c.w(e + ereg::IE_MASK, 0x0000_0006);
+    c.w(e + ereg::IE_MASK_W1S, 0x0000_0010);
+    assert_eq!(c.r(e + ereg::IE_MASK), 0x16);
+    c.w(e + ereg::IE_MASK_W1C, 0x0000_0002);
+    assert_eq!(c.r(e + ereg::IE_MASK), 0x14);
+    // The channel enable mask likewise, and the vector registers hold 5-bit fields a byte.
+    c.w(ireg::BASE + ireg::CHANNEL_ENABLE_W1S, 0x5);
+    c.w(ireg::BASE + ireg::CHANNEL_ENABLE_W1C, 0x1);
+    assert_eq!(c.r(ireg::BASE + ireg::CHANNEL_ENABLE), 0x4);
+    c.w(ireg::BASE + ireg::USER_VECTOR + 4, 0xFF1F_2001);
+    assert_eq!(c.r(ireg::BASE + ireg::USER_VECTOR + 4), 0x1F1F_0001);
+    // A narrow write merges into its dword.
+    c.ip.bar_write(
+        Bar::Dma,
+        e + ereg::IE_MASK + 1,
+        0xAB,
+        1,
+        &mut c.mem,
+        &mut c.irq,
+    )
+    .expect("byte write");
+    assert_eq!(c.r(e + ereg::IE_MASK), 0xAB14);
+    // The engine accepts any alignment: 1-byte address alignment and granularity, 64 bits.
+    assert_eq!(c.r(ereg::ALIGNMENTS), 0x0001_0140);
+    // MSI-X vectors are masked after reset (PCIe: Vector Control bit 0 is set at reset).
+    assert_eq!(c.r(msix::TABLE + 12), msix::MASKED);
+}
+
+#[test]
+fn memory_mapped_chain_round_trip_with_msix() {
+    let mut c = combined();
+    c.msix_mode();
+    // Unaligned pieces on both sides, as a user buffer cut by pages gives them.
+    let pieces = [
+        (0x1003u64, 0x2001u64, 100u32),
+        (0x2000, 0x2065, 4096),
+        (0x3000, 0x3065, 5001),
+    ];
+    let total: usize = pieces.iter().map(|p| p.2 as usize).sum();
+    let data = pattern(total, 1);
+    let mut at = 0;
+    for &(h, _, n) in &pieces {
+        c.mem
+            .write(DATA + h, &data[at..at + n as usize])
+            .expect("data in RAM");
+        at += n as usize;
+    }
+    let chain: Vec<_> = pieces.iter().map(|&(h, d, n)| (DATA + h, d, n)).collect();
+    c.chain(DESCS, &chain, desc::STOP | desc::COMPLETED | desc::EOP);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 200_000);
+    let e = map::engine_base(false, 0);
+    assert_eq!(c.r(e + ereg::COMPLETED), 3, "three descriptors completed");
+    assert_eq!(
+        c.r(e + ereg::STATUS),
+        status::DESC_STOPPED | status::DESC_COMPLETED
+    );
+    // One MSI-X message on vector 0 (H2C 0 is channel request bit 0).
+    assert_eq!(c.irq.msix, vec![(0xFEE0_0000, 0x40)]);
+    // The card's DDR holds the bytes where the descriptors put them.
+    let mut ddr = vec![0u8; total];
+    c.ip.card()
+        .ddr_read(0x2001, &mut ddr)
+        .expect("DDR backdoor");
+    assert_eq!(ddr, data);
+    // The status read that clears drops the request; a second read shows it cleared.
+    assert_eq!(
+        c.r(e + ereg::STATUS_RC),
+        status::DESC_STOPPED | status::DESC_COMPLETED
+    );
+    assert_eq!(c.r(e + ereg::STATUS), 0);
+    assert_eq!(c.r(ireg::BASE + ireg::CHANNEL_REQUEST), 0);
+    c.stop(false, 0);
+
+    // And back: C2H 0 reads the card into another host buffer, in one descriptor.
+    let back = DATA + 0x10_0000;
+    c.chain(
+        DESCS + 0x1000,
+        &[(0x2001, back, total as u32)],
+        desc::STOP | desc::COMPLETED,
+    );
+    c.start(true, 0, DESCS + 0x1000, false);
+    c.run_until_idle(true, 0, 200_000);
+    let mut got = vec![0u8; total];
+    c.mem.read(back, &mut got).expect("RAM");
+    assert_eq!(got, data);
+    // C2H 0 is channel request bit 2 (two H2C engines come first): vector 2.
+    assert_eq!(c.irq.msix.last(), Some(&(0xFEE0_0020, 0x42)));
+}
+
+#[test]
+fn poll_mode_writes_back_the_completed_count() {
+    let mut c = combined();
+    c.mem.write(DATA, &pattern(8192, 2)).expect("RAM");
+    c.chain(
+        DESCS,
+        &[(DATA, 0x10_0000, 4096), (DATA + 4096, 0x10_1000, 4096)],
+        desc::STOP | desc::COMPLETED,
+    );
+    c.start(false, 0, DESCS, true);
+    c.run_until_idle(false, 0, 100_000);
+    let mut wb = [0u8; 4];
+    c.mem.read(WB, &mut wb).expect("RAM");
+    // Two descriptors, no error bit.
+    assert_eq!(u32::from_le_bytes(wb), 2);
+    // Poll mode logs no stop or completion (the driver leaves their ie bits off), so no
+    // interrupt is requested.
+    assert_eq!(c.r(map::engine_base(false, 0) + ereg::STATUS), 0);
+}
+
+#[test]
+fn a_bad_magic_stops_the_engine_with_magic_stopped() {
+    let mut c = combined();
+    c.msix_mode();
+    c.chain(DESCS, &[(DATA, 0, 64), (DATA, 64, 64)], desc::STOP);
+    // Spoil the second descriptor's magic.
+    c.mem.write(DESCS + 32 + 2, &[0x12, 0x34]).expect("RAM");
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    let e = map::engine_base(false, 0);
+    assert_eq!(c.r(e + ereg::COMPLETED), 1);
+    assert_eq!(c.r(e + ereg::STATUS), status::MAGIC_STOPPED);
+    assert_eq!(c.irq.msix.len(), 1, "the error interrupts");
+}
+
+#[test]
+fn a_descriptor_outside_host_memory_is_a_descriptor_error() {
+    let mut c = combined();
+    c.chain(DESCS, &[(DATA, 0, 64)], 0);
+    // The first descriptor's next pointer leads out of host memory.
+    c.mem
+        .write(DESCS + 24, &0x7_0000_0000u64.to_le_bytes())
+        .expect("RAM");
+    c.start(true, 0, DESCS, false);
+    c.run_until_idle(true, 0, 50_000);
+    assert_eq!(
+        c.r(map::engine_base(true, 0) + ereg::STATUS),
+        status::DESC_UNSUPP_REQ
+    );
+}
+
+#[test]
+fn h2c_data_outside_host_memory_is_a_read_error() {
+    let mut c = combined();
+    c.chain(DESCS, &[(0x7_0000_0000, 0, 64)], desc::STOP);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    let e = map::engine_base(false, 0);
+    assert_eq!(c.r(e + ereg::STATUS), status::H2C_R_UNSUPP_REQ);
+    assert_eq!(c.r(e + ereg::COMPLETED), 0);
+}
+
+#[test]
+fn a_card_read_error_is_logged_and_stops_the_engine() {
+    let mut c = combined();
+    // The card answers bursts at or above 2 GiB with DECERR (its DDR is smaller).
+    c.chain(
+        DESCS,
+        &[(0x8000_0000, DATA, 256)],
+        desc::STOP | desc::COMPLETED,
+    );
+    c.start(true, 0, DESCS, false);
+    c.run_until_idle(true, 0, 50_000);
+    let e = map::engine_base(true, 0);
+    assert_eq!(c.r(e + ereg::STATUS), status::C2H_R_DECODE_ERR);
+    assert_eq!(c.r(e + ereg::COMPLETED), 0);
+}
+
+#[test]
+fn a_card_write_error_without_its_ie_bits_goes_unlogged() {
+    // PG195: ie_write_error enables logging a write error and stopping on it; the driver does
+    // not set it, so the engine completes the descriptor as if nothing had happened.
+    let mut c = combined();
+    c.chain(
+        DESCS,
+        &[(DATA, 0x8000_0000, 256)],
+        desc::STOP | desc::COMPLETED,
+    );
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    let e = map::engine_base(false, 0);
+    assert_eq!(c.r(e + ereg::COMPLETED), 1);
+    assert_eq!(
+        c.r(e + ereg::STATUS),
+        status::DESC_STOPPED | status::DESC_COMPLETED
+    );
+    // With the bits set, the same write is an error and stops the engine.
+    c.stop(false, 0);
+    c.r(e + ereg::STATUS_RC);
+    c.start(false, 0, DESCS, false);
+    c.w(e + ereg::CONTROL_W1S, control::IE_WRITE_ERROR);
+    c.run_until_idle(false, 0, 50_000);
+    assert_eq!(c.r(e + ereg::STATUS), status::H2C_W_DECODE_ERR);
+}
+
+#[test]
+fn clearing_run_aborts_and_the_engine_runs_again() {
+    let mut c = combined();
+    let n = 64u64;
+    c.mem
+        .write(DATA, &pattern((n * 4096) as usize, 3))
+        .expect("RAM");
+    let pieces: Vec<_> = (0..n)
+        .map(|i| (DATA + i * 4096, i * 4096, 4096u32))
+        .collect();
+    c.chain(DESCS, &pieces, desc::STOP | desc::COMPLETED);
+    c.start(false, 0, DESCS, false);
+    c.run(2_000);
+    c.stop(false, 0);
+    c.run_until_idle(false, 0, 50_000);
+    let e = map::engine_base(false, 0);
+    let done = c.r(e + ereg::COMPLETED);
+    assert!(done > 0 && done < n as u32, "stopped part way: {done}");
+    assert_eq!(c.r(e + ereg::STATUS) & status::DESC_STOPPED, 0);
+    // The next run starts afresh and finishes.
+    c.r(e + ereg::STATUS_RC);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 400_000);
+    assert_eq!(c.r(e + ereg::COMPLETED), n as u32);
+    let mut ddr = vec![0u8; (n * 4096) as usize];
+    c.ip.card().ddr_read(0, &mut ddr).expect("DDR backdoor");
+    assert_eq!(ddr, pattern((n * 4096) as usize, 3));
+}
+
+#[test]
+fn stream_loop_writes_results_with_end_of_packet() {
+    let mut c = combined();
+    // LOOP mode: H2C stream frames leave on C2H stream 0 unchanged (C2H engine 1 here).
+    c.user_w(
+        u64::from(card_regs::CONTROL),
+        card_regs::control::MODE_LOOP as u32,
+    );
+    // Three 4 KiB buffers for C2H 1, results after them.
+    let bufs = DATA + 0x20_0000;
+    let rx: Vec<_> = (0..3)
+        .map(|i| (RESULTS + 32 * i, bufs + 4096 * i, 4096u32))
+        .collect();
+    c.chain(
+        DESCS + 0x1000,
+        &rx,
+        desc::STOP | desc::COMPLETED | desc::EOP,
+    );
+    c.start(true, 1, DESCS + 0x1000, false);
+    // A 5000-byte packet in two descriptors (EOP on the second), then a 100-byte one.
+    let p1 = pattern(5000, 4);
+    let p2 = pattern(100, 5);
+    c.mem.write(DATA, &p1).expect("RAM");
+    c.mem.write(DATA + 0x2000, &p2).expect("RAM");
+    c.chain(
+        DESCS,
+        &[(DATA, 0, 4096), (DATA + 4096, 0, 904)],
+        desc::STOP | desc::EOP | desc::COMPLETED,
+    );
+    c.start(false, 1, DESCS, false);
+    c.run_until_idle(false, 1, 100_000);
+    assert_eq!(c.r(map::engine_base(false, 1) + ereg::COMPLETED), 2);
+    c.run(2_000);
+    // The first packet filled one buffer and ended in the second; the third still waits.
+    assert_ne!(
+        c.r(map::engine_base(true, 1) + ereg::STATUS) & status::BUSY,
+        0
+    );
+    c.stop(false, 1);
+    c.r(map::engine_base(false, 1) + ereg::STATUS_RC);
+    c.chain(
+        DESCS,
+        &[(DATA + 0x2000, 0, 100)],
+        desc::STOP | desc::EOP | desc::COMPLETED,
+    );
+    c.start(false, 1, DESCS, false);
+    c.run_until_idle(true, 1, 100_000);
+    let e = map::engine_base(true, 1);
+    assert_eq!(c.r(e + ereg::COMPLETED), 3);
+    let mut res = vec![0u8; 96];
+    c.mem.read(RESULTS, &mut res).expect("RAM");
+    let word = |i: usize| u32::from_le_bytes([res[i], res[i + 1], res[i + 2], res[i + 3]]);
+    // Status 0x52B4 in the upper half, EOP in bit 0; then the length.
+    assert_eq!((word(0), word(4)), (0x52B4_0000, 4096));
+    assert_eq!((word(32), word(36)), (0x52B4_0001, 904));
+    assert_eq!((word(64), word(68)), (0x52B4_0001, 100));
+    let mut got = vec![0u8; 5000];
+    c.mem.read(bufs, &mut got).expect("RAM");
+    assert_eq!(got, p1);
+    let mut got = vec![0u8; 100];
+    c.mem.read(bufs + 8192, &mut got).expect("RAM");
+    assert_eq!(got, p2);
+}
+
+#[test]
+fn a_masked_msix_vector_waits_in_the_pba_until_unmasked() {
+    let mut c = combined();
+    c.msix_mode();
+    // Mask vector 0 (H2C 0's).
+    c.w(msix::TABLE + 12, msix::MASKED);
+    c.chain(DESCS, &[(DATA, 0, 64)], desc::STOP | desc::COMPLETED);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    c.run(8);
+    assert!(c.irq.msix.is_empty());
+    assert_eq!(c.r(msix::PBA), 1, "pending bit of vector 0");
+    c.w(msix::TABLE + 12, 0);
+    assert_eq!(c.irq.msix, vec![(0xFEE0_0000, 0x40)]);
+    assert_eq!(c.r(msix::PBA), 0);
+    // The function mask holds messages the same way.
+    c.ip.set_irq_mode(
+        IrqMode::MsiX {
+            function_mask: true,
+        },
+        &mut c.irq,
+    );
+    c.r(map::engine_base(false, 0) + ereg::STATUS_RC);
+    c.stop(false, 0);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    c.run(8);
+    assert_eq!(c.irq.msix.len(), 1);
+    c.ip.set_irq_mode(
+        IrqMode::MsiX {
+            function_mask: false,
+        },
+        &mut c.irq,
+    );
+    assert_eq!(c.irq.msix.len(), 2);
+}
+
+#[test]
+fn intx_follows_the_request_and_drops_with_the_status_read() {
+    let mut c = combined();
+    c.w(ireg::BASE + ireg::CHANNEL_ENABLE, 0xFF);
+    c.chain(DESCS, &[(DATA, 0, 64)], desc::STOP | desc::COMPLETED);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    c.run(4);
+    assert_eq!(c.irq.intx, vec![true]);
+    assert_eq!(c.r(ireg::BASE + ireg::CHANNEL_REQUEST), 1);
+    // The driver's handler masks the channel, then the service reads the status to clear it:
+    // the line is low as soon as the mask is written.
+    c.w(ireg::BASE + ireg::CHANNEL_ENABLE_W1C, 1);
+    assert_eq!(c.irq.intx, vec![true, false]);
+    c.r(map::engine_base(false, 0) + ereg::STATUS_RC);
+    c.w(ireg::BASE + ireg::CHANNEL_ENABLE_W1S, 1);
+    assert_eq!(c.irq.intx, vec![true, false], "nothing left to request");
+    // MSI with one vector: every request is vector 0.
+    c.ip.set_irq_mode(IrqMode::Msi { vectors: 1 }, &mut c.irq);
+    c.stop(false, 0);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    c.run(4);
+    assert_eq!(c.irq.msi, vec![0]);
+}
+
+#[test]
+fn the_user_bar_reaches_the_cards_registers() {
+    let mut c = combined();
+    c.user_w(u64::from(card_regs::SCRATCH), 0xCAFE_F00D);
+    assert_eq!(c.user_r(u64::from(card_regs::SCRATCH)), 0xCAFE_F00D);
+    // A byte read takes its lane of the dword.
+    let b =
+        c.ip.bar_read(
+            Bar::User,
+            u64::from(card_regs::SCRATCH) + 1,
+            1,
+            &mut c.mem,
+            &mut c.irq,
+        )
+        .expect("byte read");
+    assert_eq!(b, 0xF0);
+    // The ID register reads as the register table says.
+    assert_eq!(
+        c.user_r(u64::from(card_regs::ID)),
+        card_regs::id::RESET as u32
+    );
+}
