@@ -40,6 +40,25 @@ pub struct IpConfig {
     pub user_irqs: usize,
     /// Protocol monitors on the card's buses.
     pub monitors: bool,
+    /// The engines' address alignment in bytes, a power of two from 1 to 128: 1 when the IP
+    /// is built to allow unaligned transfers (the reference board's), otherwise a descriptor
+    /// whose source and destination differ modulo it stops the engine with ALIGN_MISMATCH.
+    pub alignment: u32,
+}
+
+impl IpConfig {
+    /// The IP of the reference board in front of `top`, with these channels: unaligned
+    /// transfers allowed, one user interrupt line, monitors on.
+    pub fn new(top: Top, h2c: Vec<EngineKind>, c2h: Vec<EngineKind>) -> IpConfig {
+        IpConfig {
+            top,
+            h2c,
+            c2h,
+            user_irqs: 1,
+            monitors: true,
+            alignment: 1,
+        }
+    }
 }
 
 /// Counts of what the IP did, for logs and tests.
@@ -63,9 +82,9 @@ pub struct IpStats {
 /// Memory-mapped transactions an engine keeps in flight: enough to keep the card's AXI port
 /// busy with 4 KiB descriptors.
 const MM_IN_FLIGHT: usize = 4;
-/// The value of the engine's alignments register: any address and length (1-byte alignment
-/// and granularity), 64 address bits, as the reference board's IP reports.
-const ALIGNMENTS: u32 = 0x0001_0140;
+/// The alignments register's granularity and address-width fields: lengths of any byte
+/// count, 64 address bits (bits 23:16 hold the address alignment).
+const ALIGNMENTS_LOW: u32 = 0x0000_0140;
 /// The config block's PCIe data width field: 1 is 128 bits, the reference board's.
 const DATA_WIDTH_128: u32 = 1;
 /// The status bits whose logging the control register enables (bits 23:1 map one to one).
@@ -310,6 +329,12 @@ fn harness(cfg: &IpConfig) -> Result<CardHarness> {
 impl XdmaIp {
     /// Builds the card's top, resets it and the IP.
     pub fn new(cfg: IpConfig) -> Result<XdmaIp> {
+        if !cfg.alignment.is_power_of_two() || cfg.alignment > 128 {
+            return Err(IpError::Config(format!(
+                "alignment {}: a power of two from 1 to 128",
+                cfg.alignment
+            )));
+        }
         if cfg.h2c.len() > map::MAX_CHANNELS || cfg.c2h.len() > map::MAX_CHANNELS {
             return Err(IpError::Config(format!(
                 "{} H2C and {} C2H channels: the XDMA IP has at most {} a direction",
@@ -590,7 +615,7 @@ impl XdmaIp {
                     ereg::CONTROL | ereg::CONTROL_W1S | ereg::CONTROL_W1C => e.control,
                     ereg::STATUS | ereg::STATUS_RC => e.status,
                     ereg::COMPLETED => e.completed,
-                    ereg::ALIGNMENTS => ALIGNMENTS,
+                    ereg::ALIGNMENTS => (self.cfg.alignment << 16) | ALIGNMENTS_LOW,
                     ereg::POLL_WB_LO => e.wb as u32,
                     ereg::POLL_WB_HI => (e.wb >> 32) as u32,
                     ereg::IE_MASK | ereg::IE_MASK_W1S | ereg::IE_MASK_W1C => e.ie_mask,
@@ -943,6 +968,21 @@ impl XdmaIp {
             return None;
         }
         let d = Descriptor::from_bytes(&b);
+        let align = u64::from(self.cfg.alignment);
+        if align > 1 && d.src % align != d.dst % align && !stream {
+            // Only a memory-mapped descriptor pairs two data addresses (a C2H stream's source
+            // is its result record, an H2C stream's destination is unused).
+            tracing::info!(engine = %name, src = d.src, dst = d.dst, "descriptor addresses not aligned alike");
+            if let Some(run) = self.run_of(c2h, ch) {
+                run.next = None;
+                run.fault = Some(status::ALIGN_MISMATCH);
+                if stream || run.mm.is_empty() {
+                    self.finish(c2h, ch, status::ALIGN_MISMATCH, true, mem);
+                }
+            }
+            return None;
+        }
+        let run = self.run_of(c2h, ch)?;
         run.next = if d.control & map::desc::STOP != 0 {
             None
         } else {

@@ -84,13 +84,11 @@ fn top(name: &str) -> Top {
 /// streams.
 fn combined() -> Card {
     use EngineKind::{MemoryMapped as Mm, Stream as St};
-    card(IpConfig {
-        top: top("sim_top"),
-        h2c: vec![Mm, St],
-        c2h: vec![Mm, St, St],
-        user_irqs: 1,
-        monitors: true,
-    })
+    card(IpConfig::new(
+        top("sim_top"),
+        vec![Mm, St],
+        vec![Mm, St, St],
+    ))
 }
 
 fn card(cfg: IpConfig) -> Card {
@@ -638,4 +636,33 @@ fn the_user_bar_reaches_the_cards_registers() {
         c.user_r(u64::from(card_regs::ID)),
         card_regs::id::RESET as u32
     );
+}
+
+#[test]
+fn an_ip_with_an_alignment_rule_refuses_addresses_aligned_differently() {
+    use EngineKind::{MemoryMapped as Mm, Stream as St};
+    let mut c = card(IpConfig {
+        alignment: 64,
+        ..IpConfig::new(top("sim_top"), vec![Mm, St], vec![Mm, St, St])
+    });
+    // Bits 23:16 hold the alignment the driver reads (ALIGN_GET).
+    assert_eq!(c.r(ereg::ALIGNMENTS) >> 16, 64);
+    // The same offset modulo 64 on both sides is fine, another is not.
+    c.chain(DESCS, &[(DATA + 0x10, 0x1010, 64)], desc::STOP);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    let e = map::engine_base(false, 0);
+    assert_eq!(c.r(e + ereg::COMPLETED), 1);
+    c.stop(false, 0);
+    c.r(e + ereg::STATUS_RC);
+    c.chain(DESCS, &[(DATA + 0x10, 0x1020, 64)], desc::STOP);
+    c.start(false, 0, DESCS, false);
+    c.run_until_idle(false, 0, 50_000);
+    assert_eq!(c.r(e + ereg::STATUS), status::ALIGN_MISMATCH);
+    assert_eq!(c.r(e + ereg::COMPLETED), 0);
+    assert!(XdmaIp::new(IpConfig {
+        alignment: 3,
+        ..IpConfig::new(top("sim_top"), vec![Mm], vec![Mm])
+    })
+    .is_err());
 }
