@@ -266,6 +266,100 @@ fn the_host_api_knows_no_backend() {
     );
 }
 
+/// The XDMA IP's engine identifiers (H2C, C2H) and descriptor magic as hex literals, spelled in
+/// pieces so that this file does not match its own check.
+const IP_LITERALS: &[&str] = &[
+    concat!("0x", "1fc0"),
+    concat!("0x", "1fc1"),
+    concat!("0x", "ad4b"),
+];
+
+/// The lines (from 1) of `text` whose code, comments left out, writes one of [`IP_LITERALS`],
+/// in either case and with or without digit separators.
+fn ip_literal_lines(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line
+                .split("//")
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase()
+                .replace('_', "");
+            IP_LITERALS.iter().any(|l| code.contains(l))
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// The IP's contract has one home, `xdma-regmap`: every other crate takes the identifiers and
+/// the descriptor magic from there instead of writing its own copy. Integration tests (files
+/// under a `tests` folder) may write PG195's values to check a model against the document.
+#[test]
+fn only_the_register_map_writes_the_ips_identifiers() {
+    let mut files = Vec::new();
+    for dir in ["sim", "crates", "xtask"] {
+        files_with_ext(&root().join(dir), "rs", &mut files);
+    }
+    let home = root().join("crates/xdma-regmap");
+    let is_test = |f: &Path| {
+        f.strip_prefix(root())
+            .unwrap_or(f)
+            .components()
+            .any(|c| c.as_os_str() == "tests")
+    };
+    let mut bad = Vec::new();
+    for file in files
+        .iter()
+        .filter(|f| !f.starts_with(&home) && !is_test(f))
+    {
+        for line in ip_literal_lines(&read(file)) {
+            bad.push(format!("{}:{line}", rel(file)));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "engine identifiers or the descriptor magic written as literals; use xdma_regmap (Target::identifier, Target::id_base, DESC_MAGIC): {bad:?}"
+    );
+}
+
+/// The check itself must be able to fail: a literal in code is found, one in a comment is not.
+#[test]
+fn an_identifier_literal_is_found() {
+    let text = concat!(
+        "let id = 0x1F",
+        "C1_8106;\n",
+        "// the H2C identifier is 0x1fc",
+        "0_0006\n",
+        "const MAGIC: u32 = 0xAD",
+        "4B_0000;\n",
+        "let h2c = 0x1f",
+        "c0; // H2C\n",
+    );
+    assert_eq!(ip_literal_lines(text), [1, 3, 4]);
+}
+
+/// The register map is what the driver's world shares with the simulated one, so it has no
+/// dependency at all, and the driver backend that uses it still knows no simulator.
+#[test]
+fn the_register_map_keeps_the_driver_free_of_the_simulator() {
+    let regmap = dependencies(&root().join("crates/xdma-regmap/Cargo.toml"));
+    assert!(
+        regmap.is_empty(),
+        "xdma-regmap must have no dependencies, but has {regmap:?}"
+    );
+    let hw = dependencies(&root().join("crates/xdma-hw/Cargo.toml"));
+    let bad: Vec<&String> = hw
+        .iter()
+        .map(|(n, _)| n)
+        .filter(|n| BACKEND_CRATES.contains(&n.as_str()) || n.as_str() == "xdma-ip")
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "xdma-hw must build without a simulator, but depends on {bad:?}"
+    );
+}
+
 #[test]
 fn ci_runs_fmt_and_clippy() {
     let wf = read(&root().join(".github/workflows/ci.yml"));

@@ -23,10 +23,11 @@ use fuser::{
 use xdma_core::{
     Card, CardAddr, CardInfo, ChannelKind, Direction, DmaBuffer, ErrorKind, DMA_ALIGN,
 };
+use xdma_regmap::{DESC_MAX_LEN, DMA_BAR_SIZE};
 use xdma_sim::SimCard;
 
 use crate::config::ServerConfig;
-use crate::regs::{ControlRegs, CONTROL_BAR};
+use crate::regs::ControlRegs;
 
 /// The user interrupt event nodes the driver makes.
 pub const EVENT_NODES: usize = 16;
@@ -250,7 +251,7 @@ impl Shared {
         let v: u64 = match name {
             "c2h_timeout" => u64::from(self.server.c2h_timeout),
             "h2c_timeout" => u64::from(self.server.h2c_timeout),
-            "desc_blen_max" => (1 << 28) - 1,
+            "desc_blen_max" => u64::from(DESC_MAX_LEN),
             _ => 0,
         };
         format!("{v}\n")
@@ -264,7 +265,7 @@ impl Shared {
                 let size = match &e.kind {
                     Kind::Dma(_, _, ChannelKind::MemoryMapped) => self.info.memory_size,
                     Kind::User => self.info.user_bar_size,
-                    Kind::Control => CONTROL_BAR,
+                    Kind::Control => DMA_BAR_SIZE,
                     Kind::Param(n) => self.param(n).len() as u64,
                     _ => 0,
                 };
@@ -315,10 +316,11 @@ impl Shared {
             size
         };
         let (mut b, pad) = aligned_copy(&vec![0u8; n], addr)?;
+        let host = b[pad..].as_ptr() as u64;
         self.card
             .read_mm(ch, CardAddr(addr), &mut b[pad..])
             .map_err(|e| errno(&e))?;
-        lock(&self.control).completed(Direction::C2H, ch, size);
+        lock(&self.control).completed(Direction::C2H, ch, host, size);
         Ok(if fixed {
             b[pad..].iter().copied().cycle().take(size).collect()
         } else {
@@ -339,10 +341,11 @@ impl Shared {
             data
         };
         let (b, pad) = aligned_copy(part, addr)?;
+        let host = b[pad..].as_ptr() as u64;
         self.card
             .write_mm(ch, CardAddr(addr), &b[pad..])
             .map_err(|e| errno(&e))?;
-        lock(&self.control).completed(Direction::H2C, ch, data.len());
+        lock(&self.control).completed(Direction::H2C, ch, host, data.len());
         Ok(())
     }
 
@@ -388,7 +391,8 @@ impl Shared {
                         if got.len() == size && t.end_of_packet {
                             lock(&h.state).ended_at_eop = true;
                         }
-                        lock(&self.control).completed(Direction::C2H, ch, got.len());
+                        // Every piece's buffer starts on a page (a DmaBuffer does).
+                        lock(&self.control).completed(Direction::C2H, ch, 0, got.len());
                         return Ok(got);
                     }
                 }
@@ -409,7 +413,7 @@ impl Shared {
         }
         let b = DmaBuffer::from_slice(packet).map_err(|_| Errno::ENOMEM)?;
         self.card.send_stream(ch, &b).map_err(|e| errno(&e))?;
-        lock(&self.control).completed(Direction::H2C, ch, packet.len());
+        lock(&self.control).completed(Direction::H2C, ch, b.as_ptr() as u64, packet.len());
         Ok(())
     }
 
@@ -475,7 +479,7 @@ impl Shared {
     fn bar_size(&self, kind: &Kind) -> u64 {
         match kind {
             Kind::User => self.info.user_bar_size,
-            _ => CONTROL_BAR,
+            _ => DMA_BAR_SIZE,
         }
     }
 
@@ -486,7 +490,7 @@ impl Shared {
         }
         match kind {
             Kind::User => self.card.read_reg(offset).map_err(|e| errno(&e)),
-            _ => Ok(lock(&self.control).read(offset as u32)),
+            _ => Ok(lock(&self.control).read(offset)),
         }
     }
 
@@ -497,7 +501,7 @@ impl Shared {
         match kind {
             Kind::User => self.card.write_reg(offset, value).map_err(|e| errno(&e)),
             _ => {
-                lock(&self.control).write(offset as u32, value);
+                lock(&self.control).write(offset, value);
                 Ok(())
             }
         }

@@ -12,6 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use card_regs as regs;
+use xdma_regmap::{id_channel, Target, ID_ENGINE_MASK, ID_STREAM};
 
 /// Why FUSE cannot be mounted here, or None.
 fn unavailable() -> Option<String> {
@@ -303,13 +304,14 @@ fn the_driver_ioctls_and_engine_registers_answer() {
         control.read_exact_at(&mut b, off).expect("control word");
         u32::from_le_bytes(b)
     };
-    assert_eq!(word(0x0000) >> 16, 0x1fc0);
-    assert_eq!(word(0x0100) >> 15 & 1, 1, "H2C 1 is a stream");
-    assert_eq!((word(0x0100) >> 8) & 0xf, 1, "channel number");
+    let target = |off: u64| word(off) & ID_ENGINE_MASK;
+    assert_eq!(target(0x0000), Target::H2c.id_base());
+    assert_eq!(word(0x0100) & ID_STREAM, ID_STREAM, "H2C 1 is a stream");
+    assert_eq!(id_channel(word(0x0100)), 1, "channel number");
     assert_eq!(word(0x0200), 0);
-    assert_eq!(word(0x1200) >> 16, 0x1fc1);
-    assert_eq!(word(0x2000) >> 16, 0x1fc2);
-    assert_eq!(word(0x3000) >> 16, 0x1fc3);
+    assert_eq!(target(0x1200), Target::C2h.id_base());
+    assert_eq!(target(0x2000), Target::Irq.id_base());
+    assert_eq!(target(0x3000), Target::Config.id_base());
     // Alignments: 1-byte address alignment, granularity 1, 64 address bits.
     assert_eq!(word(0x004c), 0x0001_0140);
 }

@@ -72,7 +72,7 @@ impl Default for ModuleParams {
             source: None,
             c2h_timeout_s: 10,
             h2c_timeout_s: 10,
-            desc_blen_max: (1 << 28) - 1,
+            desc_blen_max: u64::from(xdma_regmap::DESC_MAX_LEN),
             enable_st_c2h_credit: 0,
             poll_mode: 0,
         }

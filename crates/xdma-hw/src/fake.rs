@@ -17,12 +17,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use xdma_core::{BackendKind, Card, CardAddr, Config, DmaBuffer, ErrorKind};
+use xdma_regmap::{engine_base, page_pieces, Target, HOST_PAGE};
 
 use crate::sys::{FileKind, Io, IocInfo, Mapping, Opener};
 use crate::IOCTL_XDMA_ALIGN_GET;
 use crate::{DriverError, HwCard, HwConfig, IOCTL_XDMA_ADDRMODE_GET, IOCTL_XDMA_ADDRMODE_SET};
 
-const PAGE: usize = 4096;
+const PAGE: usize = HOST_PAGE as usize;
 /// The driver's descriptor ring per engine (XDMA_ENGINE_XFER_MAX_DESC).
 const RING: usize = 2048;
 /// Card memory of the fake board.
@@ -66,10 +67,10 @@ impl Default for State {
     fn default() -> Self {
         let mut control = HashMap::new();
         // H2C 0 memory-mapped, H2C 1 stream; C2H 0 memory-mapped, C2H 1 stream (version 6).
-        control.insert(0x0000, 0x1fc0_0006);
-        control.insert(0x0100, 0x1fc0_8106);
-        control.insert(0x1000, 0x1fc1_0006);
-        control.insert(0x1100, 0x1fc1_8106);
+        for (c2h, target) in [(false, Target::H2c), (true, Target::C2h)] {
+            control.insert(engine_base(c2h, 0), target.identifier(0, false));
+            control.insert(engine_base(c2h, 1), target.identifier(1, true));
+        }
         let mut user = vec![0u8; 64 << 10];
         user[..4].copy_from_slice(&0x4441_5131u32.to_le_bytes());
         State {
@@ -161,14 +162,10 @@ fn writable(ptr: usize, len: usize) -> bool {
 
 /// The pages of the user buffer, as the driver's scatter list cuts it: one descriptor each.
 fn descriptors(ptr: usize, len: usize) -> Vec<(usize, usize)> {
-    let mut v = Vec::new();
-    let mut off = 0;
-    while off < len {
-        let n = (PAGE - (ptr + off) % PAGE).min(len - off);
-        v.push((off, n));
-        off += n;
-    }
-    v
+    page_pieces(ptr as u64, len as u64)
+        .into_iter()
+        .map(|(off, n)| (off as usize, n as usize))
+        .collect()
 }
 
 impl Io for FakeIo {

@@ -58,6 +58,10 @@ use xdma_core::{
     check, AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind,
     Config, Direction, DmaBuffer, Error, ErrorKind, Result, Transfer, DMA_ALIGN,
 };
+use xdma_regmap::{
+    engine, engine_base, id_channel, Target, ID_ENGINE_MASK, ID_STREAM, ID_VERSION_MASK,
+    MAX_CHANNELS,
+};
 
 pub use driver::{DriverInfo, DriverVersion, ModuleParams};
 use sys::{os_error, FileKind, Io, Opener, OsOpener, SignalGuard};
@@ -65,15 +69,6 @@ pub use sys::{
     IocInfo, ERESTARTSYS, IOCTL_XDMA_ADDRMODE_GET, IOCTL_XDMA_ADDRMODE_SET, IOCTL_XDMA_ALIGN_GET,
     RW_MAX, XDMA_IOCINFO, XDMA_IOCOFFLINE, XDMA_IOCONLINE, XDMA_XCL_MAGIC,
 };
-
-/// Engines the driver probes per direction (XDMA_CHANNEL_NUM_MAX).
-const MAX_CHANNELS: usize = 4;
-/// Identifier register value, bits 31..16, of an H2C engine.
-const H2C_ID: u32 = 0x1fc0;
-/// Identifier register value, bits 31..16, of a C2H engine.
-const C2H_ID: u32 = 0x1fc1;
-/// Identifier bit that marks an AXI-Stream engine.
-const ID_STREAM: u32 = 1 << 15;
 
 /// The card's identifier register on the user BAR.
 const REG_CARD_ID: u64 = 0x000;
@@ -421,13 +416,15 @@ impl HwCard {
         {
             let g = control.lock()?;
             let io = g.io()?;
-            for (dir, base, want, list) in [
-                (Direction::H2C, 0x0000u64, H2C_ID, &mut h2c),
-                (Direction::C2H, 0x1000u64, C2H_ID, &mut c2h),
+            for (dir, target, list) in [
+                (Direction::H2C, Target::H2c, &mut h2c),
+                (Direction::C2H, Target::C2h, &mut c2h),
             ] {
+                // The driver probes XDMA_CHANNEL_NUM_MAX engines per direction.
                 for k in 0..MAX_CHANNELS {
-                    let id = read_word(io, &control.path, base + 0x100 * k as u64)?;
-                    if id >> 16 != want || ((id >> 8) & 0xf) as usize != k {
+                    let at = engine_base(dir == Direction::C2H, k) + engine::IDENTIFIER;
+                    let id = read_word(io, &control.path, at)?;
+                    if id & ID_ENGINE_MASK != target.id_base() || id_channel(id) != k {
                         break;
                     }
                     list.push(ChannelInfo {
@@ -454,7 +451,7 @@ impl HwCard {
         let xdma_version = h2c
             .first()
             .or(c2h.first())
-            .map(|c| (c.id_register & 0xff) as u8);
+            .map(|c| (c.id_register & ID_VERSION_MASK) as u8);
 
         let param_dir = match &hw.module_parameters {
             Some(p) => p.clone(),

@@ -499,7 +499,7 @@ pub fn page_size() -> usize {
     usize::try_from(p)
         .ok()
         .filter(|&p| p.is_power_of_two())
-        .unwrap_or(4096)
+        .unwrap_or(xdma_regmap::HOST_PAGE as usize)
 }
 
 /// True when the node is a path in `/dev` (the driver's own nodes).

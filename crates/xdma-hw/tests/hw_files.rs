@@ -7,9 +7,10 @@ mod common;
 
 use std::os::unix::fs::FileExt;
 
-use common::{config, with_hw, Emu, CARD_ID, EMU_XDMA_VERSION};
+use common::{config, emu_engine, with_hw, Emu, CARD_ID, EMU_XDMA_VERSION};
 use xdma_core::{BackendKind, Card, CardAddr, ChannelKind, Config, DmaBuffer, ErrorKind};
 use xdma_hw::HwCard;
+use xdma_regmap::{engine_base, Target};
 
 fn hw_config(emu: &Emu) -> Config {
     config(BackendKind::Hw, Some(emu))
@@ -83,11 +84,17 @@ fn discovery_reads_the_identifier_registers() {
     // channel number is not the expected one, so the words at 0x1200 (channel 3 in slot 2) and
     // 0x1300 are never used.
     let emu = Emu::with_control(&[
-        (0x0000, 0x1fc0_0000 | EMU_XDMA_VERSION),
-        (0x1000, 0x1fc1_0000 | EMU_XDMA_VERSION),
-        (0x1100, 0x1fc1_8100 | EMU_XDMA_VERSION),
-        (0x1200, 0x1fc1_0300 | EMU_XDMA_VERSION),
-        (0x1300, 0x1fc1_0300),
+        emu_engine(Target::H2c, 0, false),
+        emu_engine(Target::C2h, 0, false),
+        emu_engine(Target::C2h, 1, true),
+        (
+            engine_base(true, 2),
+            Target::C2h.identifier_version(3, false, EMU_XDMA_VERSION),
+        ),
+        (
+            engine_base(true, 3),
+            Target::C2h.identifier_version(3, false, 0),
+        ),
     ]);
     let card = HwCard::open(&hw_config(&emu)).expect("open");
     let info = card.info();
@@ -98,7 +105,11 @@ fn discovery_reads_the_identifier_registers() {
         vec![ChannelKind::MemoryMapped, ChannelKind::Stream]
     );
     assert_eq!(info.xdma_version, Some(EMU_XDMA_VERSION as u8));
-    assert_eq!(info.c2h[1].id_register, 0x1fc1_8100 | EMU_XDMA_VERSION);
+    assert_eq!(
+        info.c2h[1].id_register,
+        emu_engine(Target::C2h, 1, true).1,
+        "the identifier word as the engine holds it"
+    );
     // An ordinary file does not answer ALIGN_GET, so the configured alignment applies.
     assert_eq!(info.alignment, 64);
 

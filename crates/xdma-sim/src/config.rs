@@ -10,7 +10,7 @@ use crate::engine::EngineConfig;
 use crate::timing::TimingConfig;
 
 /// Channels per direction that one XDMA IP can have.
-pub const MAX_CHANNELS: usize = 4;
+pub use xdma_regmap::MAX_CHANNELS;
 
 /// Settings of the simulated card: the `[sim]` section of the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,10 +6,10 @@ use axi_bfm::burst::{self, Piece};
 use xdma_core::{Error, Result};
 
 /// The host page size by which the driver's scatter list is cut (one pinned page per entry).
-pub const HOST_PAGE: u64 = 4096;
+pub use xdma_regmap::HOST_PAGE;
 
 /// The largest length one XDMA descriptor can carry: its length field has 28 bits.
-pub const MAX_DESCRIPTOR_BYTES: u64 = (1 << 28) - 1;
+pub const MAX_DESCRIPTOR_BYTES: u64 = xdma_regmap::DESC_MAX_LEN as u64;
 
 /// The IP's range of H2C request IDs per channel (PG195: "Number of Request IDs for Read
 /// channel").
@@ -142,20 +142,14 @@ pub struct Descriptor {
 /// buffer (pages are not physically contiguous in general, so each page is its own run), and
 /// never more than a descriptor's 28-bit length.
 pub fn descriptors(host_addr: u64, card_addr: u64, len: u64) -> Vec<Descriptor> {
-    let mut out = Vec::with_capacity(len.div_ceil(HOST_PAGE) as usize + 1);
-    let mut done = 0;
-    while done < len {
-        let h = host_addr + done;
-        let to_page_end = HOST_PAGE - h % HOST_PAGE;
-        let n = (len - done).min(to_page_end).min(MAX_DESCRIPTOR_BYTES);
-        out.push(Descriptor {
-            host_addr: h,
-            card_addr: card_addr + done,
+    xdma_regmap::page_pieces(host_addr, len)
+        .into_iter()
+        .map(|(off, n)| Descriptor {
+            host_addr: host_addr + off,
+            card_addr: card_addr + off,
             len: n,
-        });
-        done += n;
-    }
-    out
+        })
+        .collect()
 }
 
 /// Splits `len` bytes at card address `addr` into the AXI bursts the engine issues: INCR,

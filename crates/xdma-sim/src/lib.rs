@@ -44,10 +44,10 @@ use xdma_core::{
     check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
     Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
 };
+use xdma_regmap::{Target, HOST_PAGE};
 
 pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
 
-use crate::engine::HOST_PAGE;
 use crate::ip::{Answer, Ip, Op};
 use crate::thread::{ClientId, JobId, Lane, Msg, Reply, SimThread};
 
@@ -304,7 +304,7 @@ fn ports(kinds: &[ChannelKind], have: usize, dir: Direction) -> Result<Vec<Optio
     Ok(map)
 }
 
-fn channels(dir: Direction, target: u32, kinds: &[ChannelKind]) -> Vec<ChannelInfo> {
+fn channels(dir: Direction, target: Target, kinds: &[ChannelKind]) -> Vec<ChannelInfo> {
     kinds
         .iter()
         .enumerate()
@@ -312,16 +312,9 @@ fn channels(dir: Direction, target: u32, kinds: &[ChannelKind]) -> Vec<ChannelIn
             dir,
             index,
             kind,
-            // The IP's identifier layout (subsystem 0x1fc, target, stream bit, channel);
-            // version 0, since this is a model rather than an IP release.
-            id_register: (0x1fc << 20)
-                | (target << 16)
-                | if kind == ChannelKind::Stream {
-                    1 << 15
-                } else {
-                    0
-                }
-                | ((index as u32 & 0xf) << 8),
+            // The IP's identifier layout (subsystem, target, stream bit, channel); version 0,
+            // since this is a model rather than an IP release.
+            id_register: target.identifier_version(index, kind == ChannelKind::Stream, 0),
         })
         .collect()
 }
@@ -435,8 +428,8 @@ impl SimCard {
         let c2h_port = ports(&cfg.c2h, found.c2h_ports, Direction::C2H)?;
         let info = CardInfo {
             backend: "sim".into(),
-            h2c: channels(Direction::H2C, 0, &cfg.h2c),
-            c2h: channels(Direction::C2H, 1, &cfg.c2h),
+            h2c: channels(Direction::H2C, Target::H2c, &cfg.h2c),
+            c2h: channels(Direction::C2H, Target::C2h, &cfg.c2h),
             memory_size: found.memory_size,
             user_bar_size: found.bar_size,
             events: cfg.events,

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use xdma_core::{BackendKind, Config};
 use xdma_hw::HwConfig;
+use xdma_regmap::{engine_base, Target};
 
 /// The card identifier that card_core's ID register holds: ASCII "DAQ1".
 pub const CARD_ID: u32 = card_regs::id::RESET as u32;
@@ -22,6 +23,14 @@ pub const REG_SCRATCH: u64 = 0x008;
 pub const EMU_MEMORY: u64 = 16 << 20;
 /// The identifier registers' version byte of the emulated engines.
 pub const EMU_XDMA_VERSION: u32 = 0x06;
+
+/// The identifier word of an emulated engine where the driver probes it: (offset, value).
+pub fn emu_engine(target: Target, channel: usize, stream: bool) -> (u64, u32) {
+    (
+        engine_base(target == Target::C2h, channel),
+        target.identifier_version(channel, stream, EMU_XDMA_VERSION),
+    )
+}
 
 /// An emulated driver: a temporary folder whose files stand in for `/dev/xdma0_*`.
 ///
@@ -45,11 +54,11 @@ pub struct Emu {
 impl Emu {
     pub fn new() -> Emu {
         Emu::with_control(&[
-            (0x0000, 0x1fc0_0000 | EMU_XDMA_VERSION),
-            (0x0100, 0x1fc0_8100 | EMU_XDMA_VERSION),
-            (0x1000, 0x1fc1_0000 | EMU_XDMA_VERSION),
-            (0x1100, 0x1fc1_8100 | EMU_XDMA_VERSION),
-            (0x1200, 0x1fc1_8200 | EMU_XDMA_VERSION),
+            emu_engine(Target::H2c, 0, false),
+            emu_engine(Target::H2c, 1, true),
+            emu_engine(Target::C2h, 0, false),
+            emu_engine(Target::C2h, 1, true),
+            emu_engine(Target::C2h, 2, true),
         ])
     }
 
