@@ -1,4 +1,4 @@
-//! Project tasks run as `cargo xtask <task>`: setup, lint, test, demo, codegen.
+//! Project tasks run as `cargo xtask <task>`: setup, lint, test, demo, codegen, vm.
 //!
 //! Kept to the standard library, `verilator-find`, and `toml`/`serde` for the register table, so
 //! that it builds in seconds on a fresh clone, before anything else is compiled.
@@ -14,6 +14,7 @@ mod suite;
 mod synth;
 #[cfg(test)]
 mod tidy;
+mod vm;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -35,6 +36,9 @@ tasks:
           with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
   xcheck  the card's RTL tests on the randomized build (CARD_SIM_X) under several seeds
+  vm      the unmodified XDMA driver and vendor tools in a QEMU guest whose PCIe function is
+          the simulated card: builds the guest, boots it per variant and interrupt mode, runs the
+          check list (`cargo xtask vm --help` for the options)
   synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
           against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
 ";
@@ -54,6 +58,8 @@ fn main() -> ExitCode {
         },
         Some("synth") => synth::synth(&root(), &args[1..]),
         Some("xcheck") => xcheck(&root()),
+        // It prints its own results and errors, the count of checks last.
+        Some("vm") => return vm::vm(&root(), &args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())

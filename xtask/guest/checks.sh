@@ -1,0 +1,325 @@
+# The check list of `cargo xtask vm`, sourced by /init (busybox sh) once the driver is loaded.
+# VARIANT, MODE, pass and fail come from /init. Each check prints one line, `PASS <name>` or
+# `FAIL <name>: <why>`; a check that needs what the variant lacks is not run.
+
+DEV=/dev/xdma0
+TMP=/tmp/checks
+mkdir -p "$TMP"
+
+# The card's user registers (hdl/regs.toml).
+REG_ID=0x000
+REG_VERSION=0x004
+REG_SCRATCH=0x008
+REG_CAPS=0x00C
+REG_CONTROL=0x010
+REG_ERROR=0x020
+REG_SRC0_FRAME_LEN=0x100
+REG_SRC0_GAP=0x104
+REG_CAP_BASE=0x300
+REG_CAP_SIZE=0x304
+REG_CAP_WPTR=0x308
+REG_CAP_IRQ_LEVEL=0x314
+REG_CAP_FRAMES=0x320
+REG_IRQ_ENABLE=0x400
+REG_IRQ_STATUS=0x404
+
+# The channels of each variant, and which of them are memory-mapped.
+case "$VARIANT" in
+    mm) H2C="0" C2H="0" H2C_MM="0" C2H_MM="0" CAPS=0x001f2101 ;;
+    stream) H2C="0" C2H="0 1" H2C_MM="" C2H_MM="" CAPS=0x00001f92 ;;
+    combined) H2C="0 1" C2H="0 1 2" H2C_MM="0" C2H_MM="0" CAPS=0x201f3f93 ;;
+    *) H2C="" C2H="" H2C_MM="" C2H_MM="" CAPS= ;;
+esac
+
+# A 32-bit read through the vendor's reg_rw: the value as it prints it (0x%08x), or nothing.
+reg_read() {
+    reg_rw "$1" "$2" w 2>/dev/null |
+        sed -n 's/^Read 32-bit value at address .*: \(0x[0-9a-fA-F]*\)$/\1/p'
+}
+
+reg_write() {
+    reg_rw "$1" "$2" w "$3" >/dev/null 2>&1
+}
+
+user_read() { reg_read "${DEV}_user" "$1"; }
+user_write() { reg_write "${DEV}_user" "$1" "$2"; }
+
+hex() { printf '0x%08x' "$(($1))"; }
+
+# Whether $2 is one of the words of $1.
+has() {
+    case " $1 " in *" $2 "*) return 0 ;; esac
+    return 1
+}
+
+check_nodes() {
+    missing=
+    for n in user control events_0 events_15; do
+        [ -c "${DEV}_$n" ] || missing="$missing ${n}"
+    done
+    for c in $H2C; do [ -c "${DEV}_h2c_$c" ] || missing="$missing h2c_$c"; done
+    for c in $C2H; do [ -c "${DEV}_c2h_$c" ] || missing="$missing c2h_$c"; done
+    extra=
+    for c in 0 1 2 3; do
+        if [ -e "${DEV}_h2c_$c" ] && ! has "$H2C" "$c"; then extra="$extra h2c_$c"; fi
+        if [ -e "${DEV}_c2h_$c" ] && ! has "$C2H" "$c"; then extra="$extra c2h_$c"; fi
+    done
+    if [ -n "$missing" ]; then
+        fail "driver nodes" "missing:$missing (have: $(ls /dev | grep xdma | tr '\n' ' '))"
+    elif [ -n "$extra" ]; then
+        fail "driver nodes" "channels the $VARIANT card lacks:$extra"
+    else
+        pass "driver nodes (h2c: $H2C; c2h: $C2H; events 0-15)"
+    fi
+}
+
+check_user_registers() {
+    id=$(user_read $REG_ID)
+    if [ "$id" = 0x44415131 ]; then pass "user BAR ID reads DAQ1"; else fail "user BAR ID reads DAQ1" "read '$id'"; fi
+    v=$(user_read $REG_VERSION)
+    if [ -n "$v" ] && [ $((v >> 16)) -ge 0 ]; then pass "user BAR VERSION reads ($v)"; else fail "user BAR VERSION reads" "read '$v'"; fi
+    caps=$(user_read $REG_CAPS)
+    if [ "$caps" = "$CAPS" ]; then
+        pass "user BAR CAPS is the $VARIANT card's ($caps)"
+    else
+        fail "user BAR CAPS is the $VARIANT card's" "read '$caps', expected $CAPS"
+    fi
+    for value in 0xa5a5f00d 0x12345678 0x00000000 0xffffffff; do
+        user_write $REG_SCRATCH $value
+        got=$(user_read $REG_SCRATCH)
+        if [ "$got" = "$value" ]; then
+            pass "SCRATCH write $value reads back"
+        else
+            fail "SCRATCH write $value reads back" "read '$got'"
+        fi
+    done
+}
+
+# check_identifier NAME OFFSET EXPECTED_UPPER_16_BITS [STREAM 0|1] [CHANNEL]
+check_identifier() {
+    id=$(reg_read "${DEV}_control" "$2")
+    why=
+    if [ -z "$id" ]; then
+        why="reg_rw read nothing"
+    elif [ "$(hex $((id >> 16)))" != "$(hex "$3")" ]; then
+        why="read $id, expected $3xxxx"
+    elif [ -n "$4" ] && [ $(((id >> 15) & 1)) != "$4" ]; then
+        why="read $id: stream bit $(((id >> 15) & 1)), expected $4"
+    elif [ -n "$5" ] && [ $(((id >> 8) & 15)) != "$5" ]; then
+        why="read $id: channel $(((id >> 8) & 15)), expected $5"
+    fi
+    if [ -z "$why" ]; then pass "$1 identifier ($id)"; else fail "$1 identifier" "$why"; fi
+}
+
+check_identifiers() {
+    for c in $H2C; do
+        if has "$H2C_MM" "$c"; then s=0; else s=1; fi
+        check_identifier "H2C$c engine" $((c * 0x100)) 0x1fc0 $s "$c"
+        check_identifier "H2C$c SGDMA" $((0x4000 + c * 0x100)) 0x1fc4 "" "$c"
+    done
+    for c in $C2H; do
+        if has "$C2H_MM" "$c"; then s=0; else s=1; fi
+        check_identifier "C2H$c engine" $((0x1000 + c * 0x100)) 0x1fc1 $s "$c"
+        check_identifier "C2H$c SGDMA" $((0x5000 + c * 0x100)) 0x1fc5 "" "$c"
+    done
+    check_identifier "IRQ block" 0x2000 0x1fc2
+    check_identifier "config block" 0x3000 0x1fc3
+    check_identifier "SGDMA common block" 0x6000 0x1fc6
+}
+
+# The interrupt mode the driver ended up in, from the vectors the kernel allocated.
+check_interrupt_mode() {
+    dir=/sys/bus/pci/devices/0000:00:02.0
+    kinds=$(cat "$dir"/msi_irqs/* 2>/dev/null | sort -u | tr '\n' ' ')
+    count=$(ls "$dir"/msi_irqs 2>/dev/null | wc -l)
+    case "$MODE" in
+        msix | poll) want="msix " ;;
+        msi) want="msi " ;;
+        legacy) want="" ;;
+        *) return ;;
+    esac
+    if [ "$kinds" = "$want" ]; then
+        pass "interrupt mode $MODE ($count message vectors)"
+    else
+        fail "interrupt mode $MODE" "the kernel allocated '${kinds}' ($count vectors)"
+    fi
+}
+
+# Interrupts the driver took, from /proc/interrupts (every xdma line, every CPU column).
+xdma_interrupts() {
+    grep xdma /proc/interrupts | awk '{ s += $2 } END { print s + 0 }'
+}
+
+# roundtrip NAME CARD_ADDRESS SIZE [BUFFER_OFFSET]: random data down H2C0 and back up C2H0.
+roundtrip() {
+    name="MM round trip $1"
+    rm -f "$TMP/in" "$TMP/out"
+    dd if=/dev/urandom of="$TMP/in" bs="$3" count=1 2>/dev/null
+    off=
+    [ -n "$4" ] && off="-o $4"
+    # shellcheck disable=SC2086 # $off is an option and its value, or nothing
+    if ! dma_to_device -d "${DEV}_h2c_0" -a "$2" -s "$3" $off -f "$TMP/in" >"$TMP/log" 2>&1; then
+        fail "$name" "dma_to_device: $(tr '\n' ' ' <"$TMP/log")"
+        return
+    fi
+    # shellcheck disable=SC2086
+    if ! dma_from_device -d "${DEV}_c2h_0" -a "$2" -s "$3" $off -f "$TMP/out" >"$TMP/log" 2>&1; then
+        fail "$name" "dma_from_device: $(tr '\n' ' ' <"$TMP/log")"
+        return
+    fi
+    if cmp -s "$TMP/in" "$TMP/out"; then
+        pass "$name"
+    else
+        fail "$name" "data differ: $(cmp "$TMP/in" "$TMP/out" 2>&1 | head -1)"
+    fi
+}
+
+check_mm() {
+    has "$H2C_MM" 0 && has "$C2H_MM" 0 || return
+    before=$(xdma_interrupts)
+    roundtrip "4 KiB at 0x0" 0x0 4096
+    roundtrip "64 KiB at 0x10000" 0x10000 65536
+    roundtrip "1 MiB at 0x100000" 0x100000 1048576
+    roundtrip "4 KiB at 1 GiB" 0x40000000 4096
+    roundtrip "4 KiB at the end of DDR" 0x7ffff000 4096
+    roundtrip "5001 bytes at 0x1003" 0x1003 5001
+    roundtrip "1 byte at 0x2001" 0x2001 1
+    roundtrip "4 KiB at 0x3000, buffer offset 100" 0x3000 4096 100
+    roundtrip "5001 bytes at 0x20003, buffer offset 4095" 0x20003 5001 4095
+    # Two neighbours written apart and read together: neither write strays into the other.
+    dd if=/dev/urandom of="$TMP/a" bs=4096 count=1 2>/dev/null
+    dd if=/dev/urandom of="$TMP/b" bs=4096 count=1 2>/dev/null
+    cat "$TMP/a" "$TMP/b" >"$TMP/ab"
+    if dma_to_device -d "${DEV}_h2c_0" -a 0x50000 -s 4096 -f "$TMP/a" >/dev/null 2>&1 &&
+        dma_to_device -d "${DEV}_h2c_0" -a 0x51000 -s 4096 -f "$TMP/b" >/dev/null 2>&1 &&
+        dma_from_device -d "${DEV}_c2h_0" -a 0x50000 -s 8192 -f "$TMP/out" >/dev/null 2>&1 &&
+        cmp -s "$TMP/ab" "$TMP/out"; then
+        pass "MM neighbours written apart read back together"
+    else
+        fail "MM neighbours written apart read back together" "the 8 KiB read back differs or a transfer failed"
+    fi
+    after=$(xdma_interrupts)
+    case "$MODE" in
+        poll) pass "MM transfers in poll mode ($((after - before)) interrupts)" ;;
+        *)
+            if [ "$after" -gt "$before" ]; then
+                pass "MM transfers raised interrupts ($((after - before)))"
+            else
+                fail "MM transfers raised interrupts" "/proc/interrupts counts did not move"
+            fi
+            ;;
+    esac
+}
+
+# The user interrupt: capture frames into a ring in DDR until the fill level raises
+# IRQ_STATUS.CAP_FILL, and read the event node the driver wakes for it.
+check_user_interrupt() {
+    has "$C2H_MM" 0 || return
+    base=0x01000000
+    user_write $REG_CONTROL 0
+    user_write $REG_IRQ_STATUS 0x3
+    user_write $REG_SRC0_FRAME_LEN 256
+    user_write $REG_SRC0_GAP 64
+    user_write $REG_CAP_BASE $base
+    user_write $REG_CAP_SIZE 0x10000
+    user_write $REG_CAP_IRQ_LEVEL 1024
+    user_write $REG_IRQ_ENABLE 0x1
+    # CAPTURE with source 0 running.
+    user_write $REG_CONTROL 0x105
+    ev=$(timeout 20 dd if="${DEV}_events_0" bs=4 count=1 2>/dev/null | od -An -tu4 | tr -d ' ')
+    user_write $REG_CONTROL 0x5
+    user_write $REG_IRQ_ENABLE 0
+    frames=$(user_read $REG_CAP_FRAMES)
+    status=$(user_read $REG_IRQ_STATUS)
+    user_write $REG_IRQ_STATUS 0x3
+    user_write $REG_CONTROL 0
+    if [ -n "$ev" ] && [ "$ev" -gt 0 ]; then
+        pass "user interrupt: capture fill level wakes events_0 ($ev event, $((frames)) frames)"
+    else
+        fail "user interrupt: capture fill level wakes events_0" "no event within 20 s (IRQ_STATUS $status, CAP_FRAMES $frames, CAP_WPTR $(user_read $REG_CAP_WPTR))"
+    fi
+    # The ring holds whole frames, the first one at its base.
+    if dma_from_device -d "${DEV}_c2h_0" -a $base -s 256 -f "$TMP/frame" >/dev/null 2>&1 &&
+        [ "$(od -An -tx1 -N5 "$TMP/frame" | tr -d ' ')" = 4441514601 ]; then
+        pass "captured frame in DDR starts with DAQF version 1"
+    else
+        fail "captured frame in DDR starts with DAQF version 1" "read '$(od -An -tx1 -N8 "$TMP/frame" 2>/dev/null)'"
+    fi
+}
+
+check_streams() {
+    # ---------------------------------------------------------------- stream checks
+    # The stream engines' checks go here (stream and combined variants): dma_from_device -e on
+    # a C2H stream of the card's generated frames (CONTROL.MODE GEN), frames parsed and their
+    # sequence checked; H2C frames into LOOP/ECHO/CHECK.
+    # ---------------------------------------------------------------- end of stream checks
+    :
+}
+
+# The driver's performance ioctls run the engine on a cyclic descriptor for two seconds.
+check_performance() {
+    has "$H2C_MM" 0 || return
+    out=$(timeout 30 performance -d "${DEV}_h2c_0" -s 65536 -c 1 2>&1)
+    iterations=$(echo "$out" | sed -n 's/^perf.iterations = \([0-9]*\)$/\1/p' | tail -1)
+    if echo "$out" | grep -q "IOCTL_XDMA_PERF_STOP succesful" && [ "${iterations:-0}" -gt 0 ]; then
+        pass "performance ioctl on H2C0 ($iterations iterations of 64 KiB)"
+    else
+        fail "performance ioctl on H2C0" "$(echo "$out" | grep -iE 'ioctl|iterations' | tr '\n' ' ')"
+    fi
+}
+
+# check_dma_addr_error NAME: ERROR.DMA_ADDR is set; it is cleared for the next check.
+check_dma_addr_error() {
+    err=$(user_read $REG_ERROR)
+    if [ -n "$err" ] && [ $((err & 0x4)) != 0 ]; then
+        pass "$1 sets ERROR.DMA_ADDR ($err)"
+    else
+        fail "$1 sets ERROR.DMA_ADDR" "ERROR reads '$err'"
+    fi
+    user_write $REG_ERROR 0xf
+}
+
+# DMA past the DDR: the card answers DECERR and records ERROR.DMA_ADDR. The driver enables
+# the engines' read errors only, so an H2C transfer (the card's write fails) completes as if
+# nothing happened, while a C2H one (its read fails) stops the engine with the error. The
+# driver then finds no completed descriptor and leaves the transfer to its timeout, so the
+# timeout is shortened for that one transfer (the module reads it at every transfer); in poll
+# mode its completion thread also waits out its own 10 s poll of the write-back, which delays
+# the next transfer by that much. Last,
+# since an engine error is the least travelled path; a round trip after it shows the engine
+# recovered.
+check_dma_outside_ddr() {
+    has "$H2C_MM" 0 && has "$C2H_MM" 0 || return
+    user_write $REG_ERROR 0xf
+    dd if=/dev/urandom of="$TMP/in" bs=4096 count=1 2>/dev/null
+    if timeout 60 dma_to_device -d "${DEV}_h2c_0" -a 0x80000000 -s 4096 -f "$TMP/in" >"$TMP/log" 2>&1; then
+        pass "H2C past the DDR completes (write errors are not enabled)"
+    else
+        fail "H2C past the DDR completes (write errors are not enabled)" "$(tr '\n' ' ' <"$TMP/log")"
+    fi
+    check_dma_addr_error "H2C past the DDR"
+    knob=/sys/module/xdma/parameters/c2h_timeout
+    saved=$(cat $knob)
+    echo 2 >$knob
+    if timeout 60 dma_from_device -d "${DEV}_c2h_0" -a 0x80000000 -s 4096 -f "$TMP/out" >"$TMP/log" 2>&1; then
+        fail "C2H past the DDR fails" "dma_from_device reported success"
+    else
+        pass "C2H past the DDR fails"
+    fi
+    echo "$saved" >$knob
+    check_dma_addr_error "C2H past the DDR"
+    roundtrip "64 KiB at 0x4000 after the errors" 0x4000 65536
+}
+
+run_checks() {
+    check_nodes
+    [ -c "${DEV}_user" ] || return
+    check_user_registers
+    check_identifiers
+    check_interrupt_mode
+    check_mm
+    check_user_interrupt
+    check_streams
+    check_performance
+    check_dma_outside_ddr
+}

@@ -1,0 +1,1019 @@
+//! `cargo xtask vm`: the unmodified Xilinx XDMA driver and its vendor tools in a QEMU guest
+//! whose PCIe function is the simulated card (`xdma-vm`), with a check list run in the guest.
+//!
+//! The guest is built under `target/vm/` from Debian packages and a dma_ip_drivers checkout:
+//! Debian's own kernel image for the installed `linux-headers-*-amd64`, `xdma.ko` built out of
+//! tree from a copy of the driver, the vendor tools linked statically, and a busybox initramfs
+//! whose `/init` is `xtask/guest/init.sh`. Each part is rebuilt only when what it is made from
+//! changed (a content stamp). Then `xdma-vm run` boots it once per variant and interrupt mode
+//! asked for; the guest prints `PASS <name>` or `FAIL <name>: <why>` per check, which are
+//! counted over all runs into a last line `N passed, M failed`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "\
+usage: cargo xtask vm [--variant mm|stream|combined|all] [--mode msix|msi|legacy|poll|all]
+                      [--param NAME=VALUE]... [--timeout SECONDS] [--release] [--keep]
+                      [-- PROGRAM ARGS...]
+
+  --variant  the card (default mm)
+  --mode     the driver's interrupt mode (default msix): msix is its default (interrupt_mode=0),
+             msi interrupt_mode=1, legacy interrupt_mode=2, poll poll_mode=1
+  --param    a further xdma.ko parameter (h2c_timeout, c2h_timeout, enable_st_c2h_credit...)
+  --timeout  seconds one run may take (default 300)
+  --release  build the device process with the release profile (about 15% faster DMA, worth
+             it for long programs; the default dev build is the one `cargo test` already made)
+  --keep     keep the staging folders under target/vm/ (driver copy, root file systems)
+  -- PROGRAM ARGS  run only this host program in the guest after loading the driver (copied
+             in with the shared libraries ldd lists); its exit code is the result
+
+The driver comes from $XDMA_DRIVER_SRC (a checkout of Xilinx/dma_ip_drivers), else from
+../shared/third-party/dma_ip_drivers next to the project.
+";
+
+/// Debian packages the guest is built and run with, and a file each one installs, for systems
+/// without dpkg.
+const PACKAGES: &[(&str, &str)] = &[
+    ("qemu-system-x86", "/usr/bin/qemu-system-x86_64"),
+    ("busybox-static", "/bin/busybox"),
+    ("linux-headers-amd64", "/usr/src"),
+    ("cpio", "/usr/bin/cpio"),
+    ("make", "/usr/bin/make"),
+    ("gcc", "/usr/bin/gcc"),
+    // The static C library the vendor tools link against.
+    ("libc6-dev", "/usr/lib/x86_64-linux-gnu/libc.a"),
+];
+
+/// The vendor tools put in the guest, each linked statically from `tools/<name>.c`.
+const TOOLS: &[&str] = &["reg_rw", "dma_to_device", "dma_from_device", "performance"];
+
+/// Module parameters every run gets unless `--param` names them: the driver's own 10 s would
+/// do for the transfers of the check list, but a simulated card under TCG can be slow to start
+/// and a timeout should not be the first thing a slow run reports.
+const DEFAULT_PARAMS: &[(&str, &str)] = &[("h2c_timeout", "30"), ("c2h_timeout", "30")];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Msix,
+    Msi,
+    Legacy,
+    Poll,
+}
+
+impl Mode {
+    const ALL: [Mode; 4] = [Mode::Msix, Mode::Msi, Mode::Legacy, Mode::Poll];
+
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Msix => "msix",
+            Mode::Msi => "msi",
+            Mode::Legacy => "legacy",
+            Mode::Poll => "poll",
+        }
+    }
+
+    /// The driver's parameter for the mode: MSI-X is what it picks by itself.
+    fn param(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Mode::Msix => None,
+            Mode::Msi => Some(("interrupt_mode", "1")),
+            Mode::Legacy => Some(("interrupt_mode", "2")),
+            Mode::Poll => Some(("poll_mode", "1")),
+        }
+    }
+}
+
+const VARIANTS: [&str; 3] = ["mm", "stream", "combined"];
+
+#[derive(Debug)]
+struct Options {
+    variants: Vec<&'static str>,
+    modes: Vec<Mode>,
+    params: Vec<(String, String)>,
+    timeout: u64,
+    release: bool,
+    keep: bool,
+    program: Vec<String>,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        variants: vec!["mm"],
+        modes: vec![Mode::Msix],
+        params: Vec::new(),
+        timeout: 300,
+        release: false,
+        keep: false,
+        program: Vec::new(),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match a.as_str() {
+            "--variant" => {
+                let v = value("--variant")?;
+                o.variants = match v.as_str() {
+                    "all" => VARIANTS.to_vec(),
+                    _ => vec![VARIANTS
+                        .iter()
+                        .copied()
+                        .find(|x| *x == v)
+                        .ok_or_else(|| format!("unknown variant `{v}`\n{USAGE}"))?],
+                };
+            }
+            "--mode" => {
+                let v = value("--mode")?;
+                o.modes = match v.as_str() {
+                    "all" => Mode::ALL.to_vec(),
+                    _ => vec![Mode::ALL
+                        .iter()
+                        .copied()
+                        .find(|m| m.name() == v)
+                        .ok_or_else(|| format!("unknown mode `{v}`\n{USAGE}"))?],
+                };
+            }
+            "--param" => {
+                let v = value("--param")?;
+                let (name, val) = v
+                    .split_once('=')
+                    .filter(|(n, _)| !n.is_empty() && !n.contains([' ', ',']))
+                    .ok_or_else(|| format!("--param takes NAME=VALUE, not `{v}`"))?;
+                if val.contains([' ', ',']) {
+                    return Err(format!(
+                        "--param {name}: a value cannot hold spaces or commas"
+                    ));
+                }
+                o.params.push((name.to_string(), val.to_string()));
+            }
+            "--timeout" => {
+                let v = value("--timeout")?;
+                o.timeout = v
+                    .parse()
+                    .map_err(|_| format!("--timeout takes seconds, not `{v}`"))?;
+            }
+            "--keep" => o.keep = true,
+            "--release" => o.release = true,
+            "--" => {
+                o.program = it.by_ref().cloned().collect();
+                if o.program.is_empty() {
+                    return Err(format!("`--` must be followed by a program\n{USAGE}"));
+                }
+            }
+            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        }
+    }
+    Ok(o)
+}
+
+/// Set by SIGINT or SIGTERM: the run under way ends (the device process gets the signal too,
+/// or has it passed on, and stops QEMU), is waited for, and no further run starts.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: i32) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+extern "C" {
+    /// signal(2) of the C library the standard library already links.
+    fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
+}
+
+/// Catches SIGINT and SIGTERM, so that xtask outlives a Ctrl-C long enough to wait for the
+/// device process (which gets it as well, being in the same process group) and report. A
+/// handler, unlike an ignored signal, is reset to the default in every child at exec.
+fn catch_signals() {
+    const SIGINT: i32 = 2;
+    const SIGTERM: i32 = 15;
+    for sig in [SIGINT, SIGTERM] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe, and
+        // signal(2) is given a valid signal number and a function of the right type.
+        unsafe {
+            signal(sig, on_signal);
+        }
+    }
+}
+
+/// The `vm` task.
+pub fn vm(root: &Path, args: &[String]) -> ExitCode {
+    if args
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "-h" || a == "--help")
+    {
+        print!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let opts = match parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    catch_signals();
+    match prepare_and_run(root, &opts) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("xtask vm: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn prepare_and_run(root: &Path, opts: &Options) -> Result<bool, String> {
+    let t0 = Instant::now();
+    ensure_packages()?;
+    let src = driver_source(root)?;
+    let out = root.join("target/vm");
+    mkdir(&out)?;
+    let kver = kernel_version()?;
+    let kernel = kernel_image(&out, &kver)?;
+    let bins = driver_and_tools(&out, &src, &kver, opts.keep)?;
+    let mut initrd = initramfs(root, &out, &bins, opts.keep)?;
+    if !opts.program.is_empty() {
+        initrd = with_program(&out, &initrd, &opts.program, opts.keep)?;
+    }
+    let device = build_device(root, opts.release)?;
+    eprintln!(
+        "vm: guest ready in {:.1} s: kernel {kver}, {}",
+        t0.elapsed().as_secs_f64(),
+        initrd.display()
+    );
+    let logs = out.join("logs");
+    mkdir(&logs)?;
+    let mut runs = Vec::new();
+    'all: for variant in &opts.variants {
+        for mode in &opts.modes {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                break 'all;
+            }
+            let run = Run {
+                variant,
+                mode: *mode,
+            };
+            runs.push(run.execute(&device, &kernel, &initrd, opts, &logs)?);
+        }
+    }
+    Ok(summary(&runs))
+}
+
+// ------------------------------------------------------------------ packages and sources
+
+fn dpkg_installed(pkg: &str) -> Option<bool> {
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", pkg])
+        .output()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).contains("install ok installed"))
+}
+
+/// Installs the packages that are missing, with one `apt-get update` first.
+fn ensure_packages() -> Result<(), String> {
+    let missing: Vec<&str> = PACKAGES
+        .iter()
+        .filter(|(pkg, file)| !dpkg_installed(pkg).unwrap_or_else(|| Path::new(file).exists()))
+        .map(|(pkg, _)| *pkg)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("vm: installing {}", missing.join(" "));
+    apt_update()?;
+    let status = Command::new("apt-get")
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .args(["install", "-y", "-q", "--no-install-recommends"])
+        .args(&missing)
+        .status()
+        .map_err(|e| format!("cannot run apt-get: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "apt-get install {} failed ({status}); as root, run it by hand",
+            missing.join(" ")
+        ));
+    }
+    Ok(())
+}
+
+static APT_UPDATED: AtomicBool = AtomicBool::new(false);
+
+fn apt_update() -> Result<(), String> {
+    if APT_UPDATED.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    let status = Command::new("apt-get")
+        .args(["update", "-q"])
+        .status()
+        .map_err(|e| format!("cannot run apt-get: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("apt-get update failed ({status})"))
+    }
+}
+
+/// The dma_ip_drivers checkout: `$XDMA_DRIVER_SRC`, else the shared copy beside the project.
+fn driver_source(root: &Path) -> Result<PathBuf, String> {
+    let candidates: Vec<PathBuf> = match std::env::var_os("XDMA_DRIVER_SRC") {
+        Some(p) => vec![PathBuf::from(p)],
+        None => vec![root.join("../shared/third-party/dma_ip_drivers")],
+    };
+    for c in &candidates {
+        if c.join("XDMA/linux-kernel/xdma/libxdma.c").is_file() {
+            return c
+                .canonicalize()
+                .map_err(|e| format!("{}: {e}", c.display()));
+        }
+    }
+    Err(format!(
+        "no XDMA driver source at {}: clone https://github.com/Xilinx/dma_ip_drivers and set XDMA_DRIVER_SRC to the checkout",
+        candidates
+            .iter()
+            .map(|c| c.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// Orders version strings by their runs of digits as numbers (6.1.0-10 before 6.1.0-9 is
+/// wrong as text).
+fn version_key(v: &str) -> Vec<(u64, String)> {
+    let mut key = Vec::new();
+    let mut digits = String::new();
+    let mut text = String::new();
+    for c in v.chars() {
+        if c.is_ascii_digit() {
+            if !text.is_empty() {
+                key.push((0, std::mem::take(&mut text)));
+            }
+            digits.push(c);
+        } else {
+            if !digits.is_empty() {
+                key.push((digits.parse().unwrap_or(u64::MAX), String::new()));
+                digits.clear();
+            }
+            text.push(c);
+        }
+    }
+    if !digits.is_empty() {
+        key.push((digits.parse().unwrap_or(u64::MAX), String::new()));
+    }
+    if !text.is_empty() {
+        key.push((0, text));
+    }
+    key
+}
+
+/// The newest kernel whose amd64 headers are installed: the ABI the driver is built for and
+/// the kernel the guest boots.
+fn kernel_version() -> Result<String, String> {
+    let mut versions: Vec<String> = fs::read_dir("/usr/src")
+        .map_err(|e| format!("/usr/src: {e}"))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let v = name.strip_prefix("linux-headers-")?;
+            v.ends_with("-amd64").then(|| v.to_string())
+        })
+        .collect();
+    versions.sort_by_key(|v| version_key(v));
+    versions
+        .pop()
+        .ok_or_else(|| "no /usr/src/linux-headers-*-amd64: install linux-headers-amd64".into())
+}
+
+// ------------------------------------------------------------------ building the guest
+
+fn mkdir(p: &Path) -> Result<(), String> {
+    fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
+}
+
+fn run_quiet(what: &str, cmd: &mut Command) -> Result<(), String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Debian's kernel image for `kver`, from its package (extracted, not installed), cached.
+fn kernel_image(out: &Path, kver: &str) -> Result<PathBuf, String> {
+    let dir = out.join("kernel");
+    let image = dir.join(format!("vmlinuz-{kver}"));
+    if image.is_file() {
+        return Ok(image);
+    }
+    let dl = dir.join("download");
+    fs::remove_dir_all(&dl).ok();
+    mkdir(&dl)?;
+    eprintln!("vm: downloading Debian's kernel image {kver}");
+    let download = |pkg: &str| {
+        Command::new("apt-get")
+            .args(["download", "-q", pkg])
+            .current_dir(&dl)
+            .stdout(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    let packages = [
+        format!("linux-image-{kver}-unsigned"),
+        format!("linux-image-{kver}"),
+    ];
+    let mut got = packages.iter().any(|p| download(p));
+    if !got {
+        // The package lists may be missing or stale on a fresh machine.
+        apt_update()?;
+        got = packages.iter().any(|p| download(p));
+    }
+    if !got {
+        return Err(format!(
+            "apt-get download {} failed: the kernel image package for the installed headers is not in the package lists",
+            packages.join(" / ")
+        ));
+    }
+    let deb = fs::read_dir(&dl)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "deb"))
+        .ok_or("apt-get download left no .deb")?;
+    let x = dl.join("x");
+    run_quiet(
+        "dpkg-deb -x",
+        Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&x),
+    )?;
+    let boot = x.join(format!("boot/vmlinuz-{kver}"));
+    fs::copy(&boot, &image).map_err(|e| format!("{}: {e}", boot.display()))?;
+    fs::remove_dir_all(&dl).ok();
+    Ok(image)
+}
+
+/// FNV-1a, 64 bits: a stamp that is the same from one run (and Rust release) to the next.
+#[derive(Debug)]
+struct Stamp(u64);
+
+impl Stamp {
+    fn new() -> Stamp {
+        Stamp(0xcbf2_9ce4_8422_2325)
+    }
+    fn add(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        // A separator, so that ("ab", "c") and ("a", "bc") differ.
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+    fn add_file(&mut self, path: &Path) -> Result<(), String> {
+        self.add(path.to_string_lossy().as_bytes());
+        self.add(&fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?);
+        Ok(())
+    }
+    /// Every file under `dir`, in name order, by path relative to `dir` and content.
+    fn add_tree(&mut self, dir: &Path) -> Result<(), String> {
+        let mut files = Vec::new();
+        walk(dir, &mut files)?;
+        files.sort();
+        for f in files {
+            self.add(
+                f.strip_prefix(dir)
+                    .unwrap_or(&f)
+                    .to_string_lossy()
+                    .as_bytes(),
+            );
+            self.add(&fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?);
+        }
+        Ok(())
+    }
+    fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
+    /// Whether `file` holds this stamp.
+    fn matches(&self, file: &Path) -> bool {
+        fs::read_to_string(file).is_ok_and(|s| s.trim() == self.hex())
+    }
+    fn save(&self, file: &Path) -> Result<(), String> {
+        fs::write(file, self.hex()).map_err(|e| format!("{}: {e}", file.display()))
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    for e in fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let p = e.map_err(|e| e.to_string())?.path();
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if p.is_file() {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    mkdir(to)?;
+    for e in fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let p = e.map_err(|e| e.to_string())?.path();
+        let dest = to.join(p.file_name().unwrap_or_default());
+        if p.is_dir() {
+            copy_tree(&p, &dest)?;
+        } else {
+            fs::copy(&p, &dest).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// xdma.ko and the vendor tools, built from a copy of the driver (the checkout stays clean).
+fn driver_and_tools(out: &Path, src: &Path, kver: &str, keep: bool) -> Result<PathBuf, String> {
+    let linux = src.join("XDMA/linux-kernel");
+    let bin = out.join("bin");
+    let stamp_file = out.join("driver.stamp");
+    let mut stamp = Stamp::new();
+    stamp.add(kver.as_bytes());
+    for part in ["xdma", "include", "tools"] {
+        stamp.add_tree(&linux.join(part))?;
+    }
+    let outputs_exist = std::iter::once("xdma.ko")
+        .chain(TOOLS.iter().copied())
+        .all(|f| bin.join(f).is_file());
+    if outputs_exist && stamp.matches(&stamp_file) {
+        return Ok(bin);
+    }
+    eprintln!("vm: building xdma.ko for {kver} and the vendor tools");
+    let drv = out.join("driver");
+    fs::remove_dir_all(&drv).ok();
+    for part in ["xdma", "include", "tools"] {
+        copy_tree(&linux.join(part), &drv.join(part))?;
+    }
+    let headers = PathBuf::from(format!("/usr/src/linux-headers-{kver}"));
+    run_quiet(
+        "make (xdma.ko)",
+        Command::new("make")
+            .arg("-C")
+            .arg(&headers)
+            .arg(format!("M={}", drv.join("xdma").display()))
+            .args(["modules", "-j2"]),
+    )?;
+    mkdir(&bin)?;
+    fs::copy(drv.join("xdma/xdma.ko"), bin.join("xdma.ko")).map_err(|e| e.to_string())?;
+    for tool in TOOLS {
+        run_quiet(
+            &format!("gcc ({tool})"),
+            Command::new("gcc")
+                .args(["-static", "-std=c99", "-O2", "-w"])
+                .args([
+                    "-D_FILE_OFFSET_BITS=64",
+                    "-D_GNU_SOURCE",
+                    "-D_LARGE_FILE_SOURCE",
+                ])
+                .arg("-o")
+                .arg(bin.join(tool))
+                .arg(drv.join(format!("tools/{tool}.c")))
+                .arg("-lrt"),
+        )?;
+    }
+    stamp.save(&stamp_file)?;
+    if !keep {
+        fs::remove_dir_all(&drv).ok();
+    }
+    Ok(bin)
+}
+
+fn busybox() -> Result<PathBuf, String> {
+    ["/bin/busybox", "/usr/bin/busybox"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or_else(|| "no busybox: install busybox-static".into())
+}
+
+/// Packs `dir` as a gzip-compressed newc cpio archive owned by root.
+fn pack(dir: &Path, archive: &Path) -> Result<(), String> {
+    let script = format!(
+        "cd '{}' && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 | gzip -1 -n > '{}'",
+        dir.display(),
+        archive.display()
+    );
+    run_quiet("cpio", Command::new("sh").args(["-c", &script]))
+}
+
+/// The busybox initramfs with the driver, the tools, /init and the check list.
+fn initramfs(root: &Path, out: &Path, bins: &Path, keep: bool) -> Result<PathBuf, String> {
+    let guest = root.join("xtask/guest");
+    let busybox = busybox()?;
+    let initrd = out.join("initrd.gz");
+    let stamp_file = out.join("initrd.stamp");
+    let mut stamp = Stamp::new();
+    stamp.add_file(&busybox)?;
+    stamp.add_tree(bins)?;
+    stamp.add_tree(&guest)?;
+    if initrd.is_file() && stamp.matches(&stamp_file) {
+        return Ok(initrd);
+    }
+    eprintln!("vm: packing the initramfs");
+    let r = out.join("rootfs");
+    fs::remove_dir_all(&r).ok();
+    for d in [
+        "bin", "sbin", "proc", "sys", "dev", "tmp", "etc", "lib/xdma",
+    ] {
+        mkdir(&r.join(d))?;
+    }
+    fs::copy(&busybox, r.join("bin/busybox")).map_err(|e| e.to_string())?;
+    let list = Command::new(&busybox)
+        .arg("--list")
+        .output()
+        .map_err(|e| format!("cannot run busybox: {e}"))?;
+    for applet in String::from_utf8_lossy(&list.stdout).lines() {
+        if applet != "busybox" && !applet.is_empty() {
+            std::os::unix::fs::symlink("busybox", r.join("bin").join(applet))
+                .map_err(|e| format!("busybox link {applet}: {e}"))?;
+        }
+    }
+    fs::copy(bins.join("xdma.ko"), r.join("lib/xdma/xdma.ko")).map_err(|e| e.to_string())?;
+    for tool in TOOLS {
+        fs::copy(bins.join(tool), r.join("bin").join(tool)).map_err(|e| e.to_string())?;
+    }
+    install_script(&guest.join("init.sh"), &r.join("init"))?;
+    install_script(&guest.join("checks.sh"), &r.join("checks.sh"))?;
+    pack(&r, &initrd)?;
+    stamp.save(&stamp_file)?;
+    if !keep {
+        fs::remove_dir_all(&r).ok();
+    }
+    Ok(initrd)
+}
+
+fn install_script(from: &Path, to: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::copy(from, to).map_err(|e| format!("{}: {e}", from.display()))?;
+    fs::set_permissions(to, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())
+}
+
+fn find_program(name: &str) -> Result<PathBuf, String> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return if p.is_file() {
+            p.canonicalize().map_err(|e| e.to_string())
+        } else {
+            Err(format!("{name} is not a file"))
+        };
+    }
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+        .ok_or_else(|| format!("{name} is not on PATH"))
+}
+
+/// The shared libraries `ldd` lists for `program`, and its dynamic loader.
+fn shared_libraries(program: &Path) -> Result<Vec<PathBuf>, String> {
+    let out = Command::new("ldd")
+        .arg(program)
+        .output()
+        .map_err(|e| format!("cannot run ldd: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut libs = Vec::new();
+    for line in text.lines() {
+        // "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or, for the loader,
+        // "/lib64/ld-linux-x86-64.so.2 (0x...)"; the vDSO has no file.
+        let path = match line.split_once("=>") {
+            Some((_, rest)) => rest.split_whitespace().next(),
+            None => line.split_whitespace().next(),
+        };
+        if let Some(p) = path.filter(|p| p.starts_with('/')) {
+            libs.push(PathBuf::from(p));
+        }
+    }
+    Ok(libs)
+}
+
+/// Quotes a word for sh.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The initramfs with one program added (a second archive appended to the first, which the
+/// kernel unpacks over it), and /etc/xdma-run to start it.
+fn with_program(
+    out: &Path,
+    base: &Path,
+    program: &[String],
+    keep: bool,
+) -> Result<PathBuf, String> {
+    let exe = find_program(&program[0])?;
+    let name = exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".into());
+    let r = out.join("run-rootfs");
+    fs::remove_dir_all(&r).ok();
+    mkdir(&r.join("opt/run/bin"))?;
+    mkdir(&r.join("etc"))?;
+    fs::copy(&exe, r.join("opt/run/bin").join(&name))
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    for lib in shared_libraries(&exe)? {
+        let dest = r.join(lib.strip_prefix("/").unwrap_or(&lib));
+        if let Some(parent) = dest.parent() {
+            mkdir(parent)?;
+        }
+        // fs::copy follows symbolic links, so the guest gets the library itself.
+        fs::copy(&lib, &dest).map_err(|e| format!("{}: {e}", lib.display()))?;
+    }
+    let mut script = format!("#!/bin/sh\nexec /opt/run/bin/{}", sh_quote(&name));
+    for a in &program[1..] {
+        script.push(' ');
+        script.push_str(&sh_quote(a));
+    }
+    script.push('\n');
+    let run = r.join("etc/xdma-run");
+    fs::write(&run, script).map_err(|e| e.to_string())?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+    }
+    fs::write(r.join("etc/xdma-run.name"), format!("{name}\n")).map_err(|e| e.to_string())?;
+    let extra = out.join("run.cpio.gz");
+    pack(&r, &extra)?;
+    let initrd = out.join("initrd-run.gz");
+    let mut bytes = fs::read(base).map_err(|e| e.to_string())?;
+    bytes.extend(fs::read(&extra).map_err(|e| e.to_string())?);
+    fs::write(&initrd, bytes).map_err(|e| e.to_string())?;
+    fs::remove_file(&extra).ok();
+    if !keep {
+        fs::remove_dir_all(&r).ok();
+    }
+    Ok(initrd)
+}
+
+/// The device process. The dev profile by default: measured on a short run of the check list,
+/// it takes the same wall time as a release build (the guest, not the card, sets the pace) and
+/// is the build `cargo test` and clippy have already made, while a release build of the whole
+/// tree costs minutes; on long transfers the release build moves about 15% more per second.
+fn build_device(root: &Path, release: bool) -> Result<PathBuf, String> {
+    let mut cmd = crate::cargo();
+    cmd.args(["build", "-q", "-p", "xdma-vm"]);
+    if release {
+        cmd.arg("--release");
+    }
+    crate::run(root, cmd)?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let exe = target
+        .join(if release { "release" } else { "debug" })
+        .join("xdma-vm");
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(format!("cargo built no {}", exe.display()))
+    }
+}
+
+// ------------------------------------------------------------------ the runs
+
+#[derive(Debug)]
+struct Run<'a> {
+    variant: &'a str,
+    mode: Mode,
+}
+
+#[derive(Debug, Default)]
+struct Outcome {
+    tag: String,
+    passed: usize,
+    failures: Vec<String>,
+    /// What went wrong with the run as a whole (each counts as one failure).
+    problems: Vec<String>,
+    wall: Duration,
+    /// Wall time from the start until the guest's /init printed its first line, and the
+    /// guest's own uptime then.
+    boot: Option<Duration>,
+    up_at: Option<String>,
+    log: PathBuf,
+}
+
+impl Run<'_> {
+    fn tag(&self) -> String {
+        format!("{}/{}", self.variant, self.mode.name())
+    }
+
+    fn params(&self, opts: &Options) -> String {
+        let mut params: BTreeMap<String, String> = DEFAULT_PARAMS
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        if let Some((k, v)) = self.mode.param() {
+            params.insert(k.into(), v.into());
+        }
+        for (k, v) in &opts.params {
+            params.insert(k.clone(), v.clone());
+        }
+        params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn execute(
+        &self,
+        device: &Path,
+        kernel: &Path,
+        initrd: &Path,
+        opts: &Options,
+        logs: &Path,
+    ) -> Result<Outcome, String> {
+        let tag = self.tag();
+        let what = if opts.program.is_empty() {
+            ""
+        } else {
+            "-program"
+        };
+        let log_path = logs.join(format!("{}-{}{what}.log", self.variant, self.mode.name()));
+        let mut log = fs::File::create(&log_path)
+            .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+        let append = format!(
+            "xdma_variant={} xdma_mode={} xdma_params={}",
+            self.variant,
+            self.mode.name(),
+            self.params(opts)
+        );
+        eprintln!("vm: [{tag}] booting ({append})");
+        let start = Instant::now();
+        let mut child = Command::new(device)
+            .arg("run")
+            .arg("--kernel")
+            .arg(kernel)
+            .arg("--initrd")
+            .arg(initrd)
+            .args(["--variant", self.variant])
+            .args(["--timeout", &opts.timeout.to_string()])
+            .arg("--append")
+            .arg(&append)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", device.display()))?;
+        // Both streams go through one channel, so that the terminal and the log get whole
+        // lines in the order they came.
+        let (tx, rx) = mpsc::channel::<(bool, String)>();
+        let mut readers = Vec::new();
+        if let Some(out) = child.stdout.take() {
+            readers.push(forward(out, true, tx.clone()));
+        }
+        if let Some(err) = child.stderr.take() {
+            readers.push(forward(err, false, tx.clone()));
+        }
+        drop(tx);
+        let mut o = Outcome {
+            tag: tag.clone(),
+            log: log_path,
+            ..Outcome::default()
+        };
+        let mut done = false;
+        let mut forwarded = false;
+        loop {
+            let (console, line) = match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(item) => item,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // A Ctrl-C reaches the device process by itself (same process group); a
+                    // SIGTERM sent to xtask alone is passed on, so that it stops QEMU.
+                    if INTERRUPTED.load(Ordering::SeqCst) && !forwarded {
+                        forwarded = true;
+                        let _ = Command::new("kill")
+                            .arg("-TERM")
+                            .arg(child.id().to_string())
+                            .status();
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            let _ = writeln!(log, "{line}");
+            if console {
+                println!("[{tag}] {line}");
+                if line.starts_with("PASS ") {
+                    o.passed += 1;
+                } else if line.starts_with("FAIL ") {
+                    o.failures.push(line.clone());
+                } else if line.starts_with("=== guest done") {
+                    done = true;
+                } else if let Some(rest) = line.strip_prefix("=== guest up after ") {
+                    o.boot = Some(start.elapsed());
+                    o.up_at = rest.split_whitespace().next().map(str::to_string);
+                }
+            } else {
+                eprintln!("[{tag}] {line}");
+            }
+        }
+        for r in readers {
+            let _ = r.join();
+        }
+        let status = child
+            .wait()
+            .map_err(|e| format!("cannot wait for xdma-vm: {e}"))?;
+        o.wall = start.elapsed();
+        if !done {
+            o.problems
+                .push("the guest never reached its final `=== guest done`".into());
+        }
+        if !status.success() {
+            o.problems.push(match status.code() {
+                Some(124) => format!("timed out after {} s", opts.timeout),
+                Some(3) => "the card's simulation failed".into(),
+                Some(c) if c > 128 => format!("stopped by signal {}", c - 128),
+                _ => format!("xdma-vm exited with {status}"),
+            });
+        }
+        if o.passed == 0 && o.failures.is_empty() {
+            o.problems.push("no check printed a result".into());
+        }
+        Ok(o)
+    }
+}
+
+fn forward(
+    stream: impl std::io::Read + Send + 'static,
+    console: bool,
+    tx: mpsc::Sender<(bool, String)>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stream);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match reader.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    // The serial console ends lines with CR LF.
+                    let line = String::from_utf8_lossy(&buf)
+                        .trim_end_matches(['\r', '\n'])
+                        .to_string();
+                    if tx.send((console, line)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Prints each run's result and the totals; true when nothing failed.
+fn summary(runs: &[Outcome]) -> bool {
+    let mut passed = 0;
+    let mut failed = 0;
+    println!();
+    println!("vm: results");
+    for o in runs {
+        let f = o.failures.len() + o.problems.len();
+        passed += o.passed;
+        failed += f;
+        let boot = match (&o.boot, &o.up_at) {
+            (Some(b), Some(up)) => format!(
+                "booted in {:.1} s ({up} s of guest uptime)",
+                b.as_secs_f64()
+            ),
+            _ => "never booted".to_string(),
+        };
+        println!(
+            "  {:<16} {:>3} passed, {:>3} failed, {:6.1} s, {boot}; log {}",
+            o.tag,
+            o.passed,
+            f,
+            o.wall.as_secs_f64(),
+            o.log.display()
+        );
+        for line in o.failures.iter().chain(o.problems.iter()) {
+            println!("      {line}");
+        }
+    }
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    if interrupted {
+        println!("vm: interrupted; the runs not started are not counted");
+    }
+    println!("{passed} passed, {failed} failed");
+    failed == 0 && !interrupted && !runs.is_empty()
+}
