@@ -51,6 +51,10 @@ enum Cmd {
         /// User interrupt lines of the IP (the card drives one).
         #[arg(long, default_value_t = 1)]
         user_irqs: usize,
+        /// The engines' address alignment in bytes, a power of two up to 128 (1: the IP
+        /// allows unaligned transfers, as the reference board's does).
+        #[arg(long, default_value_t = 1)]
+        alignment: u32,
         /// Card cycles run between two looks at QEMU's socket.
         #[arg(long, default_value_t = 128)]
         slice: u64,
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         timeout,
         no_monitors,
         user_irqs,
+        alignment,
         slice,
     } = command;
     let opts = RunOptions {
@@ -82,6 +87,7 @@ fn main() -> ExitCode {
         timeout: (timeout > 0).then(|| Duration::from_secs(timeout)),
         monitors: !no_monitors,
         user_irqs,
+        alignment,
         slice: slice.max(1),
     };
     match vm::run(&opts) {

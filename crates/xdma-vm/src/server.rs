@@ -35,6 +35,8 @@ pub struct ServerConfig {
     pub monitors: bool,
     /// User interrupt lines the IP serves.
     pub user_irqs: usize,
+    /// The engines' address alignment in bytes (1: unaligned transfers allowed).
+    pub alignment: u32,
     /// `axi_aclk` cycles run between two looks at the socket.
     pub slice: u64,
     /// QEMU's qtest socket.
@@ -257,6 +259,7 @@ fn simulate(
     let mut ip_cfg = IpConfig::new(top, cfg.variant.h2c(), cfg.variant.c2h());
     ip_cfg.user_irqs = cfg.user_irqs;
     ip_cfg.monitors = cfg.monitors;
+    ip_cfg.alignment = cfg.alignment;
     let ip = XdmaIp::new(ip_cfg)?;
     let bars = BarSizes::for_user_logic(ip.user_bar_size());
     tracing::info!(

@@ -49,6 +49,8 @@ pub struct RunOptions {
     pub monitors: bool,
     /// User interrupt lines of the IP.
     pub user_irqs: usize,
+    /// The engines' address alignment in bytes (1: unaligned transfers allowed).
+    pub alignment: u32,
     /// Card cycles between two looks at the socket.
     pub slice: u64,
 }
@@ -278,6 +280,7 @@ pub fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             variant: opts.variant,
             monitors: opts.monitors,
             user_irqs: opts.user_irqs,
+            alignment: opts.alignment,
             slice: opts.slice,
             qtest,
             qtest_timeout: Duration::from_secs(5),
