@@ -79,6 +79,9 @@ pub struct IpStats {
     pub cycles: u64,
 }
 
+/// Cycles a VALID on the card's AXI port may wait for READY before the monitor reports a
+/// stall: 1 ms of `axi_aclk`.
+const DMA_STALL_BOUND: u64 = 250_000;
 /// Memory-mapped transactions an engine keeps in flight: enough to keep the card's AXI port
 /// busy with 4 KiB descriptors.
 const MM_IN_FLIGHT: usize = 4;
@@ -323,7 +326,17 @@ fn harness(cfg: &IpConfig) -> Result<CardHarness> {
     // The host may hold an H2C stream beat's source idle as long as it likes, and the card may
     // hold it waiting: no stall bound on the IP's side.
     hc.h2c_stall_bound = 0;
-    Ok(CardHarness::with_config(hc)?)
+    let card = CardHarness::with_config(hc)?;
+    // The card may hold a burst's address while it serves the other direction's bursts on
+    // the same DDR (its arbiter): with several KiB of reads in flight that is thousands of
+    // cycles, backpressure rather than a hang. The bound stays, far above any healthy stall.
+    if let Some(mon) = card.dma.monitor() {
+        mon.set_config(axi_bfm::AxiMonitorConfig {
+            stall_bound: DMA_STALL_BOUND,
+            ..mon.config()
+        });
+    }
+    Ok(card)
 }
 
 impl XdmaIp {
@@ -518,6 +531,10 @@ impl XdmaIp {
             for bit in self.card.take_irqs().into_iter().map(|e| e.bit) {
                 if (bit as usize) < self.irq.user_lines {
                     self.irq.user_latched |= 1 << bit;
+                    // Every request the IP acknowledges is an interrupt of its own: a message
+                    // in MSI and MSI-X mode even while an earlier one is still latched (the
+                    // MSI-X handler never reads the request register that clears it).
+                    self.irq.asserted &= !(1 << (16 + bit));
                 }
             }
             self.update_irq(irq);
