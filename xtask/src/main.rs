@@ -15,6 +15,7 @@ mod synth;
 #[cfg(test)]
 mod tidy;
 mod vm;
+mod vm_suite;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -60,6 +61,7 @@ fn main() -> ExitCode {
         Some("xcheck") => xcheck(&root()),
         // It prints its own results and errors, the count of checks last.
         Some("vm") => return vm::vm(&root(), &args[1..]),
+        Some("vm-suite") => suite::guest_only(&root(), &args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::fuse;
+use crate::{fuse, vm_suite};
 
 /// The suite's test targets, run on both backends.
 const SUITE: &[&str] = &[
@@ -30,6 +30,10 @@ const SUITE: &[&str] = &[
 
 /// The variants of the simulated card (`sim.variant`) the suite also runs on.
 const VARIANTS: &[&str] = &["mm", "stream"];
+
+/// The engine alignment of the suite's simulated card (`[sim.engine] alignment` in
+/// crates/card-tests/suite.toml), which the guest's card is given too.
+const SUITE_ALIGNMENT: u32 = 64;
 
 /// The suite's configuration with `variant` set in its `[sim]` section.
 fn with_variant(suite_toml: &str, variant: &str) -> Result<String, String> {
@@ -108,6 +112,101 @@ fn parse_results(out: &str, counts: &mut Counts) {
 
 /// Reads the skip log: one `test<TAB>reason` line per skipped test. The target comes from the
 /// process that wrote it, which the runs keep apart by giving each target its own file.
+/// Reads the console log of the suite's run in the guest (`vm_suite`): a marker line per
+/// target, libtest's lines, and a skip line per logged skip.
+fn parse_guest(log: &str) -> Counts {
+    let mut counts = Counts::default();
+    let mut target = String::new();
+    for line in log.lines() {
+        if let Some(t) = line.strip_prefix(vm_suite::TARGET_MARK) {
+            target = t.trim().to_string();
+        } else if let Some(rest) = line.strip_prefix(vm_suite::SKIP_MARK) {
+            let mut f = rest.split('\t');
+            if let (Some(t), Some(name)) = (f.next(), f.next()) {
+                counts
+                    .skipped
+                    .entry(t.to_string())
+                    .or_default()
+                    .push(name.to_string());
+            }
+        } else if line.trim_start().starts_with("test result: ") {
+            parse_results(&format!("Running tests/{target}.rs\n{line}\n"), &mut counts);
+        }
+    }
+    counts
+}
+
+/// The suite's run in a guest against the unmodified driver, compared with its run on the
+/// simulated card: the same tests must run and the same ones skip.
+fn in_guest(
+    root: &Path,
+    variant: &'static str,
+    targets: &[&str],
+    sim: &Counts,
+) -> Result<(), String> {
+    let started = Instant::now();
+    // The guest's card has the engine alignment of the suite's simulated card (suite.toml),
+    // so that the same misaligned-buffer cases run.
+    let log = vm_suite::run(root, variant, targets, SUITE_ALIGNMENT)?;
+    let text =
+        std::fs::read_to_string(&log).map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+    let guest = parse_guest(&text);
+    let (run, skipped) = guest.summary();
+    println!(
+        "xtask: card-tests in the guest, real driver, {variant} card: {run} run, {skipped} skipped ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    if guest.failed > 0 {
+        return Err(format!(
+            "{} card-tests failed in the guest ({variant} card); log {}",
+            guest.failed,
+            log.display()
+        ));
+    }
+    if guest.summary() != sim.summary() || guest.skipped != sim.skipped {
+        return Err(format!(
+            "card-tests ran differently through the real driver ({variant} card): simulated card {:?} (skipped {:?}), in the guest {:?} (skipped {:?}); log {}",
+            sim.summary(),
+            sim.skipped,
+            guest.summary(),
+            guest.skipped,
+            log.display()
+        ));
+    }
+    Ok(())
+}
+
+/// `cargo xtask vm-suite VARIANT [TARGET...]`: the suite (or some of its targets) in a guest
+/// only, with the counts printed, for working on what the real driver does differently.
+pub fn guest_only(root: &Path, args: &[String]) -> Result<(), String> {
+    let variant = match args.first().map(String::as_str) {
+        Some("combined") | None => "combined",
+        Some("mm") => "mm",
+        Some("stream") => "stream",
+        Some(v) => return Err(format!("unknown variant `{v}`: mm, stream or combined")),
+    };
+    let picked: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    let targets: Vec<&str> = if picked.is_empty() {
+        SUITE.to_vec()
+    } else {
+        SUITE
+            .iter()
+            .copied()
+            .filter(|t| picked.contains(t))
+            .collect()
+    };
+    let log = vm_suite::run(root, variant, &targets, SUITE_ALIGNMENT)?;
+    let text =
+        std::fs::read_to_string(&log).map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+    let c = parse_guest(&text);
+    let (run, skipped) = c.summary();
+    println!("xtask: card-tests in the guest, {variant} card: {run} run, {skipped} skipped, {} failed; skipped {:?}", c.failed, c.skipped);
+    if c.failed > 0 {
+        return Err(format!("{} failed", c.failed));
+    }
+    Ok(())
+}
+
 fn read_skips(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -237,6 +336,12 @@ pub fn suite(root: &Path) -> Result<(), String> {
     // The XDMA variants as a board builds them (the runs above are on the combined layout):
     // the suite on each, skipping what the variant lacks. The soak test is left out (it skips
     // without CARD_SOAK either way).
+    let guest = vm_suite::unavailable();
+    if let Some(why) = &guest {
+        println!("xtask: SKIPPED card-tests in the guest: {why}");
+    } else {
+        in_guest(root, "combined", SUITE, &sim)?;
+    }
     let suite_toml = std::fs::read_to_string(root.join("crates/card-tests/suite.toml"))
         .map_err(|e| format!("cannot read crates/card-tests/suite.toml: {e}"))?;
     for variant in VARIANTS {
@@ -260,6 +365,9 @@ pub fn suite(root: &Path) -> Result<(), String> {
             "xtask: card-tests on the simulated card's {variant} variant: {run} run, {skipped} skipped ({:.1} s)",
             started.elapsed().as_secs_f64()
         );
+        if guest.is_none() {
+            in_guest(root, variant, &targets, &counts)?;
+        }
     }
     // The broken cards, and the harness's own unit tests, once.
     let started = Instant::now();
@@ -310,5 +418,28 @@ test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; 
         c.skipped
             .insert("memory".into(), vec!["a".into(), "b".into()]);
         assert_eq!(c.summary(), (16, 2));
+    }
+
+    #[test]
+    fn the_guest_log_is_counted_per_target() {
+        let log = "\
+[xdma-vm]    0.003 info  server: card combined
+=== card-tests registers
+running 3 tests
+test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.00s
+SKIP registers\tcaps_of_a_variant\tthe card has no DDR
+=== card-tests memory
+test result: FAILED. 4 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 9.00s
+PASS program card-tests
+";
+        let c = parse_guest(log);
+        assert_eq!(c.passed.get("registers"), Some(&3));
+        assert_eq!(c.passed.get("memory"), Some(&4));
+        assert_eq!(c.failed, 1);
+        assert_eq!(
+            c.skipped.get("registers"),
+            Some(&vec!["caps_of_a_variant".to_string()])
+        );
+        assert_eq!(c.summary(), (6, 1));
     }
 }

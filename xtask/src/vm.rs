@@ -60,7 +60,7 @@ const TOOLS: &[&str] = &["reg_rw", "dma_to_device", "dma_from_device", "performa
 const DEFAULT_PARAMS: &[(&str, &str)] = &[("h2c_timeout", "30"), ("c2h_timeout", "30")];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     Msix,
     Msi,
     Legacy,
@@ -68,7 +68,7 @@ enum Mode {
 }
 
 impl Mode {
-    const ALL: [Mode; 4] = [Mode::Msix, Mode::Msi, Mode::Legacy, Mode::Poll];
+    pub(crate) const ALL: [Mode; 4] = [Mode::Msix, Mode::Msi, Mode::Legacy, Mode::Poll];
 
     fn name(self) -> &'static str {
         match self {
@@ -90,17 +90,19 @@ impl Mode {
     }
 }
 
-const VARIANTS: [&str; 3] = ["mm", "stream", "combined"];
+pub(crate) const VARIANTS: [&str; 3] = ["mm", "stream", "combined"];
 
 #[derive(Debug)]
-struct Options {
-    variants: Vec<&'static str>,
-    modes: Vec<Mode>,
-    params: Vec<(String, String)>,
-    timeout: u64,
-    release: bool,
-    keep: bool,
-    program: Vec<String>,
+pub(crate) struct Options {
+    pub(crate) variants: Vec<&'static str>,
+    pub(crate) modes: Vec<Mode>,
+    pub(crate) params: Vec<(String, String)>,
+    pub(crate) timeout: u64,
+    pub(crate) release: bool,
+    pub(crate) keep: bool,
+    pub(crate) program: Vec<String>,
+    /// The card's engine alignment in bytes (1: unaligned transfers allowed).
+    pub(crate) alignment: u32,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -112,6 +114,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         release: false,
         keep: false,
         program: Vec::new(),
+        alignment: 1,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -178,7 +181,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
 
 /// Set by SIGINT or SIGTERM: the run under way ends (the device process gets the signal too,
 /// or has it passed on, and stops QEMU), is waited for, and no further run starts.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+pub(crate) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: i32) {
     INTERRUPTED.store(true, Ordering::SeqCst);
@@ -192,7 +195,7 @@ extern "C" {
 /// Catches SIGINT and SIGTERM, so that xtask outlives a Ctrl-C long enough to wait for the
 /// device process (which gets it as well, being in the same process group) and report. A
 /// handler, unlike an ignored signal, is reset to the default in every child at exec.
-fn catch_signals() {
+pub(crate) fn catch_signals() {
     const SIGINT: i32 = 2;
     const SIGTERM: i32 = 15;
     for sig in [SIGINT, SIGTERM] {
@@ -280,7 +283,7 @@ fn dpkg_installed(pkg: &str) -> Option<bool> {
 }
 
 /// Installs the packages that are missing, with one `apt-get update` first.
-fn ensure_packages() -> Result<(), String> {
+pub(crate) fn ensure_packages() -> Result<(), String> {
     let missing: Vec<&str> = PACKAGES
         .iter()
         .filter(|(pkg, file)| !dpkg_installed(pkg).unwrap_or_else(|| Path::new(file).exists()))
@@ -324,7 +327,7 @@ fn apt_update() -> Result<(), String> {
 }
 
 /// The dma_ip_drivers checkout: `$XDMA_DRIVER_SRC`, else the shared copy beside the project.
-fn driver_source(root: &Path) -> Result<PathBuf, String> {
+pub(crate) fn driver_source(root: &Path) -> Result<PathBuf, String> {
     let candidates: Vec<PathBuf> = match std::env::var_os("XDMA_DRIVER_SRC") {
         Some(p) => vec![PathBuf::from(p)],
         None => vec![root.join("../shared/third-party/dma_ip_drivers")],
@@ -377,7 +380,7 @@ fn version_key(v: &str) -> Vec<(u64, String)> {
 
 /// The newest kernel whose amd64 headers are installed: the ABI the driver is built for and
 /// the kernel the guest boots.
-fn kernel_version() -> Result<String, String> {
+pub(crate) fn kernel_version() -> Result<String, String> {
     let mut versions: Vec<String> = fs::read_dir("/usr/src")
         .map_err(|e| format!("/usr/src: {e}"))?
         .filter_map(|e| e.ok())
@@ -395,7 +398,7 @@ fn kernel_version() -> Result<String, String> {
 
 // ------------------------------------------------------------------ building the guest
 
-fn mkdir(p: &Path) -> Result<(), String> {
+pub(crate) fn mkdir(p: &Path) -> Result<(), String> {
     fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
 }
 
@@ -416,7 +419,7 @@ fn run_quiet(what: &str, cmd: &mut Command) -> Result<(), String> {
 }
 
 /// Debian's kernel image for `kver`, from its package (extracted, not installed), cached.
-fn kernel_image(out: &Path, kver: &str) -> Result<PathBuf, String> {
+pub(crate) fn kernel_image(out: &Path, kver: &str) -> Result<PathBuf, String> {
     let dir = out.join("kernel");
     let image = dir.join(format!("vmlinuz-{kver}"));
     if image.is_file() {
@@ -544,7 +547,12 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
 }
 
 /// xdma.ko and the vendor tools, built from a copy of the driver (the checkout stays clean).
-fn driver_and_tools(out: &Path, src: &Path, kver: &str, keep: bool) -> Result<PathBuf, String> {
+pub(crate) fn driver_and_tools(
+    out: &Path,
+    src: &Path,
+    kver: &str,
+    keep: bool,
+) -> Result<PathBuf, String> {
     let linux = src.join("XDMA/linux-kernel");
     let bin = out.join("bin");
     let stamp_file = out.join("driver.stamp");
@@ -608,7 +616,7 @@ fn busybox() -> Result<PathBuf, String> {
 }
 
 /// Packs `dir` as a gzip-compressed newc cpio archive owned by root.
-fn pack(dir: &Path, archive: &Path) -> Result<(), String> {
+pub(crate) fn pack(dir: &Path, archive: &Path) -> Result<(), String> {
     let script = format!(
         "cd '{}' && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 | gzip -1 -n > '{}'",
         dir.display(),
@@ -618,7 +626,12 @@ fn pack(dir: &Path, archive: &Path) -> Result<(), String> {
 }
 
 /// The busybox initramfs with the driver, the tools, /init and the check list.
-fn initramfs(root: &Path, out: &Path, bins: &Path, keep: bool) -> Result<PathBuf, String> {
+pub(crate) fn initramfs(
+    root: &Path,
+    out: &Path,
+    bins: &Path,
+    keep: bool,
+) -> Result<PathBuf, String> {
     let guest = root.join("xtask/guest");
     let busybox = busybox()?;
     let initrd = out.join("initrd.gz");
@@ -688,7 +701,7 @@ fn find_program(name: &str) -> Result<PathBuf, String> {
 }
 
 /// The shared libraries `ldd` lists for `program`, and its dynamic loader.
-fn shared_libraries(program: &Path) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn shared_libraries(program: &Path) -> Result<Vec<PathBuf>, String> {
     let out = Command::new("ldd")
         .arg(program)
         .output()
@@ -710,7 +723,7 @@ fn shared_libraries(program: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Quotes a word for sh.
-fn sh_quote(s: &str) -> String {
+pub(crate) fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
@@ -771,7 +784,7 @@ fn with_program(
 /// it takes the same wall time as a release build (the guest, not the card, sets the pace) and
 /// is the build `cargo test` and clippy have already made, while a release build of the whole
 /// tree costs minutes; on long transfers the release build moves about 15% more per second.
-fn build_device(root: &Path, release: bool) -> Result<PathBuf, String> {
+pub(crate) fn build_device(root: &Path, release: bool) -> Result<PathBuf, String> {
     let mut cmd = crate::cargo();
     cmd.args(["build", "-q", "-p", "xdma-vm"]);
     if release {
@@ -794,13 +807,13 @@ fn build_device(root: &Path, release: bool) -> Result<PathBuf, String> {
 // ------------------------------------------------------------------ the runs
 
 #[derive(Debug)]
-struct Run<'a> {
-    variant: &'a str,
-    mode: Mode,
+pub(crate) struct Run<'a> {
+    pub(crate) variant: &'a str,
+    pub(crate) mode: Mode,
 }
 
 #[derive(Debug, Default)]
-struct Outcome {
+pub(crate) struct Outcome {
     tag: String,
     passed: usize,
     failures: Vec<String>,
@@ -811,7 +824,7 @@ struct Outcome {
     /// guest's own uptime then.
     boot: Option<Duration>,
     up_at: Option<String>,
-    log: PathBuf,
+    pub(crate) log: PathBuf,
 }
 
 impl Run<'_> {
@@ -837,7 +850,7 @@ impl Run<'_> {
             .join(",")
     }
 
-    fn execute(
+    pub(crate) fn execute(
         &self,
         device: &Path,
         kernel: &Path,
@@ -870,6 +883,7 @@ impl Run<'_> {
             .arg(initrd)
             .args(["--variant", self.variant])
             .args(["--timeout", &opts.timeout.to_string()])
+            .args(["--alignment", &opts.alignment.to_string()])
             .arg("--append")
             .arg(&append)
             .stdin(Stdio::null())
@@ -982,7 +996,7 @@ fn forward(
 }
 
 /// Prints each run's result and the totals; true when nothing failed.
-fn summary(runs: &[Outcome]) -> bool {
+pub(crate) fn summary(runs: &[Outcome]) -> bool {
     let mut passed = 0;
     let mut failed = 0;
     println!();

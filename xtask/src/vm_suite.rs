@@ -1,0 +1,229 @@
+//! The card-tests suite in the guest of `cargo xtask vm`: the suite's test binaries, built on
+//! this machine, run inside the guest through the driver backend against the unmodified
+//! driver and the simulated card. The caller (the card-tests step) compares what they report
+//! with the suite's run on the simulated card.
+//!
+//! The binaries are dynamically linked; each goes into the guest stripped, with the shared
+//! libraries `ldd` lists, as a second initramfs archive that the kernel unpacks over the first.
+//! The guest's `/etc/xdma-run` runs them one after another and prints, per target, a line
+//! `=== card-tests <target>`, libtest's own output, and one `SKIP <target>\t<test>` line per
+//! skip the suite's harness logged.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::vm::{self, Mode, Options, Run};
+
+/// Module parameters of the suite's runs. A stream receive through the driver backend may not
+/// wait less than the driver's `c2h_timeout`, and the suite's longest wait ([`WAIT_S`]) must
+/// cover a slow guest: 5 s under 10 s does both.
+const PARAMS: &[(&str, &str)] = &[("c2h_timeout", "5"), ("h2c_timeout", "30")];
+/// The suite's wait for data or an interrupt that should come (`CARD_TESTS_WAIT_S`).
+const WAIT_S: &str = "10";
+/// Cases of each model-based property test in the guest. Through the driver the card moves a
+/// few MB per wall second, so the default 24 cases take minutes; the guest's run is there for
+/// the driver's semantics, which a few cases exercise, while the simulated card runs them all.
+const PROPTEST_CASES: &str = "2";
+/// Seconds the whole suite may take in one guest.
+const TIMEOUT_S: u64 = 1500;
+
+/// One marker line per target in the guest's output.
+pub(crate) const TARGET_MARK: &str = "=== card-tests ";
+/// The prefix of a skip line.
+pub(crate) const SKIP_MARK: &str = "SKIP ";
+
+/// The suite's test binaries, built by cargo: `(target, executable)`.
+fn build_targets(root: &Path, targets: &[&str]) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut cmd = crate::cargo();
+    cmd.current_dir(root).args([
+        "test",
+        "-p",
+        "card-tests",
+        "--no-run",
+        "--message-format=json",
+    ]);
+    for t in targets {
+        cmd.args(["--test", t]);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run cargo test --no-run: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building the card-tests binaries failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if !line.contains("\"reason\":\"compiler-artifact\"") || !line.contains("\"test\":true") {
+            continue;
+        }
+        let Some(exe) = json_str(line, "\"executable\":\"") else {
+            continue;
+        };
+        let Some(name) = json_str(line, "\"name\":\"") else {
+            continue;
+        };
+        if targets.contains(&name.as_str()) {
+            found.push((name, PathBuf::from(exe)));
+        }
+    }
+    for t in targets {
+        if !found.iter().any(|(n, _)| n == t) {
+            return Err(format!("cargo built no card-tests binary for target `{t}`"));
+        }
+    }
+    Ok(found)
+}
+
+/// The string value after `key` in one line of cargo's JSON (paths and target names hold no
+/// escaped quotes), so that xtask needs no JSON crate.
+fn json_str(line: &str, key: &str) -> Option<String> {
+    let at = line.find(key)? + key.len();
+    let end = line[at..].find('"')?;
+    Some(line[at..at + end].to_string())
+}
+
+/// The guest script that runs every target.
+fn script(targets: &[(String, PathBuf)]) -> String {
+    let mut s = String::from(
+        "#!/bin/sh\n\
+         # The card-tests suite through the driver backend, one target after another.\n\
+         export XDMA_BACKEND=hw XDMA_DEVICE=/dev/xdma0 XDMA_CONFIG=/opt/suite/suite.toml\n",
+    );
+    s.push_str(&format!(
+        "export CARD_TESTS_WAIT_S={WAIT_S} PROPTEST_CASES={PROPTEST_CASES}\nrc=0\n"
+    ));
+    for (t, _) in targets {
+        s.push_str(&format!(
+            "echo '{TARGET_MARK}{t}'\n\
+             CARD_TESTS_SKIP_LOG=/tmp/{t}.skips /opt/suite/{t} --test-threads=1 || rc=1\n\
+             [ -f /tmp/{t}.skips ] && while IFS= read -r l; do printf '{SKIP_MARK}{t}\\t%s\\n' \"$l\"; done < /tmp/{t}.skips\n"
+        ));
+    }
+    s.push_str("exit $rc\n");
+    s
+}
+
+/// The initramfs with the suite added.
+fn with_suite(
+    root: &Path,
+    out: &Path,
+    base: &Path,
+    targets: &[(String, PathBuf)],
+) -> Result<PathBuf, String> {
+    let r = out.join("suite-rootfs");
+    fs::remove_dir_all(&r).ok();
+    vm::mkdir(&r.join("opt/suite"))?;
+    vm::mkdir(&r.join("etc"))?;
+    for (t, exe) in targets {
+        let dest = r.join("opt/suite").join(t);
+        fs::copy(exe, &dest).map_err(|e| format!("{}: {e}", exe.display()))?;
+        // Debug information is most of a test binary; the guest's RAM holds the archive.
+        let st = Command::new("strip")
+            .arg(&dest)
+            .status()
+            .map_err(|e| format!("cannot run strip: {e}"))?;
+        if !st.success() {
+            return Err(format!("strip {} failed", dest.display()));
+        }
+        for lib in vm::shared_libraries(exe)? {
+            let d = r.join(lib.strip_prefix("/").unwrap_or(&lib));
+            if d.exists() {
+                continue;
+            }
+            if let Some(parent) = d.parent() {
+                vm::mkdir(parent)?;
+            }
+            fs::copy(&lib, &d).map_err(|e| format!("{}: {e}", lib.display()))?;
+        }
+    }
+    let config = root.join("crates/card-tests/suite.toml");
+    fs::copy(&config, r.join("opt/suite/suite.toml"))
+        .map_err(|e| format!("{}: {e}", config.display()))?;
+    let run = r.join("etc/xdma-run");
+    fs::write(&run, script(targets)).map_err(|e| e.to_string())?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+    }
+    fs::write(r.join("etc/xdma-run.name"), "card-tests\n").map_err(|e| e.to_string())?;
+    let extra = out.join("suite.cpio.gz");
+    vm::pack(&r, &extra)?;
+    let initrd = out.join("initrd-suite.gz");
+    let mut bytes = fs::read(base).map_err(|e| e.to_string())?;
+    bytes.extend(fs::read(&extra).map_err(|e| e.to_string())?);
+    fs::write(&initrd, bytes).map_err(|e| e.to_string())?;
+    fs::remove_file(&extra).ok();
+    fs::remove_dir_all(&r).ok();
+    Ok(initrd)
+}
+
+/// Why the guest cannot run on this machine, when it cannot: no QEMU and no way to install it.
+pub(crate) fn unavailable() -> Option<String> {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    let qemu = Path::new("/usr/bin/qemu-system-x86_64").is_file();
+    if !root && !qemu {
+        return Some(
+            "no qemu-system-x86_64 and not root to install it: apt-get install qemu-system-x86 busybox-static linux-headers-amd64 cpio"
+                .into(),
+        );
+    }
+    None
+}
+
+/// Runs `targets` of the suite in a guest whose card is `variant`, in the driver's default
+/// interrupt mode, with the card's engines aligned as the suite's simulated card is
+/// (`alignment`); returns the guest console's log, to be read by the caller.
+pub(crate) fn run(
+    root: &Path,
+    variant: &'static str,
+    targets: &[&str],
+    alignment: u32,
+) -> Result<PathBuf, String> {
+    vm::ensure_packages()?;
+    let src = vm::driver_source(root)?;
+    let out = root.join("target/vm");
+    vm::mkdir(&out)?;
+    let kver = vm::kernel_version()?;
+    let kernel = vm::kernel_image(&out, &kver)?;
+    let bins = vm::driver_and_tools(&out, &src, &kver, false)?;
+    let base = vm::initramfs(root, &out, &bins, false)?;
+    let built = build_targets(root, targets)?;
+    let initrd = with_suite(root, &out, &base, &built)?;
+    let device = vm::build_device(root, false)?;
+    let logs = out.join("logs");
+    vm::mkdir(&logs)?;
+    let opts = Options {
+        variants: vec![variant],
+        modes: vec![Mode::Msix],
+        params: PARAMS
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        timeout: TIMEOUT_S,
+        release: false,
+        keep: false,
+        program: vec!["card-tests".into()],
+        alignment,
+    };
+    let outcome = Run {
+        variant,
+        mode: Mode::Msix,
+    }
+    .execute(&device, &kernel, &initrd, &opts, &logs)?;
+    if !vm::summary(std::slice::from_ref(&outcome)) {
+        return Err(format!(
+            "the card-tests suite failed in the guest ({variant} card); log {}",
+            outcome.log.display()
+        ));
+    }
+    Ok(outcome.log)
+}
