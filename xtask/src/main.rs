@@ -62,6 +62,7 @@ fn main() -> ExitCode {
         // It prints its own results and errors, the count of checks last.
         Some("vm") => return vm::vm(&root(), &args[1..]),
         Some("vm-suite") => suite::guest_only(&root(), &args[1..]),
+        Some("vm-tools") => vm_suite::tools(&root()),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())

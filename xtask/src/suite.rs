@@ -369,6 +369,10 @@ pub fn suite(root: &Path) -> Result<(), String> {
             in_guest(root, variant, &targets, &counts)?;
         }
     }
+    // The measurement tool and the main job through the real driver, for function only.
+    if guest.is_none() {
+        vm_suite::tools(root)?;
+    }
     // The broken cards, and the harness's own unit tests, once.
     let started = Instant::now();
     let broken = run_targets(

@@ -108,12 +108,15 @@ fn script(targets: &[(String, PathBuf)]) -> String {
     s
 }
 
-/// The initramfs with the suite added.
-fn with_suite(
+/// The initramfs with programs added under /opt/suite (stripped, with their shared
+/// libraries), the suite's configuration, and `script` as /etc/xdma-run.
+fn with_programs(
     root: &Path,
     out: &Path,
     base: &Path,
     targets: &[(String, PathBuf)],
+    script: &str,
+    name: &str,
 ) -> Result<PathBuf, String> {
     let r = out.join("suite-rootfs");
     fs::remove_dir_all(&r).ok();
@@ -145,15 +148,15 @@ fn with_suite(
     fs::copy(&config, r.join("opt/suite/suite.toml"))
         .map_err(|e| format!("{}: {e}", config.display()))?;
     let run = r.join("etc/xdma-run");
-    fs::write(&run, script(targets)).map_err(|e| e.to_string())?;
+    fs::write(&run, script).map_err(|e| e.to_string())?;
     {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
     }
-    fs::write(r.join("etc/xdma-run.name"), "card-tests\n").map_err(|e| e.to_string())?;
-    let extra = out.join("suite.cpio.gz");
+    fs::write(r.join("etc/xdma-run.name"), format!("{name}\n")).map_err(|e| e.to_string())?;
+    let extra = out.join(format!("{name}.cpio.gz"));
     vm::pack(&r, &extra)?;
-    let initrd = out.join("initrd-suite.gz");
+    let initrd = out.join(format!("initrd-{name}.gz"));
     let mut bytes = fs::read(base).map_err(|e| e.to_string())?;
     bytes.extend(fs::read(&extra).map_err(|e| e.to_string())?);
     fs::write(&initrd, bytes).map_err(|e| e.to_string())?;
@@ -188,6 +191,27 @@ pub(crate) fn run(
     targets: &[&str],
     alignment: u32,
 ) -> Result<PathBuf, String> {
+    let built = build_targets(root, targets)?;
+    in_guest(
+        root,
+        variant,
+        alignment,
+        &built,
+        &script(&built),
+        "card-tests",
+    )
+}
+
+/// Boots a guest of `variant` with `programs` and `script` added, in the driver's default
+/// interrupt mode; returns the console log once every check passed.
+fn in_guest(
+    root: &Path,
+    variant: &'static str,
+    alignment: u32,
+    programs: &[(String, PathBuf)],
+    script: &str,
+    name: &str,
+) -> Result<PathBuf, String> {
     vm::ensure_packages()?;
     let src = vm::driver_source(root)?;
     let out = root.join("target/vm");
@@ -196,8 +220,7 @@ pub(crate) fn run(
     let kernel = vm::kernel_image(&out, &kver)?;
     let bins = vm::driver_and_tools(&out, &src, &kver, false)?;
     let base = vm::initramfs(root, &out, &bins, false)?;
-    let built = build_targets(root, targets)?;
-    let initrd = with_suite(root, &out, &base, &built)?;
+    let initrd = with_programs(root, &out, &base, programs, script, name)?;
     let device = vm::build_device(root, false)?;
     let logs = out.join("logs");
     vm::mkdir(&logs)?;
@@ -211,7 +234,7 @@ pub(crate) fn run(
         timeout: TIMEOUT_S,
         release: false,
         keep: false,
-        program: vec!["card-tests".into()],
+        program: vec![name.into()],
         alignment,
     };
     let outcome = Run {
@@ -221,9 +244,80 @@ pub(crate) fn run(
     .execute(&device, &kernel, &initrd, &opts, &logs)?;
     if !vm::summary(std::slice::from_ref(&outcome)) {
         return Err(format!(
-            "the card-tests suite failed in the guest ({variant} card); log {}",
+            "{name} failed in the guest ({variant} card); log {}",
             outcome.log.display()
         ));
     }
     Ok(outcome.log)
+}
+
+/// The measurement tool's subcommands and the acquire example, each a `PASS`/`FAIL` line, as
+/// the guest runs them: short runs, for function only (their times are the emulator's).
+const TOOL_RUNS: &[(&str, &str)] = &[
+    ("xdma-bench sweep", "xdma-bench sweep --sizes 4K,64K --runs 1 --backend hw --device /dev/xdma0"),
+    (
+        "xdma-bench sweep serial",
+        "xdma-bench sweep --sizes 4K,64K --runs 1 --mode serial --backend hw --device /dev/xdma0",
+    ),
+    ("xdma-bench concurrent", "xdma-bench concurrent --seconds 0.3 --backend hw --device /dev/xdma0"),
+    (
+        "xdma-bench stream",
+        "xdma-bench stream --frames 8 --channels 1 --mode one-at-a-time --backend hw --device /dev/xdma0",
+    ),
+    (
+        "xdma-bench stream queued",
+        "xdma-bench stream --frames 8 --channels 2 --mode queued --backend hw --device /dev/xdma0",
+    ),
+    (
+        "xdma-bench rtt",
+        "xdma-bench rtt --minutes 0.002 --segment-min 0.001 --backend hw --device /dev/xdma0",
+    ),
+    ("acquire example", "acquire"),
+];
+
+/// Builds xdma-bench and the acquire example and runs them in a guest of the combined card
+/// (the one with memory-mapped and stream channels), through the real driver.
+pub(crate) fn tools(root: &Path) -> Result<(), String> {
+    let mut cmd = crate::cargo();
+    cmd.args([
+        "build",
+        "-q",
+        "-p",
+        "xdma-bench",
+        "-p",
+        "xdma",
+        "--bin",
+        "xdma-bench",
+        "--example",
+        "acquire",
+    ]);
+    crate::run(root, cmd)?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let programs = vec![
+        ("xdma-bench".to_string(), target.join("debug/xdma-bench")),
+        ("acquire".to_string(), target.join("debug/examples/acquire")),
+    ];
+    let mut s = String::from(
+        "#!/bin/sh\n\
+         # The measurement tool and the main job through the driver backend.\n\
+         export XDMA_BACKEND=hw XDMA_DEVICE=/dev/xdma0 PATH=/opt/suite:$PATH\n\
+         rc=0\n\
+         echo 'NOTE: times below are taken inside an emulated guest and say nothing about the card'\n",
+    );
+    for (name, line) in TOOL_RUNS {
+        s.push_str(&format!(
+            "echo '=== {line}'\n\
+             if {line}; then echo 'PASS {name}'; else echo 'FAIL {name}: exit code '$?; rc=1; fi\n"
+        ));
+    }
+    s.push_str("exit $rc\n");
+    let started = std::time::Instant::now();
+    in_guest(root, "combined", 1, &programs, &s, "tools")?;
+    println!(
+        "xtask: xdma-bench and the acquire example in the guest: passed ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

@@ -63,15 +63,33 @@ pub fn simulated(card: &impl Card) -> bool {
     card.info().backend == "sim"
 }
 
+/// The virtual machine the program runs in, if any (the driver backend's check).
+fn vm_host() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        xdma::hw::virtual_machine()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// The sentence saying which clock a backend's durations count in.
 pub fn timing(card: &impl Card, cfg: &Config) -> String {
     if simulated(card) {
         "simulated time of the simulated card (deterministic; independent of the host)".into()
     } else {
-        format!(
+        let mut s = format!(
             "host time: monotonic time around each call on the driver's device files under {} (through the FUSE mount when the device is one), so it includes the host's system-call and file-system path",
             cfg.device.display()
-        )
+        );
+        if let Some(vm) = vm_host() {
+            s.push_str(&format!(
+                "; this host is a virtual machine ({vm}), so the times measure its hypervisor or emulator as much as the card and say nothing about the card"
+            ));
+        }
+        s
     }
 }
 

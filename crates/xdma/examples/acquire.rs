@@ -80,6 +80,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         mb_s(FRAMES * FRAME_LEN, first, last)
     );
 
-    println!("card clock: {:.3} ms", card.now_ps()? as f64 / 1e9);
+    if info.backend == "sim" {
+        println!("card clock: {:.3} ms", card.now_ps()? as f64 / 1e9);
+    } else {
+        println!("the rate is in host time around the driver's calls");
+    }
+    // Times taken inside a virtual machine measure its emulator, not the card.
+    #[cfg(all(feature = "hw", target_os = "linux"))]
+    if let Some(vm) = xdma::hw::virtual_machine() {
+        println!("this host is a virtual machine ({vm}): the rate says nothing about the card");
+    }
     Ok(())
 }
