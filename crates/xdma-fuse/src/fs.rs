@@ -151,8 +151,9 @@ fn errno(e: &xdma_core::Error) -> Errno {
         ErrorKind::NoSuchChannel => Errno::EINVAL,
         ErrorKind::Busy => Errno::EBUSY,
         ErrorKind::RegisterAccess => Errno::EPROTO,
-        // An address past the card's memory is an AXI decode error on the card, which the
-        // engine reports and the driver returns as EIO; so is any failure of the simulation.
+        // A transfer the engine failed part way (an AXI error on the card after its first
+        // descriptor) is EIO, as the driver's service routine fails it; so is any failure of
+        // the simulation. A failure on the first descriptor is not EIO: see `Shared::read_mm`.
         _ => Errno::EIO,
     }
 }
@@ -317,9 +318,9 @@ impl Shared {
         };
         let (mut b, pad) = aligned_copy(&vec![0u8; n], addr)?;
         let host = b[pad..].as_ptr() as u64;
-        self.card
-            .read_mm(ch, CardAddr(addr), &mut b[pad..])
-            .map_err(|e| errno(&e))?;
+        if let Err(e) = self.card.read_mm(ch, CardAddr(addr), &mut b[pad..]) {
+            return Err(self.c2h_failed(addr, &e));
+        }
         lock(&self.control).completed(Direction::C2H, ch, host, size);
         Ok(if fixed {
             b[pad..].iter().copied().cycle().take(size).collect()
@@ -342,11 +343,36 @@ impl Shared {
         };
         let (b, pad) = aligned_copy(part, addr)?;
         let host = b[pad..].as_ptr() as u64;
-        self.card
-            .write_mm(ch, CardAddr(addr), &b[pad..])
-            .map_err(|e| errno(&e))?;
+        match self.card.write_mm(ch, CardAddr(addr), &b[pad..]) {
+            // The driver enables no write errors in the engine (PG195: ie_write_error enables
+            // logging and stopping on them), so a write the card's AXI port refuses completes
+            // as if it had landed; the card's own ERROR register is where it shows.
+            // The simulated card refuses an address past its memory before its RTL sees it, so
+            // the card's ERROR.DMA_ADDR, which a board sets, stays clear here.
+            Err(e) if matches!(e.kind(), ErrorKind::TransferFailed | ErrorKind::OutOfRange) => {}
+            r => {
+                r.map_err(|e| errno(&e))?;
+            }
+        }
         lock(&self.control).completed(Direction::H2C, ch, host, data.len());
         Ok(())
+    }
+
+    /// The errno of a memory-mapped C2H transfer that failed. The driver's service routine
+    /// reads the engine's completed count, and with none completed it fails nothing: a read
+    /// whose first descriptor the card refused ends only at `c2h_timeout`, with ETIMEDOUT.
+    /// The first descriptor starts at the request's card address, so a request that starts
+    /// past the card's memory is that case; one that fails later is EIO. With no timeout the
+    /// driver would wait for ever, which a server must not: it answers at once.
+    fn c2h_failed(&self, addr: u64, e: &xdma_core::Error) -> Errno {
+        let refused = matches!(e.kind(), ErrorKind::TransferFailed | ErrorKind::OutOfRange);
+        if refused && addr >= self.card.info().memory_size {
+            if let Some(t) = self.server.c2h_timeout() {
+                std::thread::sleep(t);
+            }
+            return Errno::from_i32(libc::ETIMEDOUT);
+        }
+        errno(e)
     }
 
     fn data_bytes(&self) -> usize {

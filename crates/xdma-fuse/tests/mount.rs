@@ -375,11 +375,26 @@ fn a_request_the_card_cannot_serve_is_answered() {
         .expect("h2c stream");
     let e = h2c.write(&pattern(4096)).expect_err("nobody takes it");
     assert_eq!(e.raw_os_error(), Some(libc::ETIMEDOUT));
-    // Past the end of card memory: an engine error, EIO.
+    // Past the end of card memory, as the unmodified driver answers it (seen in the guest of
+    // `cargo xtask vm`): the engine stops on the first descriptor with a read error, the
+    // driver's service routine finds no descriptor completed and fails nothing, and the read
+    // ends at c2h_timeout (2 s here) with ETIMEDOUT.
     let c2h = File::open(s.node("_c2h_0")).expect("c2h node");
     let mut b = [0u8; 16];
+    let started = std::time::Instant::now();
     let e = c2h.read_at(&mut b, 4 << 30).expect_err("past the memory");
-    assert_eq!(e.raw_os_error(), Some(libc::EIO));
+    assert_eq!(e.raw_os_error(), Some(libc::ETIMEDOUT));
+    assert!(started.elapsed() >= std::time::Duration::from_secs(2));
+    // A write there completes: the driver enables no write errors in the engine.
+    let h2c = OpenOptions::new()
+        .write(true)
+        .open(s.node("_h2c_0"))
+        .expect("h2c node");
+    assert_eq!(
+        h2c.write_at(&b, 4 << 30)
+            .expect("the driver reports success"),
+        16
+    );
     // Writes to a C2H node and reads from an H2C node are refused, as the driver refuses them.
     let e = OpenOptions::new()
         .write(true)
