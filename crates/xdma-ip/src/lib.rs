@@ -15,8 +15,10 @@
 //!   so belongs to the front end, is told to the IP whenever it changes.
 
 mod ip;
+mod variant;
 
 pub use ip::{EngineKind, IpConfig, IpStats, XdmaIp};
+pub use variant::Variant;
 
 use thiserror::Error;
 

@@ -79,32 +79,36 @@ impl Variant {
     /// Every variant.
     pub const ALL: [Variant; 3] = [Variant::Mm, Variant::Stream, Variant::Combined];
 
+    /// The card's own description of the variant (its top and the IP's engines).
+    pub fn card(self) -> xdma_ip::Variant {
+        match self {
+            Variant::Mm => xdma_ip::Variant::Mm,
+            Variant::Stream => xdma_ip::Variant::Stream,
+            Variant::Combined => xdma_ip::Variant::Combined,
+        }
+    }
+
     /// The variant's name in the configuration.
     pub fn name(self) -> &'static str {
-        match self {
-            Variant::Mm => "mm",
-            Variant::Stream => "stream",
-            Variant::Combined => "combined",
-        }
+        self.card().name()
     }
 
     /// The card's top for this variant.
     pub fn top(self) -> &'static str {
-        match self {
-            Variant::Mm => "sim_top_mm",
-            Variant::Stream => "sim_top_stream",
-            Variant::Combined => "sim_top",
-        }
+        self.card().top_name()
     }
 
     /// The H2C and C2H channels as an XDMA IP of this configuration has them.
     pub fn channels(self) -> (Vec<ChannelKind>, Vec<ChannelKind>) {
-        use ChannelKind::{MemoryMapped as Mm, Stream as St};
-        match self {
-            Variant::Mm => (vec![Mm], vec![Mm]),
-            Variant::Stream => (vec![St], vec![St, St]),
-            Variant::Combined => (vec![Mm, St], vec![Mm, St, St]),
-        }
+        let kind = |k: xdma_ip::EngineKind| match k {
+            xdma_ip::EngineKind::MemoryMapped => ChannelKind::MemoryMapped,
+            xdma_ip::EngineKind::Stream => ChannelKind::Stream,
+        };
+        let v = self.card();
+        (
+            v.h2c().into_iter().map(kind).collect(),
+            v.c2h().into_iter().map(kind).collect(),
+        )
     }
 }
 

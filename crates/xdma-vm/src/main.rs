@@ -31,7 +31,7 @@ enum Cmd {
         #[arg(long)]
         initrd: PathBuf,
         /// Which card.
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = parse_variant)]
         variant: Variant,
         /// Extra kernel arguments, after the console and quiet-boot ones.
         #[arg(long, allow_hyphen_values = true)]
@@ -59,6 +59,11 @@ enum Cmd {
         #[arg(long, default_value_t = 128)]
         slice: u64,
     },
+}
+
+/// A variant by its name (`mm`, `stream` or `combined`).
+fn parse_variant(s: &str) -> Result<Variant, String> {
+    Variant::from_name(s).ok_or_else(|| format!("`{s}`: the variants are mm, stream and combined"))
 }
 
 fn main() -> ExitCode {
