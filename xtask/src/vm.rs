@@ -235,6 +235,33 @@ pub fn vm(root: &Path, args: &[String]) -> ExitCode {
     }
 }
 
+/// The check list on every variant in every interrupt mode, for `cargo xtask test`: an error
+/// unless every check passed.
+pub(crate) fn check_list(root: &Path) -> Result<(), String> {
+    let opts = Options {
+        variants: VARIANTS.to_vec(),
+        modes: Mode::ALL.to_vec(),
+        params: Vec::new(),
+        timeout: 300,
+        release: false,
+        keep: false,
+        program: Vec::new(),
+        alignment: 1,
+    };
+    let started = Instant::now();
+    let ok = prepare_and_run(root, &opts)?;
+    println!(
+        "xtask: the check list in the guest, every card and interrupt mode: {} ({:.1} s)",
+        if ok { "passed" } else { "FAILED" },
+        started.elapsed().as_secs_f64()
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err("the check list failed in the guest (target/vm/logs/)".into())
+    }
+}
+
 fn prepare_and_run(root: &Path, opts: &Options) -> Result<bool, String> {
     let t0 = Instant::now();
     ensure_packages()?;
@@ -625,6 +652,22 @@ pub(crate) fn pack(dir: &Path, archive: &Path) -> Result<(), String> {
     run_quiet("cpio", Command::new("sh").args(["-c", &script]))
 }
 
+/// The workspace's frame checker (crates/frame), built for the stream checks in the guest.
+fn build_frame_check(root: &Path) -> Result<PathBuf, String> {
+    let mut cmd = crate::cargo();
+    cmd.args(["build", "-q", "-p", "frame", "--bin", "frame-check"]);
+    crate::run(root, cmd)?;
+    let exe = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+        .join("debug/frame-check");
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(format!("cargo built no {}", exe.display()))
+    }
+}
+
 /// The busybox initramfs with the driver, the tools, /init and the check list.
 pub(crate) fn initramfs(
     root: &Path,
@@ -634,10 +677,12 @@ pub(crate) fn initramfs(
 ) -> Result<PathBuf, String> {
     let guest = root.join("xtask/guest");
     let busybox = busybox()?;
+    let frame_check = build_frame_check(root)?;
     let initrd = out.join("initrd.gz");
     let stamp_file = out.join("initrd.stamp");
     let mut stamp = Stamp::new();
     stamp.add_file(&busybox)?;
+    stamp.add_file(&frame_check)?;
     stamp.add_tree(bins)?;
     stamp.add_tree(&guest)?;
     if initrd.is_file() && stamp.matches(&stamp_file) {
@@ -665,6 +710,15 @@ pub(crate) fn initramfs(
     fs::copy(bins.join("xdma.ko"), r.join("lib/xdma/xdma.ko")).map_err(|e| e.to_string())?;
     for tool in TOOLS {
         fs::copy(bins.join(tool), r.join("bin").join(tool)).map_err(|e| e.to_string())?;
+    }
+    // The stream checks' frame checker, with the shared libraries it needs.
+    fs::copy(&frame_check, r.join("bin/frame-check")).map_err(|e| e.to_string())?;
+    for lib in shared_libraries(&frame_check)? {
+        let dest = r.join(lib.strip_prefix("/").unwrap_or(&lib));
+        if let Some(parent) = dest.parent() {
+            mkdir(parent)?;
+        }
+        fs::copy(&lib, &dest).map_err(|e| format!("{}: {e}", lib.display()))?;
     }
     install_script(&guest.join("init.sh"), &r.join("init"))?;
     install_script(&guest.join("checks.sh"), &r.join("checks.sh"))?;
