@@ -105,17 +105,24 @@ pub(crate) struct Options {
     pub(crate) alignment: u32,
 }
 
+impl Default for Options {
+    /// What `cargo xtask vm` does with no options: the check list on the mm card, MSI-X.
+    fn default() -> Options {
+        Options {
+            variants: vec!["mm"],
+            modes: vec![Mode::Msix],
+            params: Vec::new(),
+            timeout: 300,
+            release: false,
+            keep: false,
+            program: Vec::new(),
+            alignment: 1,
+        }
+    }
+}
+
 fn parse(args: &[String]) -> Result<Options, String> {
-    let mut o = Options {
-        variants: vec!["mm"],
-        modes: vec![Mode::Msix],
-        params: Vec::new(),
-        timeout: 300,
-        release: false,
-        keep: false,
-        program: Vec::new(),
-        alignment: 1,
-    };
+    let mut o = Options::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| {
@@ -241,12 +248,7 @@ pub(crate) fn check_list(root: &Path) -> Result<(), String> {
     let opts = Options {
         variants: VARIANTS.to_vec(),
         modes: Mode::ALL.to_vec(),
-        params: Vec::new(),
-        timeout: 300,
-        release: false,
-        keep: false,
-        program: Vec::new(),
-        alignment: 1,
+        ..Options::default()
     };
     let started = Instant::now();
     let ok = prepare_and_run(root, &opts)?;

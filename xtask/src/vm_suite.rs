@@ -232,10 +232,9 @@ fn in_guest(
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         timeout: TIMEOUT_S,
-        release: false,
-        keep: false,
         program: vec![name.into()],
         alignment,
+        ..Options::default()
     };
     let outcome = Run {
         variant,
