@@ -74,7 +74,9 @@ pub fn record_skip(test: &str, why: &str) {
             .append(true)
             .open(path)
         {
-            let _ = writeln!(f, "{test}\t{why}");
+            // One write of the whole line: tests run side by side append to the same log, and
+            // a line written in pieces interleaves with another test's.
+            let _ = f.write_all(format!("{test}\t{why}\n").as_bytes());
         }
     }
 }
