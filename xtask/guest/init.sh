@@ -57,9 +57,10 @@ fi
 
 echo "=== driver messages (errors and warnings)"
 # The driver's own lines that report trouble (not its banner, nor the kernel's note about an
-# unsigned module), and any kernel splat.
+# unsigned module), and any kernel splat. The check list's own timeouts (the stream checks
+# end every read of a stopped source with one) take four lines each, hence the long tail.
 dmesg | grep -E '(xdma|XDMA).*' | grep -vE 'command line|xdma_params=|xdma_mod_init|module verification|out-of-tree' |
-    grep -iE 'err|fail|timed out|timeout|abort|invalid|unable|bad|half-way|busy' | tail -40
+    grep -iE 'err|fail|timed out|timeout|abort|invalid|unable|bad|half-way|busy' | tail -100
 dmesg | grep -E 'BUG:|WARNING:|Call Trace|Oops|Kernel panic' | tail -20
 echo "=== guest done after $(cut -d' ' -f1 /proc/uptime) s"
 poweroff -f
