@@ -756,13 +756,7 @@ pub(crate) fn initramfs(
     }
     // The stream checks' frame checker, with the shared libraries it needs.
     fs::copy(&frame_check, r.join("bin/frame-check")).map_err(|e| e.to_string())?;
-    for lib in shared_libraries(&frame_check)? {
-        let dest = r.join(lib.strip_prefix("/").unwrap_or(&lib));
-        if let Some(parent) = dest.parent() {
-            mkdir(parent)?;
-        }
-        fs::copy(&lib, &dest).map_err(|e| format!("{}: {e}", lib.display()))?;
-    }
+    copy_libraries(&frame_check, &r)?;
     install_script(&guest.join("init.sh"), &r.join("init"))?;
     install_script(&guest.join("checks.sh"), &r.join("checks.sh"))?;
     pack(&r, &initrd)?;
@@ -798,7 +792,7 @@ fn find_program(name: &str) -> Result<PathBuf, String> {
 }
 
 /// The shared libraries `ldd` lists for `program`, and its dynamic loader.
-pub(crate) fn shared_libraries(program: &Path) -> Result<Vec<PathBuf>, String> {
+fn shared_libraries(program: &Path) -> Result<Vec<PathBuf>, String> {
     let out = Command::new("ldd")
         .arg(program)
         .output()
@@ -817,6 +811,23 @@ pub(crate) fn shared_libraries(program: &Path) -> Result<Vec<PathBuf>, String> {
         }
     }
     Ok(libs)
+}
+
+/// Copies the shared libraries and the loader that `program` needs into the guest's root
+/// `root`, at the paths they have on the host; those already there are kept.
+pub(crate) fn copy_libraries(program: &Path, root: &Path) -> Result<(), String> {
+    for lib in shared_libraries(program)? {
+        let dest = root.join(lib.strip_prefix("/").unwrap_or(&lib));
+        if dest.exists() {
+            continue;
+        }
+        if let Some(parent) = dest.parent() {
+            mkdir(parent)?;
+        }
+        // fs::copy follows symbolic links, so the guest gets the library itself.
+        fs::copy(&lib, &dest).map_err(|e| format!("{}: {e}", lib.display()))?;
+    }
+    Ok(())
 }
 
 /// Quotes a word for sh.
@@ -843,14 +854,7 @@ fn with_program(
     mkdir(&r.join("etc"))?;
     fs::copy(&exe, r.join("opt/run/bin").join(&name))
         .map_err(|e| format!("{}: {e}", exe.display()))?;
-    for lib in shared_libraries(&exe)? {
-        let dest = r.join(lib.strip_prefix("/").unwrap_or(&lib));
-        if let Some(parent) = dest.parent() {
-            mkdir(parent)?;
-        }
-        // fs::copy follows symbolic links, so the guest gets the library itself.
-        fs::copy(&lib, &dest).map_err(|e| format!("{}: {e}", lib.display()))?;
-    }
+    copy_libraries(&exe, &r)?;
     let mut script = format!("#!/bin/sh\nexec /opt/run/bin/{}", sh_quote(&name));
     for a in &program[1..] {
         script.push(' ');

@@ -133,16 +133,7 @@ fn with_programs(
         if !st.success() {
             return Err(format!("strip {} failed", dest.display()));
         }
-        for lib in vm::shared_libraries(exe)? {
-            let d = r.join(lib.strip_prefix("/").unwrap_or(&lib));
-            if d.exists() {
-                continue;
-            }
-            if let Some(parent) = d.parent() {
-                vm::mkdir(parent)?;
-            }
-            fs::copy(&lib, &d).map_err(|e| format!("{}: {e}", lib.display()))?;
-        }
+        vm::copy_libraries(exe, &r)?;
     }
     let config = root.join("crates/card-tests/suite.toml");
     fs::copy(&config, r.join("opt/suite/suite.toml"))
