@@ -116,7 +116,8 @@ fn slow_paused_reader_holds_a_fast_writer_off_without_a_stall_violation() {
     // A case random testing found: a writer 17 times faster than a reader that takes one
     // cycle in twenty waited 1 001 writer cycles on a full FIFO, which the default stall bound
     // called a violation although the FIFO did what it must.
-    let o = transfer(344_001_234, 20_005_678, 5, 5, 20, 4_495_137_567_410_420_257).expect("simulation");
+    let o =
+        transfer(344_001_234, 20_005_678, 5, 5, 20, 4_495_137_567_410_420_257).expect("simulation");
     assert_eq!(o.got, (0..20).collect::<Vec<u32>>());
 }
 
