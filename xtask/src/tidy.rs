@@ -54,6 +54,34 @@ fn every_crate_states_its_job_first() {
 }
 
 #[test]
+fn every_crate_has_a_row_in_the_architecture() {
+    // The architecture's crate table is where a newcomer learns what each crate owns; a crate
+    // without a row is one nobody can place.
+    let doc = read(&root().join("docs/architecture.md"));
+    let mut manifests = Vec::new();
+    files_with_ext(&root(), "toml", &mut manifests);
+    let mut missing = Vec::new();
+    for manifest in manifests.iter().filter(|m| m.ends_with("Cargo.toml")) {
+        let text = read(manifest);
+        let Some(name) = text
+            .lines()
+            .skip_while(|l| l.trim() != "[package]")
+            .find_map(|l| l.trim().strip_prefix("name = "))
+        else {
+            continue;
+        };
+        let name = name.trim_matches('"');
+        if !doc.contains(&format!("| `{name}` |")) {
+            missing.push(name.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "crates without a row in docs/architecture.md's crate table: {missing:?}"
+    );
+}
+
+#[test]
 fn rtl_files_follow_the_house_header() {
     let mut bad = Vec::new();
     for file in rtl_files(&root()).expect("hdl folders") {

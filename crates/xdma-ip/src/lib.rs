@@ -20,6 +20,9 @@ mod variant;
 pub use ip::{EngineKind, IpConfig, IpStats, XdmaIp};
 pub use variant::Variant;
 
+/// The IP's AXI clock (`axi_aclk`), which [`XdmaIp::run`] counts in.
+pub use card_harness::AXI_HZ;
+
 use thiserror::Error;
 
 /// A DMA access outside host memory: the bus would answer with an unsupported request.

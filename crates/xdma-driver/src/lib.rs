@@ -1,0 +1,988 @@
+//! The Linux XDMA driver's work for each call, modelled on the register-level XDMA IP.
+//!
+//! [`Driver`] does for a read, a write or a register access what `xdma.ko` (Xilinx
+//! `dma_ip_drivers`, `XDMA/linux-kernel/xdma`: `libxdma.c`, `cdev_sgdma.c`) does for the same
+//! system call, in a model of host memory ([`HostRam`]), against [`xdma_ip::XdmaIp`]:
+//!
+//! - probe: the engines found by their identifiers, each engine's registers set up as
+//!   `engine_init_regs` does (interrupt enable mask, poll-mode write-back address), its
+//!   descriptor ring and (C2H streams) result ring allocated, the IRQ block's vectors and the
+//!   MSI-X table programmed, channel and user interrupts enabled;
+//! - a transfer: the caller's buffer pinned and cut by host page (`page_pieces`, the
+//!   scatter list), pieces longer than `desc_blen_max` split, at most the ring's free run of
+//!   descriptors per engine run (`transfer_init`), the chain linked with the adjacent counts
+//!   of `xdma_get_next_adj`, STOP, COMPLETED and EOP on the last descriptor (COMPLETED on
+//!   every descriptor with end-of-packet reads), the engine started as `engine_start` does;
+//! - completion: the MSI-X vector's handler (`xdma_channel_irq`: mask the engine, service it,
+//!   unmask it), or with MSI and INTx the shared handler (`xdma_isr`: read the request
+//!   registers, mask the channel, service it, unmask it), or with `poll_mode` the write-back
+//!   monitored (`engine_service_wb_monitor`); `engine_service` reads status and the completed
+//!   count, stops the engine, and judges the transfer as `engine_service_final_transfer` does;
+//! - the errno the driver returns: `ETIMEDOUT` after `h2c_timeout`/`c2h_timeout` with the
+//!   engine aborted and stopped, `EIO` for an error status or a chain that stopped half-way,
+//!   `EINVAL` for a call the driver refuses.
+//!
+//! Time is the IP's: a wait runs the card, and a timeout is a number of `axi_aclk` cycles.
+
+mod ram;
+
+use std::time::Duration;
+
+use thiserror::Error;
+use tracing::debug;
+use xdma_ip::{Bar, HostMemory, InterruptSink, IpError, IrqMode, XdmaIp, AXI_HZ};
+use xdma_regmap::{
+    self as map, control, desc, engine as ereg, irq as ireg, msix, sgdma, status, Descriptor,
+    Target, DESC_BYTES, DESC_MAGIC, RESULT_BYTES, RESULT_EOP, WB_COUNT_MASK, WB_ERR,
+};
+
+pub use ram::HostRam;
+
+/// `XDMA_ENGINE_XFER_MAX_DESC`: descriptors in an engine's ring.
+pub const RING_DESCRIPTORS: usize = 0x800;
+/// `XDMA_ENGINE_CREDIT_XFER_MAX_DESC`: the ring with C2H stream credits on.
+pub const RING_DESCRIPTORS_CREDIT: usize = 0x3FF;
+/// `XDMA_MAX_ADJ_BLOCK_SIZE`: the driver aligns blocks of adjacent descriptors to 64.
+const ADJ_BLOCK: u32 = 0x40;
+/// The MSI-X message address the model's "kernel" programs: the x86 local APIC window.
+const MSIX_ADDR: u64 = 0xFEE0_0000;
+/// Cycles the IP runs between two looks at the interrupts or the write-back.
+const WAIT_STEP: u64 = 32;
+
+/// The interrupt mode, as the driver's `interrupt_mode` parameter selects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterruptMode {
+    /// 0, the default: MSI-X, one vector per channel and per user interrupt.
+    MsiX,
+    /// 1: MSI, one vector shared by everything through `xdma_isr`.
+    Msi,
+    /// 2: the legacy INTx pin, through `xdma_isr`.
+    Legacy,
+}
+
+/// The driver's module parameters that change what a call does, each with the driver's
+/// default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Params {
+    /// `poll_mode` (0): poll the engines' write-backs instead of taking interrupts.
+    pub poll_mode: bool,
+    /// `interrupt_mode` (0, MSI-X).
+    pub interrupt_mode: InterruptMode,
+    /// `h2c_timeout` (10 s): how long a host-to-card transfer may take.
+    pub h2c_timeout: Duration,
+    /// `c2h_timeout` (10 s): how long a card-to-host transfer may take.
+    pub c2h_timeout: Duration,
+    /// `desc_blen_max` (`XDMA_DESC_BLEN_MAX`, 2^28 - 1): the longest descriptor.
+    pub desc_blen_max: u32,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            poll_mode: false,
+            interrupt_mode: InterruptMode::MsiX,
+            h2c_timeout: Duration::from_secs(10),
+            c2h_timeout: Duration::from_secs(10),
+            desc_blen_max: map::DESC_MAX_LEN,
+        }
+    }
+}
+
+/// An errno the driver returns from a system call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Errno {
+    /// The transfer did not complete within the direction's timeout.
+    TimedOut,
+    /// The engine reported an error, or stopped before the end of the chain.
+    Io,
+    /// The driver refused the call's arguments.
+    Invalid,
+    /// The host memory model has no room for the buffer (the driver's `ENOMEM`).
+    NoMemory,
+}
+
+/// What went wrong with a call.
+#[derive(Debug, Error)]
+pub enum DriverError {
+    /// The call failed as the driver fails it: the errno and what led to it.
+    #[error("{errno:?}: {why}")]
+    Errno {
+        /// The errno.
+        errno: Errno,
+        /// What the driver saw.
+        why: String,
+    },
+    /// The model itself failed: the card's simulation or the IP's configuration.
+    #[error(transparent)]
+    Ip(#[from] IpError),
+}
+
+impl DriverError {
+    fn errno(errno: Errno, why: impl Into<String>) -> DriverError {
+        DriverError::Errno {
+            errno,
+            why: why.into(),
+        }
+    }
+
+    /// The errno, if the call failed as the driver fails it.
+    pub fn kind(&self) -> Option<Errno> {
+        match self {
+            DriverError::Errno { errno, .. } => Some(*errno),
+            DriverError::Ip(_) => None,
+        }
+    }
+}
+
+/// The model's result type.
+pub type Result<T> = std::result::Result<T, DriverError>;
+
+/// A direction of transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Host to card (a write on an `h2c` node).
+    H2c,
+    /// Card to host (a read on a `c2h` node).
+    C2h,
+}
+
+/// One engine as the driver keeps it (`struct xdma_engine`).
+#[derive(Debug)]
+struct Engine {
+    dir: Dir,
+    channel: usize,
+    streaming: bool,
+    /// The engine's bit in the IRQ block's channel registers, which is also its MSI-X vector.
+    irq_bit: u32,
+    /// The descriptor ring's bus address and the next free index in it.
+    desc_bus: u64,
+    desc_idx: usize,
+    /// C2H streams: the result ring's bus address.
+    result_bus: u64,
+    /// Poll mode: the write-back's bus address.
+    poll_wb: u64,
+    /// What `engine_init_regs` wrote to the interrupt enable mask.
+    ie_mask: u32,
+    /// An interrupt for this engine arrived and waits for its handler.
+    irq_pending: bool,
+}
+
+/// A transfer on an engine's ring (`struct xdma_transfer`).
+#[derive(Debug, Clone, Copy)]
+struct Transfer {
+    desc_bus: u64,
+    res_bus: u64,
+    desc_num: usize,
+    len: u64,
+}
+
+/// How a transfer ended, as `engine_service` leaves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Submitted,
+    Completed { desc_cmpl: usize, eop: bool },
+    Failed { status: u32, completed: usize },
+}
+
+/// What the IP sent, kept until the model's handlers look at it.
+#[derive(Debug, Default)]
+struct Irqs {
+    msix_vectors: Vec<u32>,
+    msi: u32,
+    intx: bool,
+}
+
+impl InterruptSink for Irqs {
+    fn msix(&mut self, addr: u64, data: u32) {
+        if addr == MSIX_ADDR {
+            self.msix_vectors.push(data);
+        }
+    }
+    fn msi(&mut self, _vector: u32) {
+        self.msi += 1;
+    }
+    fn intx(&mut self, level: bool) {
+        self.intx = level;
+    }
+}
+
+/// The driver bound to one card.
+#[derive(Debug)]
+pub struct Driver {
+    ip: XdmaIp,
+    ram: HostRam,
+    irqs: Irqs,
+    params: Params,
+    h2c: Vec<Engine>,
+    c2h: Vec<Engine>,
+    /// User interrupts taken, per line (`xdma_user_irq` / `user_irq_service` events).
+    user_events: Vec<u64>,
+    user_max: u32,
+    cycles: u64,
+}
+
+impl Driver {
+    /// Probes the card behind `ip` as the driver's `probe` does, with host memory `ram`.
+    pub fn probe(ip: XdmaIp, ram: HostRam, params: Params) -> Result<Driver> {
+        let mut d = Driver {
+            ip,
+            ram,
+            irqs: Irqs::default(),
+            params,
+            h2c: Vec::new(),
+            c2h: Vec::new(),
+            user_events: vec![0; map::MAX_USER_IRQ],
+            user_max: map::MAX_USER_IRQ as u32,
+            cycles: 0,
+        };
+        // The PCI core enables the interrupt capability the driver asked for.
+        let mode = match d.params.interrupt_mode {
+            _ if d.params.poll_mode => IrqMode::MsiX {
+                function_mask: false,
+            },
+            InterruptMode::MsiX => IrqMode::MsiX {
+                function_mask: false,
+            },
+            InterruptMode::Msi => IrqMode::Msi { vectors: 1 },
+            InterruptMode::Legacy => IrqMode::Intx { disabled: false },
+        };
+        d.ip.set_irq_mode(mode, &mut d.irqs);
+        // probe_engines: an engine is there when its identifier names its target and channel.
+        for dir in [Dir::H2c, Dir::C2h] {
+            for ch in 0..map::MAX_CHANNELS {
+                let id = d.dma_read(map::engine_base(dir == Dir::C2h, ch) + ereg::IDENTIFIER)?;
+                let target = if dir == Dir::C2h {
+                    Target::C2h
+                } else {
+                    Target::H2c
+                };
+                if id & map::BLOCK_ID_MASK != map::BLOCK_ID_HEAD
+                    || (id & map::ID_ENGINE_MASK) & !map::BLOCK_ID_MASK
+                        != target.id_base() & !map::BLOCK_ID_MASK
+                    || map::id_channel(id) != ch
+                {
+                    break;
+                }
+                let streaming = id & map::ID_STREAM != 0;
+                d.engine_init(dir, ch, streaming)?;
+            }
+        }
+        d.irq_setup()?;
+        Ok(d)
+    }
+
+    /// The driver's parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The IP behind the driver.
+    pub fn ip(&mut self) -> &mut XdmaIp {
+        &mut self.ip
+    }
+
+    /// `axi_aclk` cycles the driver's calls have run the card for.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// The channels the probe found in a direction, and whether each is a stream.
+    pub fn channels(&self, dir: Dir) -> Vec<bool> {
+        self.engines(dir).iter().map(|e| e.streaming).collect()
+    }
+
+    fn engines(&self, dir: Dir) -> &[Engine] {
+        match dir {
+            Dir::H2c => &self.h2c,
+            Dir::C2h => &self.c2h,
+        }
+    }
+
+    fn engine_mut(&mut self, dir: Dir, channel: usize) -> Option<&mut Engine> {
+        match dir {
+            Dir::H2c => self.h2c.get_mut(channel),
+            Dir::C2h => self.c2h.get_mut(channel),
+        }
+    }
+
+    fn dma_read(&mut self, offset: u64) -> Result<u32> {
+        Ok(self
+            .ip
+            .bar_read(Bar::Dma, offset, 4, &mut self.ram, &mut self.irqs)? as u32)
+    }
+
+    fn dma_write(&mut self, offset: u64, value: u32) -> Result<()> {
+        self.ip.bar_write(
+            Bar::Dma,
+            offset,
+            u64::from(value),
+            4,
+            &mut self.ram,
+            &mut self.irqs,
+        )?;
+        Ok(())
+    }
+
+    /// `engine_init_regs` and `engine_alloc_resource` for one engine.
+    fn engine_init(&mut self, dir: Dir, ch: usize, streaming: bool) -> Result<()> {
+        let base = map::engine_base(dir == Dir::C2h, ch);
+        self.dma_write(base + ereg::CONTROL_W1C, control::NON_INCR_ADDR)?;
+        let mut ie = control::IE_ALIGN_MISMATCH
+            | control::IE_MAGIC_STOPPED
+            | control::IE_READ_ERROR
+            | control::IE_DESC_ERROR;
+        let no_room = || DriverError::errno(Errno::NoMemory, "no host memory for the rings");
+        let mut poll_wb = 0;
+        if self.params.poll_mode {
+            poll_wb = self.ram.alloc_coherent(8).ok_or_else(no_room)?;
+            self.dma_write(base + ereg::POLL_WB_LO, poll_wb as u32)?;
+            self.dma_write(base + ereg::POLL_WB_HI, (poll_wb >> 32) as u32)?;
+        } else {
+            ie |= control::IE_DESC_STOPPED | control::IE_DESC_COMPLETED;
+        }
+        self.dma_write(base + ereg::IE_MASK, ie)?;
+        let desc_bus = self
+            .ram
+            .alloc_coherent(RING_DESCRIPTORS * DESC_BYTES)
+            .ok_or_else(no_room)?;
+        let result_bus = if streaming && dir == Dir::C2h {
+            self.ram
+                .alloc_coherent(RING_DESCRIPTORS * RESULT_BYTES)
+                .ok_or_else(no_room)?
+        } else {
+            0
+        };
+        let irq_bit = (self.h2c.len() + self.c2h.len()) as u32;
+        let e = Engine {
+            dir,
+            channel: ch,
+            streaming,
+            irq_bit,
+            desc_bus,
+            desc_idx: 0,
+            result_bus,
+            poll_wb,
+            ie_mask: ie,
+            irq_pending: false,
+        };
+        match dir {
+            Dir::H2c => self.h2c.push(e),
+            Dir::C2h => self.c2h.push(e),
+        }
+        Ok(())
+    }
+
+    /// The IRQ block's vectors (`prog_irq_msix_channel`, `prog_irq_msix_user`), the MSI-X
+    /// table as the PCI core fills it, and the interrupts enabled.
+    fn irq_setup(&mut self) -> Result<()> {
+        // The engines' bits are numbered H2C first, then C2H; the probe found them so.
+        let mut engines: Vec<(Dir, usize)> = self.h2c.iter().map(|e| (e.dir, e.channel)).collect();
+        engines.extend(self.c2h.iter().map(|e| (e.dir, e.channel)));
+        for (i, (dir, ch)) in engines.iter().enumerate() {
+            if let Some(e) = self.engine_mut(*dir, *ch) {
+                e.irq_bit = i as u32;
+            }
+        }
+        let channels = engines.len() as u32;
+        if self.params.poll_mode {
+            return Ok(());
+        }
+        if self.params.interrupt_mode == InterruptMode::MsiX {
+            let vectors = |first: u32, n: u32| -> Vec<u32> {
+                (0..n.div_ceil(4))
+                    .map(|j| {
+                        (0..4)
+                            .filter(|k| j * 4 + k < n)
+                            .fold(0u32, |v, k| v | (((first + j * 4 + k) & 0x1F) << (8 * k)))
+                    })
+                    .collect()
+            };
+            for (j, v) in vectors(0, channels).into_iter().enumerate() {
+                self.dma_write(ireg::BASE + ireg::CHANNEL_VECTOR + 4 * j as u64, v)?;
+            }
+            for (j, v) in vectors(channels, self.user_max).into_iter().enumerate() {
+                self.dma_write(ireg::BASE + ireg::USER_VECTOR + 4 * j as u64, v)?;
+            }
+            for v in 0..(channels + self.user_max).min(msix::VECTORS as u32) {
+                let entry = msix::TABLE + u64::from(v) * msix::ENTRY;
+                self.dma_write(entry, MSIX_ADDR as u32)?;
+                self.dma_write(entry + 4, (MSIX_ADDR >> 32) as u32)?;
+                self.dma_write(entry + 8, v)?;
+                self.dma_write(entry + 12, 0)?;
+            }
+        }
+        // channel_interrupts_enable(~0) and user_interrupts_enable(~0) at the end of probe.
+        self.dma_write(ireg::BASE + ireg::CHANNEL_ENABLE_W1S, !0)?;
+        self.dma_write(ireg::BASE + ireg::USER_ENABLE_W1S, !0)?;
+        Ok(())
+    }
+
+    /// User interrupts taken so far on line `line`.
+    pub fn user_events(&self, line: usize) -> u64 {
+        self.user_events.get(line).copied().unwrap_or(0)
+    }
+
+    /// Reads a dword of the user BAR (a `pread` on the `_user` node).
+    pub fn user_read(&mut self, offset: u64) -> Result<u32> {
+        Ok(self
+            .ip
+            .bar_read(Bar::User, offset, 4, &mut self.ram, &mut self.irqs)? as u32)
+    }
+
+    /// Writes a dword of the user BAR.
+    pub fn user_write(&mut self, offset: u64, value: u32) -> Result<()> {
+        self.ip.bar_write(
+            Bar::User,
+            offset,
+            u64::from(value),
+            4,
+            &mut self.ram,
+            &mut self.irqs,
+        )?;
+        Ok(())
+    }
+
+    /// Runs the card for `cycles` with the interrupt handlers in place (time passing while
+    /// no call waits, as it does between system calls).
+    pub fn idle(&mut self, cycles: u64) -> Result<()> {
+        let mut left = cycles;
+        while left > 0 {
+            let n = left.min(WAIT_STEP);
+            self.run(n)?;
+            left -= n;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, cycles: u64) -> Result<()> {
+        self.ip.run(cycles, &mut self.ram, &mut self.irqs)?;
+        self.cycles += cycles;
+        self.handle_irqs()
+    }
+
+    /// The top halves: what each handler does when its interrupt arrives.
+    fn handle_irqs(&mut self) -> Result<()> {
+        if self.params.poll_mode {
+            return Ok(());
+        }
+        let channels = (self.h2c.len() + self.c2h.len()) as u32;
+        for v in std::mem::take(&mut self.irqs.msix_vectors) {
+            if v < channels {
+                // xdma_channel_irq: mask the engine's interrupts, flush, schedule its work.
+                if let Some((dir, ch)) = self.engine_of_bit(v) {
+                    let base = map::engine_base(dir == Dir::C2h, ch);
+                    let ie = self.engine_mut(dir, ch).map_or(0, |e| e.ie_mask);
+                    self.dma_write(base + ereg::IE_MASK_W1C, ie)?;
+                    self.dma_read(ireg::BASE + ireg::CHANNEL_PENDING)?;
+                    if let Some(e) = self.engine_mut(dir, ch) {
+                        e.irq_pending = true;
+                    }
+                }
+            } else if let Some(n) = self.user_events.get_mut((v - channels) as usize) {
+                *n += 1;
+            }
+        }
+        let shared = std::mem::take(&mut self.irqs.msi) > 0 || self.irqs.intx;
+        if shared {
+            // xdma_isr: the channel requests masked, the user requests serviced.
+            let ch_irq = self.dma_read(ireg::BASE + ireg::CHANNEL_REQUEST)?;
+            if ch_irq != 0 {
+                self.dma_write(ireg::BASE + ireg::CHANNEL_ENABLE_W1C, ch_irq)?;
+            }
+            let user_irq = self.dma_read(ireg::BASE + ireg::USER_REQUEST)?;
+            for (line, n) in self.user_events.iter_mut().enumerate() {
+                if user_irq & (1 << line) != 0 {
+                    *n += 1;
+                }
+            }
+            for bit in 0..channels {
+                if ch_irq & (1 << bit) != 0 {
+                    if let Some((dir, ch)) = self.engine_of_bit(bit) {
+                        if let Some(e) = self.engine_mut(dir, ch) {
+                            e.irq_pending = true;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn engine_of_bit(&self, bit: u32) -> Option<(Dir, usize)> {
+        self.h2c
+            .iter()
+            .chain(&self.c2h)
+            .find(|e| e.irq_bit == bit)
+            .map(|e| (e.dir, e.channel))
+    }
+
+    /// Writes `data` to card address `card_addr` through H2C channel `channel` (a `pwrite`
+    /// on `xdma0_h2c_N`), from a buffer `page_offset` bytes into a host page.
+    pub fn write(
+        &mut self,
+        channel: usize,
+        card_addr: u64,
+        data: &[u8],
+        page_offset: usize,
+    ) -> Result<usize> {
+        let host = self.pin(data.len(), page_offset)?;
+        let r = self
+            .ram
+            .write(host, data)
+            .map_err(|e| DriverError::errno(Errno::NoMemory, format!("the caller's buffer: {e}")));
+        let r = r.and_then(|()| self.submit(Dir::H2c, channel, card_addr, host, data.len(), false));
+        self.ram.unpin_all();
+        r.map(|t| t.bytes)
+    }
+
+    /// Reads `len` bytes from card address `card_addr` through C2H channel `channel` (a
+    /// `pread` on `xdma0_c2h_N`). On a stream channel the address is ignored; with
+    /// `eop_flush` (the node opened with `O_TRUNC`) the read ends at end-of-packet.
+    pub fn read(
+        &mut self,
+        channel: usize,
+        card_addr: u64,
+        len: usize,
+        page_offset: usize,
+        eop_flush: bool,
+    ) -> Result<Received> {
+        let host = self.pin(len, page_offset)?;
+        let r = self.submit(Dir::C2h, channel, card_addr, host, len, eop_flush);
+        let r = r.and_then(|t| {
+            let data = self
+                .ram
+                .slice(host, t.bytes)
+                .map_err(|e| DriverError::errno(Errno::NoMemory, e.to_string()))?
+                .to_vec();
+            Ok(Received {
+                data,
+                end_of_packet: t.eop,
+            })
+        });
+        self.ram.unpin_all();
+        r
+    }
+
+    fn pin(&mut self, len: usize, page_offset: usize) -> Result<u64> {
+        if len == 0 {
+            return Err(DriverError::errno(Errno::Invalid, "a transfer of 0 bytes"));
+        }
+        self.ram.pin(len, page_offset).ok_or_else(|| {
+            DriverError::errno(
+                Errno::NoMemory,
+                format!(
+                    "{len} bytes do not fit the host memory model ({} bytes)",
+                    self.ram.size()
+                ),
+            )
+        })
+    }
+
+    /// `xdma_xfer_submit`: the request cut into transfers of at most the ring's free run,
+    /// each queued, started and waited for in turn.
+    fn submit(
+        &mut self,
+        dir: Dir,
+        channel: usize,
+        card_addr: u64,
+        host: u64,
+        len: usize,
+        eop_flush: bool,
+    ) -> Result<Done> {
+        let Some(streaming) = self.engines(dir).get(channel).map(|e| e.streaming) else {
+            return Err(DriverError::errno(
+                Errno::Invalid,
+                format!("no {dir:?} channel {channel}"),
+            ));
+        };
+        let eop_flush = eop_flush && streaming && dir == Dir::C2h;
+        // The scatter list: one entry per page, split where longer than desc_blen_max.
+        let blen = u64::from(self.params.desc_blen_max.max(1));
+        let mut pieces: Vec<(u64, u64)> = Vec::new();
+        for (off, n) in map::page_pieces(host, len as u64) {
+            let mut done = 0;
+            while done < n {
+                let k = (n - done).min(blen);
+                pieces.push((off + done, k));
+                done += k;
+            }
+        }
+        let timeout = match dir {
+            Dir::H2c => self.params.h2c_timeout,
+            Dir::C2h => self.params.c2h_timeout,
+        };
+        let timeout_cycles =
+            u64::try_from(timeout.as_nanos().saturating_mul(u128::from(AXI_HZ)) / 1_000_000_000)
+                .unwrap_or(u64::MAX);
+        let mut done = Done::default();
+        let mut next = 0;
+        let mut ep = card_addr;
+        while next < pieces.len() {
+            let (xfer, taken) =
+                self.transfer_init(dir, channel, host, &pieces[next..], ep, eop_flush)?;
+            next += taken;
+            ep += xfer.len;
+            self.engine_start(dir, channel, xfer)?;
+            match self.wait(dir, channel, xfer, eop_flush, timeout_cycles)? {
+                State::Completed { desc_cmpl, eop } => {
+                    if streaming && dir == Dir::C2h {
+                        // The result records: each descriptor's length and end-of-packet.
+                        for i in 0..desc_cmpl {
+                            let at = xfer.res_bus + (i * RESULT_BYTES) as u64;
+                            let word = |at| {
+                                self.ram
+                                    .dword(at)
+                                    .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))
+                            };
+                            let (st, n) = (word(at)?, word(at + 4)?);
+                            done.bytes += n as usize;
+                            done.eop = st & RESULT_EOP != 0;
+                        }
+                        if eop_flush && eop {
+                            break;
+                        }
+                    } else {
+                        done.bytes += xfer.len as usize;
+                    }
+                }
+                State::Failed { status, completed } => {
+                    return Err(DriverError::errno(
+                        Errno::Io,
+                        format!(
+                            "{dir:?} {channel}: engine status {status:#x}, {completed} of {} descriptors completed",
+                            xfer.desc_num
+                        ),
+                    ));
+                }
+                State::Submitted => {
+                    // The transfer is still in flight: abort it and stop the engine.
+                    let base = map::engine_base(dir == Dir::C2h, channel);
+                    let st = self.dma_read(base + ereg::STATUS)?;
+                    self.engine_stop(dir, channel)?;
+                    return Err(DriverError::errno(
+                        Errno::TimedOut,
+                        format!(
+                            "{dir:?} {channel}: no completion within {timeout:?} (status {st:#x})"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// `transfer_init` and `transfer_build`: descriptors for as many pieces as the ring's free
+    /// run holds, linked, with adjacent counts and the last one's STOP, COMPLETED and EOP.
+    fn transfer_init(
+        &mut self,
+        dir: Dir,
+        channel: usize,
+        host: u64,
+        pieces: &[(u64, u64)],
+        ep_addr: u64,
+        eop_flush: bool,
+    ) -> Result<(Transfer, usize)> {
+        let (desc_idx, desc_ring, res_ring, c2h_stream) = {
+            let e = &self.engines(dir)[channel];
+            (
+                e.desc_idx,
+                e.desc_bus,
+                e.result_bus,
+                e.streaming && dir == Dir::C2h,
+            )
+        };
+        let mut desc_max = pieces.len().min(RING_DESCRIPTORS);
+        if desc_idx + desc_max >= RING_DESCRIPTORS {
+            desc_max = RING_DESCRIPTORS - desc_idx;
+        }
+        let desc_bus = desc_ring + (desc_idx * DESC_BYTES) as u64;
+        let res_bus = res_ring + (desc_idx * RESULT_BYTES) as u64;
+        let mut len = 0;
+        let mut ep = ep_addr;
+        let last = desc_max - 1;
+        for (i, &(off, n)) in pieces[..desc_max].iter().enumerate() {
+            let this = desc_bus + (i * DESC_BYTES) as u64;
+            let next = if i == last {
+                0
+            } else {
+                this + DESC_BYTES as u64
+            };
+            let mut ctl = DESC_MAGIC;
+            if i == last {
+                ctl |= desc::STOP | desc::EOP | desc::COMPLETED;
+            } else if eop_flush {
+                ctl |= desc::COMPLETED;
+            }
+            let adj = next_adj((desc_max - i - 1) as u32, next as u32);
+            ctl |= (adj & desc::ADJ_MASK) << desc::ADJ_SHIFT;
+            let (src, dst) = match dir {
+                Dir::H2c => (host + off, ep),
+                Dir::C2h if c2h_stream => (res_bus + (i * RESULT_BYTES) as u64, host + off),
+                Dir::C2h => (ep, host + off),
+            };
+            let d = Descriptor {
+                control: ctl,
+                len: n as u32,
+                src,
+                dst,
+                next,
+            };
+            let write = |ram: &mut HostRam, at: u64, b: &[u8]| {
+                ram.write(at, b)
+                    .map_err(|e| DriverError::errno(Errno::NoMemory, e.to_string()))
+            };
+            write(&mut self.ram, this, &d.to_bytes())?;
+            if c2h_stream {
+                write(
+                    &mut self.ram,
+                    res_bus + (i * RESULT_BYTES) as u64,
+                    &[0; RESULT_BYTES],
+                )?;
+            }
+            len += n;
+            ep += n;
+        }
+        if let Some(e) = self.engine_mut(dir, channel) {
+            e.desc_idx = (desc_idx + desc_max) % RING_DESCRIPTORS;
+        }
+        debug!(?dir, channel, desc_max, len, "transfer built");
+        Ok((
+            Transfer {
+                desc_bus,
+                res_bus,
+                desc_num: desc_max,
+                len,
+            },
+            desc_max,
+        ))
+    }
+
+    /// `engine_start` and `engine_start_mode_config`.
+    fn engine_start(&mut self, dir: Dir, channel: usize, xfer: Transfer) -> Result<()> {
+        let sg = map::sgdma_base(dir == Dir::C2h, channel);
+        let base = map::engine_base(dir == Dir::C2h, channel);
+        if self.params.poll_mode {
+            // The write-back is cleared before the run, so that the count seen is this run's.
+            let wb = self.engines(dir)[channel].poll_wb;
+            self.ram
+                .write(wb, &[0; 8])
+                .map_err(|e| DriverError::errno(Errno::NoMemory, e.to_string()))?;
+        }
+        self.dma_write(sg + sgdma::FIRST_DESC_LO, xfer.desc_bus as u32)?;
+        self.dma_write(sg + sgdma::FIRST_DESC_HI, (xfer.desc_bus >> 32) as u32)?;
+        let adj = next_adj(xfer.desc_num as u32, xfer.desc_bus as u32);
+        self.dma_write(sg + sgdma::FIRST_DESC_ADJACENT, adj)?;
+        let mut w = control::RUN
+            | control::IE_READ_ERROR
+            | control::IE_DESC_ERROR
+            | control::IE_ALIGN_MISMATCH
+            | control::IE_MAGIC_STOPPED;
+        if self.params.poll_mode {
+            w |= control::POLL_MODE_WB;
+        } else {
+            w |= control::IE_DESC_STOPPED | control::IE_DESC_COMPLETED;
+        }
+        self.dma_write(base + ereg::CONTROL, w)?;
+        // The dummy read that flushes the writes, then engine_status_read(engine, 0, 0).
+        self.dma_read(base + ereg::STATUS)?;
+        self.dma_read(base + ereg::STATUS)?;
+        Ok(())
+    }
+
+    /// `xdma_engine_stop`: RUN cleared, the interrupt enables the driver keeps.
+    fn engine_stop(&mut self, dir: Dir, channel: usize) -> Result<()> {
+        let base = map::engine_base(dir == Dir::C2h, channel);
+        let mut w = control::IE_ALIGN_MISMATCH
+            | control::IE_MAGIC_STOPPED
+            | control::IE_READ_ERROR
+            | control::IE_DESC_ERROR;
+        if self.params.poll_mode {
+            w |= control::POLL_MODE_WB;
+        } else {
+            w |= control::IE_DESC_STOPPED | control::IE_DESC_COMPLETED;
+        }
+        self.dma_write(base + ereg::CONTROL, w)
+    }
+
+    /// Waits for the transfer's end (the caller's `wait_event_interruptible_timeout`), with the
+    /// interrupt handlers or the poll thread doing their work as the card runs.
+    fn wait(
+        &mut self,
+        dir: Dir,
+        channel: usize,
+        xfer: Transfer,
+        eop_flush: bool,
+        timeout: u64,
+    ) -> Result<State> {
+        let start = self.cycles;
+        loop {
+            if self.params.poll_mode {
+                let wb = self.engines(dir)[channel].poll_wb;
+                let v = self
+                    .ram
+                    .dword(wb)
+                    .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))?;
+                let expected = if eop_flush { 1 } else { xfer.desc_num as u32 };
+                if v & WB_ERR != 0 || v & WB_COUNT_MASK >= expected {
+                    let s = self.service(dir, channel, xfer, eop_flush, v)?;
+                    if s != State::Submitted {
+                        return Ok(s);
+                    }
+                }
+            } else if self.engines(dir)[channel].irq_pending {
+                if let Some(e) = self.engine_mut(dir, channel) {
+                    e.irq_pending = false;
+                }
+                let s = self.service(dir, channel, xfer, eop_flush, 0)?;
+                // The work's end: the engine's interrupts enabled again.
+                let (ie, bit) = {
+                    let e = &self.engines(dir)[channel];
+                    (e.ie_mask, e.irq_bit)
+                };
+                if self.params.interrupt_mode == InterruptMode::MsiX {
+                    let base = map::engine_base(dir == Dir::C2h, channel);
+                    self.dma_write(base + ereg::IE_MASK_W1S, ie)?;
+                } else {
+                    self.dma_write(ireg::BASE + ireg::CHANNEL_ENABLE_W1S, 1 << bit)?;
+                }
+                if s != State::Submitted {
+                    return Ok(s);
+                }
+            }
+            if self.cycles - start >= timeout {
+                return Ok(State::Submitted);
+            }
+            let n = WAIT_STEP.min(timeout - (self.cycles - start)).max(1);
+            self.run(n)?;
+        }
+    }
+
+    /// `engine_service` with `engine_service_final_transfer` for a single queued transfer:
+    /// what the engine's status and completed count say about it.
+    fn service(
+        &mut self,
+        dir: Dir,
+        channel: usize,
+        xfer: Transfer,
+        eop_flush: bool,
+        writeback: u32,
+    ) -> Result<State> {
+        let base = map::engine_base(dir == Dir::C2h, channel);
+        let mut desc_count = writeback & WB_COUNT_MASK;
+        let err_flag = writeback & WB_ERR != 0;
+        let mut st = 0;
+        if desc_count == 0 || err_flag {
+            st = self.dma_read(base + ereg::STATUS_RC)?;
+        }
+        if st & status::BUSY == 0 || (!eop_flush && desc_count != 0) {
+            self.engine_stop(dir, channel)?;
+        }
+        if desc_count == 0 {
+            desc_count = self.dma_read(base + ereg::COMPLETED)?;
+        }
+        // Nothing completed: the driver leaves the transfer as it is, even with an error in
+        // the status (the first descriptor failed), so that only the caller's timeout ends it.
+        if desc_count == 0 {
+            return Ok(State::Submitted);
+        }
+        let completed = desc_count as usize;
+        if st & error_mask(dir) != 0 {
+            return Ok(State::Failed {
+                status: st,
+                completed,
+            });
+        }
+        if completed < xfer.desc_num {
+            if eop_flush {
+                for i in 0..completed {
+                    let at = xfer.res_bus + (i * RESULT_BYTES) as u64;
+                    let s = self
+                        .ram
+                        .dword(at)
+                        .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))?;
+                    if s & RESULT_EOP != 0 {
+                        self.engine_stop(dir, channel)?;
+                        return Ok(State::Completed {
+                            desc_cmpl: i + 1,
+                            eop: true,
+                        });
+                    }
+                }
+                return Ok(State::Submitted);
+            }
+            return Ok(State::Failed {
+                status: st,
+                completed,
+            });
+        }
+        // Every descriptor completed: the driver does not look for end-of-packet here, so a
+        // request longer than one transfer goes on with the next.
+        Ok(State::Completed {
+            desc_cmpl: xfer.desc_num,
+            eop: false,
+        })
+    }
+}
+
+/// `XDMA_STAT_H2C_ERR_MASK` / `XDMA_STAT_C2H_ERR_MASK`: the status bits that fail a transfer.
+fn error_mask(dir: Dir) -> u32 {
+    let common = status::ALIGN_MISMATCH
+        | status::MAGIC_STOPPED
+        | status::INVALID_LEN
+        | status::DESC_UNSUPP_REQ
+        | status::DESC_COMPL_ABORT;
+    match dir {
+        Dir::H2c => {
+            common
+                | status::H2C_R_UNSUPP_REQ
+                | status::H2C_R_COMPL_ABORT
+                | status::H2C_W_DECODE_ERR
+                | status::H2C_W_SLAVE_ERR
+        }
+        Dir::C2h => common | status::C2H_R_DECODE_ERR | status::C2H_R_SLAVE_ERR,
+    }
+}
+
+/// `xdma_get_next_adj`: adjacent descriptors after one whose next pointer is `next_lo`, with
+/// `remaining` descriptors after it, blocks aligned to 64 descriptors within a page.
+pub fn next_adj(remaining: u32, next_lo: u32) -> u32 {
+    if remaining <= 1 {
+        return 0;
+    }
+    let next_index = ((next_lo & (map::HOST_PAGE as u32 - 1)) >> 5) % ADJ_BLOCK;
+    (ADJ_BLOCK - next_index - 1).min(remaining - 1)
+}
+
+/// What a C2H read returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Received {
+    /// The bytes.
+    pub data: Vec<u8>,
+    /// The read ended at end-of-packet (stream reads with `eop_flush`).
+    pub end_of_packet: bool,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Done {
+    bytes: usize,
+    eop: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacent_counts_follow_the_drivers_rule() {
+        // One descriptor left or none: no adjacent ones.
+        assert_eq!(next_adj(1, 0x20), 0);
+        assert_eq!(next_adj(0, 0x20), 0);
+        // From the start of a 64-descriptor block, 63 follow at most.
+        assert_eq!(next_adj(100, 0x0), 63);
+        assert_eq!(next_adj(10, 0x0), 9);
+        // Descriptor 60 of a block (offset 60 * 32): 3 to the block's end.
+        assert_eq!(next_adj(100, 60 * 32), 3);
+        // The second block of a page starts again at 63.
+        assert_eq!(next_adj(100, 64 * 32), 63);
+    }
+}

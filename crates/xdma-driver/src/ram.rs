@@ -1,0 +1,134 @@
+//! Host memory as the driver and the IP both see it: one range of bus addresses with the
+//! driver's coherent allocations (descriptor rings, result rings, poll write-backs) at its
+//! start and the pinned pages of the caller's buffer after them.
+
+use xdma_ip::{DmaFault, HostMemory};
+use xdma_regmap::HOST_PAGE;
+
+/// Host memory at a bus address, no IOMMU: bus address and physical address are one.
+#[derive(Debug)]
+pub struct HostRam {
+    base: u64,
+    bytes: Vec<u8>,
+    /// End of the coherent allocations, an offset into `bytes`.
+    coherent_end: usize,
+    /// End of the caller's pinned pages of the call in progress.
+    pinned_end: usize,
+}
+
+impl HostRam {
+    /// `size` bytes of host memory at bus address `base` (a multiple of the host page).
+    pub fn new(base: u64, size: usize) -> HostRam {
+        HostRam {
+            base: base - base % HOST_PAGE,
+            bytes: vec![0; size],
+            coherent_end: 0,
+            pinned_end: 0,
+        }
+    }
+
+    /// The bus address of the first byte.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// Bytes of host memory.
+    pub fn size(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// A coherent allocation of `len` bytes, page aligned and zeroed, as
+    /// `dma_alloc_coherent` gives: its bus address, or `None` when memory is full.
+    pub(crate) fn alloc_coherent(&mut self, len: usize) -> Option<u64> {
+        let start = round_up(self.coherent_end, HOST_PAGE as usize);
+        let end = start.checked_add(len)?;
+        if end > self.bytes.len() {
+            return None;
+        }
+        self.bytes[start..end].fill(0);
+        self.coherent_end = end;
+        self.pinned_end = self.pinned_end.max(end);
+        Some(self.base + start as u64)
+    }
+
+    /// Places a caller's buffer of `len` bytes that starts `page_offset` bytes into a page (a
+    /// user buffer's address modulo the page, which decides how the driver cuts it): its bus
+    /// address, or `None` when memory is full. The pages stay pinned until
+    /// [`HostRam::unpin_all`].
+    pub(crate) fn pin(&mut self, len: usize, page_offset: usize) -> Option<u64> {
+        let page = HOST_PAGE as usize;
+        let start = round_up(self.pinned_end.max(self.coherent_end), page) + page_offset % page;
+        let end = start.checked_add(len)?;
+        if end > self.bytes.len() {
+            return None;
+        }
+        self.pinned_end = end;
+        Some(self.base + start as u64)
+    }
+
+    /// Releases every pinned buffer (the call's pages unpinned and unmapped).
+    pub(crate) fn unpin_all(&mut self) {
+        self.pinned_end = self.coherent_end;
+    }
+
+    fn range(&self, addr: u64, len: usize) -> Result<std::ops::Range<usize>, DmaFault> {
+        let fault = DmaFault { addr, len };
+        let off = usize::try_from(addr.checked_sub(self.base).ok_or(fault)?).map_err(|_| fault)?;
+        let end = off.checked_add(len).ok_or(fault)?;
+        if end > self.bytes.len() {
+            return Err(fault);
+        }
+        Ok(off..end)
+    }
+
+    /// The bytes at a bus address, for the driver's own copies.
+    pub(crate) fn slice(&self, addr: u64, len: usize) -> Result<&[u8], DmaFault> {
+        let r = self.range(addr, len)?;
+        Ok(&self.bytes[r])
+    }
+
+    /// A little-endian dword at a bus address.
+    pub(crate) fn dword(&self, addr: u64) -> Result<u32, DmaFault> {
+        let b = self.slice(addr, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+fn round_up(x: usize, to: usize) -> usize {
+    x.div_ceil(to) * to
+}
+
+impl HostMemory for HostRam {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), DmaFault> {
+        let r = self.range(addr, buf.len())?;
+        buf.copy_from_slice(&self.bytes[r]);
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), DmaFault> {
+        let r = self.range(addr, data.len())?;
+        self.bytes[r].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coherent_allocations_are_page_aligned_and_pins_keep_their_offset() {
+        let mut ram = HostRam::new(0x1_0000_0000, 64 << 10);
+        let a = ram.alloc_coherent(100).expect("room");
+        let b = ram.alloc_coherent(32).expect("room");
+        assert_eq!(a, 0x1_0000_0000);
+        assert_eq!(b, 0x1_0000_1000);
+        let p = ram.pin(10, 0xF00).expect("room");
+        assert_eq!(p % HOST_PAGE, 0xF00);
+        assert!(p > b);
+        ram.unpin_all();
+        assert_eq!(ram.pin(1, 0).expect("room"), 0x1_0000_2000);
+        assert!(ram.pin(1 << 20, 0).is_none());
+        assert!(ram.slice(0x1_0000_0000 + (64 << 10), 1).is_err());
+    }
+}
