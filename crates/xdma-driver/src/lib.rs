@@ -219,6 +219,8 @@ pub struct Driver {
     user_events: Vec<u64>,
     user_max: u32,
     cycles: u64,
+    calls: Vec<Request>,
+    next_call: u64,
 }
 
 impl Driver {
@@ -234,6 +236,8 @@ impl Driver {
             user_events: vec![0; map::MAX_USER_IRQ],
             user_max: map::MAX_USER_IRQ as u32,
             cycles: 0,
+            calls: Vec::new(),
+            next_call: 0,
         };
         // The PCI core enables the interrupt capability the driver asked for.
         let mode = match d.params.interrupt_mode {
@@ -457,7 +461,8 @@ impl Driver {
     fn run(&mut self, cycles: u64) -> Result<()> {
         self.ip.run(cycles, &mut self.ram, &mut self.irqs)?;
         self.cycles += cycles;
-        self.handle_irqs()
+        self.handle_irqs()?;
+        self.advance()
     }
 
     /// The top halves: what each handler does when its interrupt arrives.
@@ -517,7 +522,8 @@ impl Driver {
     }
 
     /// Writes `data` to card address `card_addr` through H2C channel `channel` (a `pwrite`
-    /// on `xdma0_h2c_N`), from a buffer `page_offset` bytes into a host page.
+    /// on `xdma0_h2c_N`), from a buffer `page_offset` bytes into a host page; returns when
+    /// the driver would return.
     pub fn write(
         &mut self,
         channel: usize,
@@ -525,14 +531,8 @@ impl Driver {
         data: &[u8],
         page_offset: usize,
     ) -> Result<usize> {
-        let host = self.pin(data.len(), page_offset)?;
-        let r = self
-            .ram
-            .write(host, data)
-            .map_err(|e| DriverError::errno(Errno::NoMemory, format!("the caller's buffer: {e}")));
-        let r = r.and_then(|()| self.submit(Dir::H2c, channel, card_addr, host, data.len(), false));
-        self.ram.unpin_all();
-        r.map(|t| t.bytes)
+        let call = self.start_write(channel, card_addr, data, page_offset)?;
+        self.wait(call).map(|r| r.written)
     }
 
     /// Reads `len` bytes from card address `card_addr` through C2H channel `channel` (a
@@ -546,24 +546,109 @@ impl Driver {
         page_offset: usize,
         eop_flush: bool,
     ) -> Result<Received> {
-        let host = self.pin(len, page_offset)?;
-        let r = self.submit(Dir::C2h, channel, card_addr, host, len, eop_flush);
-        let r = r.and_then(|t| {
-            let data = self
-                .ram
-                .slice(host, t.bytes)
-                .map_err(|e| DriverError::errno(Errno::NoMemory, e.to_string()))?
-                .to_vec();
-            Ok(Received {
-                data,
-                end_of_packet: t.eop,
-            })
-        });
-        self.ram.unpin_all();
-        r
+        let call = self.start_read(channel, card_addr, len, page_offset, eop_flush)?;
+        self.wait(call)
     }
 
-    fn pin(&mut self, len: usize, page_offset: usize) -> Result<u64> {
+    /// Starts a write as a thread of its own would make it: the call is in the driver (its
+    /// engine's, or waiting for the engine's lock behind an earlier call) until
+    /// [`Driver::wait`] or [`Driver::poll`] returns its end.
+    pub fn start_write(
+        &mut self,
+        channel: usize,
+        card_addr: u64,
+        data: &[u8],
+        page_offset: usize,
+    ) -> Result<Call> {
+        let host = self.pin(Dir::H2c, channel, data.len(), page_offset)?;
+        if let Err(e) = self.ram.write(host, data) {
+            self.ram.unpin(host);
+            return Err(DriverError::errno(Errno::NoMemory, e.to_string()));
+        }
+        Ok(self.queue(Dir::H2c, channel, card_addr, host, data.len(), false))
+    }
+
+    /// Starts a read (see [`Driver::start_write`]).
+    pub fn start_read(
+        &mut self,
+        channel: usize,
+        card_addr: u64,
+        len: usize,
+        page_offset: usize,
+        eop_flush: bool,
+    ) -> Result<Call> {
+        let host = self.pin(Dir::C2h, channel, len, page_offset)?;
+        Ok(self.queue(Dir::C2h, channel, card_addr, host, len, eop_flush))
+    }
+
+    /// Runs the card until `call` ends, every other call going on meanwhile, and returns what
+    /// the system call returns.
+    pub fn wait(&mut self, call: Call) -> Result<Received> {
+        loop {
+            if let Some(r) = self.poll(call)? {
+                return r;
+            }
+            self.run(WAIT_STEP)?;
+        }
+    }
+
+    /// The end of `call` if it has ended (then it is gone), or `None` while it is in the
+    /// driver. A call this driver does not know ended long ago or never was: `EINVAL`.
+    pub fn poll(&mut self, call: Call) -> Result<Option<Result<Received>>> {
+        self.advance()?;
+        let Some(i) = self.calls.iter().position(|c| c.id == call.0) else {
+            return Ok(Some(Err(DriverError::errno(
+                Errno::Invalid,
+                format!("call {} is not in the driver", call.0),
+            ))));
+        };
+        if !matches!(self.calls[i].phase, Phase::Ended(_)) {
+            return Ok(None);
+        }
+        let c = self.calls.remove(i);
+        self.ram.unpin(c.host);
+        let Phase::Ended(r) = c.phase else {
+            return Ok(None);
+        };
+        Ok(Some(r.and_then(|done| {
+            let data = if c.dir == Dir::C2h {
+                self.ram
+                    .slice(c.host, done.bytes)
+                    .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))?
+                    .to_vec()
+            } else {
+                Vec::new()
+            };
+            Ok(Received {
+                written: if c.dir == Dir::H2c { done.bytes } else { 0 },
+                data,
+                end_of_packet: done.eop,
+            })
+        })))
+    }
+
+    /// Gives up `call` as a signal does: a transfer in flight is aborted and its engine
+    /// stopped, as `xdma_xfer_submit` does when its wait is interrupted. A call that ended
+    /// is dropped.
+    pub fn cancel(&mut self, call: Call) -> Result<()> {
+        let Some(i) = self.calls.iter().position(|c| c.id == call.0) else {
+            return Ok(());
+        };
+        let c = self.calls.remove(i);
+        self.ram.unpin(c.host);
+        if let Phase::Running { .. } = c.phase {
+            self.engine_stop(c.dir, c.channel)?;
+        }
+        Ok(())
+    }
+
+    fn pin(&mut self, dir: Dir, channel: usize, len: usize, page_offset: usize) -> Result<u64> {
+        if self.engines(dir).get(channel).is_none() {
+            return Err(DriverError::errno(
+                Errno::Invalid,
+                format!("no {dir:?} channel {channel}"),
+            ));
+        }
         if len == 0 {
             return Err(DriverError::errno(Errno::Invalid, "a transfer of 0 bytes"));
         }
@@ -578,9 +663,9 @@ impl Driver {
         })
     }
 
-    /// `xdma_xfer_submit`: the request cut into transfers of at most the ring's free run,
-    /// each queued, started and waited for in turn.
-    fn submit(
+    /// `xdma_init_request`: the scatter list, one entry per page, split where longer than
+    /// `desc_blen_max`; the call then waits for its engine.
+    fn queue(
         &mut self,
         dir: Dir,
         channel: usize,
@@ -588,15 +673,8 @@ impl Driver {
         host: u64,
         len: usize,
         eop_flush: bool,
-    ) -> Result<Done> {
-        let Some(streaming) = self.engines(dir).get(channel).map(|e| e.streaming) else {
-            return Err(DriverError::errno(
-                Errno::Invalid,
-                format!("no {dir:?} channel {channel}"),
-            ));
-        };
-        let eop_flush = eop_flush && streaming && dir == Dir::C2h;
-        // The scatter list: one entry per page, split where longer than desc_blen_max.
+    ) -> Call {
+        let streaming = self.engines(dir)[channel].streaming;
         let blen = u64::from(self.params.desc_blen_max.max(1));
         let mut pieces: Vec<(u64, u64)> = Vec::new();
         for (off, n) in map::page_pieces(host, len as u64) {
@@ -607,68 +685,143 @@ impl Driver {
                 done += k;
             }
         }
-        let timeout = match dir {
-            Dir::H2c => self.params.h2c_timeout,
-            Dir::C2h => self.params.c2h_timeout,
-        };
-        let timeout_cycles =
-            u64::try_from(timeout.as_nanos().saturating_mul(u128::from(AXI_HZ)) / 1_000_000_000)
-                .unwrap_or(u64::MAX);
-        let mut done = Done::default();
-        let mut next = 0;
-        let mut ep = card_addr;
-        while next < pieces.len() {
-            let (xfer, taken) =
-                self.transfer_init(dir, channel, host, &pieces[next..], ep, eop_flush)?;
-            next += taken;
-            ep += xfer.len;
-            self.engine_start(dir, channel, xfer)?;
-            match self.wait(dir, channel, xfer, eop_flush, timeout_cycles)? {
-                State::Completed { desc_cmpl, eop } => {
-                    if streaming && dir == Dir::C2h {
-                        // The result records: each descriptor's length and end-of-packet.
-                        for i in 0..desc_cmpl {
-                            let at = xfer.res_bus + (i * RESULT_BYTES) as u64;
-                            let word = |at| {
-                                self.ram
-                                    .dword(at)
-                                    .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))
-                            };
-                            let (st, n) = (word(at)?, word(at + 4)?);
-                            done.bytes += n as usize;
-                            done.eop = st & RESULT_EOP != 0;
-                        }
-                        if eop_flush && eop {
-                            break;
-                        }
-                    } else {
-                        done.bytes += xfer.len as usize;
+        let id = self.next_call;
+        self.next_call += 1;
+        self.calls.push(Request {
+            id,
+            dir,
+            channel,
+            host,
+            ep: card_addr,
+            pieces,
+            next: 0,
+            eop_flush: eop_flush && streaming && dir == Dir::C2h,
+            done: Done::default(),
+            phase: Phase::Queued,
+        });
+        Call(id)
+    }
+
+    /// One look at every call: a queued call whose engine is free starts its first transfer,
+    /// a running one is serviced if its interrupt or write-back came, or times out.
+    fn advance(&mut self) -> Result<()> {
+        for i in 0..self.calls.len() {
+            let (dir, channel) = (self.calls[i].dir, self.calls[i].channel);
+            match self.calls[i].phase {
+                Phase::Ended(_) => {}
+                Phase::Queued => {
+                    // The engine's desc_lock: calls on one engine run one at a time, in order.
+                    let busy = self.calls[..i].iter().any(|c| {
+                        c.dir == dir && c.channel == channel && !matches!(c.phase, Phase::Ended(_))
+                    });
+                    if !busy {
+                        self.next_transfer(i)?;
                     }
                 }
-                State::Failed { status, completed } => {
-                    return Err(DriverError::errno(
-                        Errno::Io,
-                        format!(
-                            "{dir:?} {channel}: engine status {status:#x}, {completed} of {} descriptors completed",
-                            xfer.desc_num
-                        ),
-                    ));
-                }
-                State::Submitted => {
-                    // The transfer is still in flight: abort it and stop the engine.
-                    let base = map::engine_base(dir == Dir::C2h, channel);
-                    let st = self.dma_read(base + ereg::STATUS)?;
-                    self.engine_stop(dir, channel)?;
-                    return Err(DriverError::errno(
-                        Errno::TimedOut,
-                        format!(
-                            "{dir:?} {channel}: no completion within {timeout:?} (status {st:#x})"
-                        ),
-                    ));
+                Phase::Running { xfer, deadline } => {
+                    let eop_flush = self.calls[i].eop_flush;
+                    let state = self.check(dir, channel, xfer, eop_flush)?;
+                    match state {
+                        State::Submitted if self.cycles >= deadline => {
+                            // Still in flight at the timeout: abort it and stop the engine.
+                            let base = map::engine_base(dir == Dir::C2h, channel);
+                            let st = self.dma_read(base + ereg::STATUS)?;
+                            self.engine_stop(dir, channel)?;
+                            let timeout = self.timeout(dir);
+                            self.calls[i].phase = Phase::Ended(Err(DriverError::errno(
+                                Errno::TimedOut,
+                                format!(
+                                    "{dir:?} {channel}: no completion within {timeout:?} (status {st:#x})"
+                                ),
+                            )));
+                        }
+                        State::Submitted => {}
+                        State::Failed { status, completed } => {
+                            self.calls[i].phase = Phase::Ended(Err(DriverError::errno(
+                                Errno::Io,
+                                format!(
+                                    "{dir:?} {channel}: engine status {status:#x}, {completed} of {} descriptors completed",
+                                    xfer.desc_num
+                                ),
+                            )));
+                        }
+                        State::Completed { desc_cmpl, eop } => {
+                            self.transfer_done(i, xfer, desc_cmpl, eop)?;
+                        }
+                    }
                 }
             }
         }
-        Ok(done)
+        Ok(())
+    }
+
+    fn timeout(&self, dir: Dir) -> Duration {
+        match dir {
+            Dir::H2c => self.params.h2c_timeout,
+            Dir::C2h => self.params.c2h_timeout,
+        }
+    }
+
+    /// The call's next transfer built and started, or the call ended when none is left.
+    fn next_transfer(&mut self, i: usize) -> Result<()> {
+        let (dir, channel, host, ep, next, eop_flush) = {
+            let c = &self.calls[i];
+            (c.dir, c.channel, c.host, c.ep, c.next, c.eop_flush)
+        };
+        if next >= self.calls[i].pieces.len() {
+            let done = self.calls[i].done;
+            self.calls[i].phase = Phase::Ended(Ok(done));
+            return Ok(());
+        }
+        let pieces = self.calls[i].pieces[next..].to_vec();
+        let (xfer, taken) = self.transfer_init(dir, channel, host, &pieces, ep, eop_flush)?;
+        self.engine_start(dir, channel, xfer)?;
+        let timeout = self.timeout(dir);
+        let cycles =
+            u64::try_from(timeout.as_nanos().saturating_mul(u128::from(AXI_HZ)) / 1_000_000_000)
+                .unwrap_or(u64::MAX);
+        let c = &mut self.calls[i];
+        c.next += taken;
+        c.ep += xfer.len;
+        c.phase = Phase::Running {
+            xfer,
+            deadline: self.cycles.saturating_add(cycles),
+        };
+        Ok(())
+    }
+
+    /// A transfer completed: its bytes counted (C2H streams from the result records), and
+    /// the call goes on with its next transfer unless an end-of-packet read saw its packet
+    /// end.
+    fn transfer_done(
+        &mut self,
+        i: usize,
+        xfer: Transfer,
+        desc_cmpl: usize,
+        eop: bool,
+    ) -> Result<()> {
+        let (dir, channel) = (self.calls[i].dir, self.calls[i].channel);
+        if self.engines(dir)[channel].streaming && dir == Dir::C2h {
+            for k in 0..desc_cmpl {
+                let at = xfer.res_bus + (k * RESULT_BYTES) as u64;
+                let word = |at| {
+                    self.ram
+                        .dword(at)
+                        .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))
+                };
+                let (st, n) = (word(at)?, word(at + 4)?);
+                self.calls[i].done.bytes += n as usize;
+                self.calls[i].done.eop = st & RESULT_EOP != 0;
+            }
+            if self.calls[i].eop_flush && eop {
+                let done = self.calls[i].done;
+                self.calls[i].phase = Phase::Ended(Ok(done));
+                return Ok(());
+            }
+        } else {
+            self.calls[i].done.bytes += xfer.len as usize;
+        }
+        self.next_transfer(i)
     }
 
     /// `transfer_init` and `transfer_build`: descriptors for as many pieces as the ring's free
@@ -804,57 +957,46 @@ impl Driver {
         self.dma_write(base + ereg::CONTROL, w)
     }
 
-    /// Waits for the transfer's end (the caller's `wait_event_interruptible_timeout`), with the
-    /// interrupt handlers or the poll thread doing their work as the card runs.
-    fn wait(
+    /// Whether the running transfer has ended: in poll mode the write-back looked at as the
+    /// completion thread does, otherwise the engine's interrupt handled if one came (the
+    /// work's end enables the engine's interrupts again).
+    fn check(
         &mut self,
         dir: Dir,
         channel: usize,
         xfer: Transfer,
         eop_flush: bool,
-        timeout: u64,
     ) -> Result<State> {
-        let start = self.cycles;
-        loop {
-            if self.params.poll_mode {
-                let wb = self.engines(dir)[channel].poll_wb;
-                let v = self
-                    .ram
-                    .dword(wb)
-                    .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))?;
-                let expected = if eop_flush { 1 } else { xfer.desc_num as u32 };
-                if v & WB_ERR != 0 || v & WB_COUNT_MASK >= expected {
-                    let s = self.service(dir, channel, xfer, eop_flush, v)?;
-                    if s != State::Submitted {
-                        return Ok(s);
-                    }
-                }
-            } else if self.engines(dir)[channel].irq_pending {
-                if let Some(e) = self.engine_mut(dir, channel) {
-                    e.irq_pending = false;
-                }
-                let s = self.service(dir, channel, xfer, eop_flush, 0)?;
-                // The work's end: the engine's interrupts enabled again.
-                let (ie, bit) = {
-                    let e = &self.engines(dir)[channel];
-                    (e.ie_mask, e.irq_bit)
-                };
-                if self.params.interrupt_mode == InterruptMode::MsiX {
-                    let base = map::engine_base(dir == Dir::C2h, channel);
-                    self.dma_write(base + ereg::IE_MASK_W1S, ie)?;
-                } else {
-                    self.dma_write(ireg::BASE + ireg::CHANNEL_ENABLE_W1S, 1 << bit)?;
-                }
-                if s != State::Submitted {
-                    return Ok(s);
-                }
+        if self.params.poll_mode {
+            let wb = self.engines(dir)[channel].poll_wb;
+            let v = self
+                .ram
+                .dword(wb)
+                .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))?;
+            let expected = if eop_flush { 1 } else { xfer.desc_num as u32 };
+            if v & WB_ERR != 0 || v & WB_COUNT_MASK >= expected {
+                return self.service(dir, channel, xfer, eop_flush, v);
             }
-            if self.cycles - start >= timeout {
-                return Ok(State::Submitted);
-            }
-            let n = WAIT_STEP.min(timeout - (self.cycles - start)).max(1);
-            self.run(n)?;
+            return Ok(State::Submitted);
         }
+        if !self.engines(dir)[channel].irq_pending {
+            return Ok(State::Submitted);
+        }
+        if let Some(e) = self.engine_mut(dir, channel) {
+            e.irq_pending = false;
+        }
+        let s = self.service(dir, channel, xfer, eop_flush, 0)?;
+        let (ie, bit) = {
+            let e = &self.engines(dir)[channel];
+            (e.ie_mask, e.irq_bit)
+        };
+        if self.params.interrupt_mode == InterruptMode::MsiX {
+            let base = map::engine_base(dir == Dir::C2h, channel);
+            self.dma_write(base + ereg::IE_MASK_W1S, ie)?;
+        } else {
+            self.dma_write(ireg::BASE + ireg::CHANNEL_ENABLE_W1S, 1 << bit)?;
+        }
+        Ok(s)
     }
 
     /// `engine_service` with `engine_service_final_transfer` for a single queued transfer:
@@ -956,10 +1098,44 @@ pub fn next_adj(remaining: u32, next_lo: u32) -> u32 {
 /// What a C2H read returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Received {
-    /// The bytes.
+    /// The bytes read (C2H).
     pub data: Vec<u8>,
+    /// The bytes written (H2C).
+    pub written: usize,
     /// The read ended at end-of-packet (stream reads with `eop_flush`).
     pub end_of_packet: bool,
+}
+
+/// A call in the driver, from [`Driver::start_write`] or [`Driver::start_read`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Call(u64);
+
+/// Where a call is.
+#[derive(Debug)]
+enum Phase {
+    /// Waiting for its engine.
+    Queued,
+    /// A transfer of it runs on the engine until the deadline (in `axi_aclk` cycles).
+    Running { xfer: Transfer, deadline: u64 },
+    /// What the system call returns.
+    Ended(Result<Done>),
+}
+
+/// A call's request (`struct xdma_request_cb`): its scatter list and how far it got.
+#[derive(Debug)]
+struct Request {
+    id: u64,
+    dir: Dir,
+    channel: usize,
+    host: u64,
+    /// The card address of the next transfer.
+    ep: u64,
+    pieces: Vec<(u64, u64)>,
+    /// The first piece no transfer has taken yet.
+    next: usize,
+    eop_flush: bool,
+    done: Done,
+    phase: Phase,
 }
 
 #[derive(Debug, Default, Clone, Copy)]

@@ -12,8 +12,8 @@ pub struct HostRam {
     bytes: Vec<u8>,
     /// End of the coherent allocations, an offset into `bytes`.
     coherent_end: usize,
-    /// End of the caller's pinned pages of the call in progress.
-    pinned_end: usize,
+    /// The callers' pinned buffers, as offset ranges, in address order.
+    pinned: Vec<(usize, usize)>,
 }
 
 impl HostRam {
@@ -23,7 +23,7 @@ impl HostRam {
             base: base - base % HOST_PAGE,
             bytes: vec![0; size],
             coherent_end: 0,
-            pinned_end: 0,
+            pinned: Vec::new(),
         }
     }
 
@@ -39,36 +39,51 @@ impl HostRam {
 
     /// A coherent allocation of `len` bytes, page aligned and zeroed, as
     /// `dma_alloc_coherent` gives: its bus address, or `None` when memory is full.
+    /// Coherent memory is allocated at probe, before any call pins a buffer.
     pub(crate) fn alloc_coherent(&mut self, len: usize) -> Option<u64> {
         let start = round_up(self.coherent_end, HOST_PAGE as usize);
         let end = start.checked_add(len)?;
-        if end > self.bytes.len() {
+        if end > self.bytes.len() || !self.pinned.is_empty() {
             return None;
         }
         self.bytes[start..end].fill(0);
         self.coherent_end = end;
-        self.pinned_end = self.pinned_end.max(end);
         Some(self.base + start as u64)
     }
 
     /// Places a caller's buffer of `len` bytes that starts `page_offset` bytes into a page (a
-    /// user buffer's address modulo the page, which decides how the driver cuts it): its bus
-    /// address, or `None` when memory is full. The pages stay pinned until
-    /// [`HostRam::unpin_all`].
+    /// user buffer's address modulo the page, which decides how the driver cuts it) in the
+    /// first free pages: its bus address, or `None` when memory is full. The pages stay
+    /// pinned until [`HostRam::unpin`].
     pub(crate) fn pin(&mut self, len: usize, page_offset: usize) -> Option<u64> {
         let page = HOST_PAGE as usize;
-        let start = round_up(self.pinned_end.max(self.coherent_end), page) + page_offset % page;
+        let mut from = self.coherent_end;
+        let mut at = self.pinned.len();
+        for (i, &(s, e)) in self.pinned.iter().enumerate() {
+            let start = round_up(from, page) + page_offset % page;
+            if start.checked_add(len)? <= s {
+                at = i;
+                break;
+            }
+            from = e;
+        }
+        let start = round_up(from, page) + page_offset % page;
         let end = start.checked_add(len)?;
         if end > self.bytes.len() {
             return None;
         }
-        self.pinned_end = end;
+        if at == self.pinned.len() {
+            self.pinned.push((start, end));
+        } else {
+            self.pinned.insert(at, (start, end));
+        }
         Some(self.base + start as u64)
     }
 
-    /// Releases every pinned buffer (the call's pages unpinned and unmapped).
-    pub(crate) fn unpin_all(&mut self) {
-        self.pinned_end = self.coherent_end;
+    /// Releases the pinned buffer at `addr` (its pages unpinned and unmapped).
+    pub(crate) fn unpin(&mut self, addr: u64) {
+        let off = addr.wrapping_sub(self.base) as usize;
+        self.pinned.retain(|&(s, _)| s != off);
     }
 
     fn range(&self, addr: u64, len: usize) -> Result<std::ops::Range<usize>, DmaFault> {
@@ -126,9 +141,17 @@ mod tests {
         let p = ram.pin(10, 0xF00).expect("room");
         assert_eq!(p % HOST_PAGE, 0xF00);
         assert!(p > b);
-        ram.unpin_all();
+        // A second buffer takes the next free page; the first one's page is free again after
+        // it is unpinned, and a buffer that fits before the second goes there.
+        let q = ram.pin(5000, 0).expect("room");
+        assert_eq!(q, 0x1_0000_3000);
+        ram.unpin(p);
         assert_eq!(ram.pin(1, 0).expect("room"), 0x1_0000_2000);
         assert!(ram.pin(1 << 20, 0).is_none());
+        assert!(
+            ram.alloc_coherent(8).is_none(),
+            "no coherent memory once buffers are pinned"
+        );
         assert!(ram.slice(0x1_0000_0000 + (64 << 10), 1).is_err());
     }
 }
