@@ -62,10 +62,12 @@ impl DmaBuffer {
     }
 
     fn layout(len: usize) -> Result<Layout> {
-        Layout::from_size_align(len, DMA_ALIGN).map_err(|_| {
-            Error::Config(format!(
-                "a DMA buffer of {len} bytes is larger than the address space allows"
-            ))
+        Layout::from_size_align(len, DMA_ALIGN).map_err(|_| Error::Invalid {
+            op: "DmaBuffer::new",
+            problem: format!(
+                "a DMA buffer of {len} bytes is larger than the address space allows; ask for at most {} bytes",
+                isize::MAX as usize - (DMA_ALIGN - 1)
+            ),
         })
     }
 
@@ -161,7 +163,9 @@ mod tests {
 
     #[test]
     fn impossible_size_is_an_error_not_a_panic() {
+        // A size no allocation can have is the caller's input, not a configuration.
         let err = DmaBuffer::new(usize::MAX - 10).expect_err("too large");
-        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("at most"), "{err}");
     }
 }

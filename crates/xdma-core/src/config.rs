@@ -105,19 +105,39 @@ impl Config {
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Config> {
         let mut cfg = match var(CONFIG_ENV).filter(|p| !p.is_empty()) {
             Some(path) => {
+                // Only a regular file: reading a FIFO nobody writes, or a device, would block
+                // or never end.
+                let meta = std::fs::metadata(&path).map_err(|e| {
+                    Error::Config(format!("{CONFIG_ENV}={path}: cannot read it: {e}"))
+                })?;
+                if !meta.is_file() {
+                    return Err(Error::Config(format!(
+                        "{CONFIG_ENV}={path}: not a regular file ({}); name a TOML file",
+                        file_type_name(&meta.file_type())
+                    )));
+                }
                 let text = std::fs::read_to_string(&path).map_err(|e| {
                     Error::Config(format!("{CONFIG_ENV}={path}: cannot read it: {e}"))
                 })?;
-                Config::from_toml(&text)
-                    .map_err(|e| Error::Config(format!("{CONFIG_ENV}={path}: {e}")))?
+                Config::from_toml(&text).map_err(|e| match e {
+                    // One prefix: the inner error's message, not its display with its own.
+                    Error::Config(m) => Error::Config(format!("{CONFIG_ENV}={path}: {m}")),
+                    other => other,
+                })?
             }
             None => Config::default(),
         };
         if let Some(b) = var(BACKEND_ENV).filter(|v| !v.is_empty()) {
             cfg.backend = b.parse()?;
         }
-        if let Some(d) = var(DEVICE_ENV).filter(|v| !v.is_empty()) {
-            cfg.device = PathBuf::from(d);
+        match var(DEVICE_ENV) {
+            Some(d) if d.is_empty() => {
+                return Err(Error::Config(format!(
+                    "{DEVICE_ENV} is set but empty; name the driver's node prefix (for example /dev/xdma0) or unset it"
+                )))
+            }
+            Some(d) => cfg.device = PathBuf::from(d),
+            None => {}
         }
         Ok(cfg)
     }
@@ -153,6 +173,24 @@ impl Config {
     }
 }
 
+/// What kind of file a non-regular file is, for messages.
+fn file_type_name(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +211,50 @@ mod tests {
         assert_eq!(cfg.device, PathBuf::from("/tmp/x/xdma3"));
         let cfg = Config::from_vars(|_| None).expect("defaults");
         assert_eq!(cfg, Config::default());
+    }
+
+    fn with_config_path(path: &std::path::Path) -> Result<Config> {
+        let p = path.to_string_lossy().into_owned();
+        Config::from_vars(|k| (k == CONFIG_ENV).then(|| p.clone()))
+    }
+
+    #[test]
+    fn a_config_that_is_not_a_regular_file_is_refused_at_once() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+        // Nobody writes the FIFO: reading it would never return.
+        let err = with_config_path(&fifo).expect_err("a FIFO");
+        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        let msg = err.to_string();
+        assert!(
+            msg.contains("a FIFO") && msg.contains(&*fifo.to_string_lossy()),
+            "{msg}"
+        );
+        let err = with_config_path(dir.path()).expect_err("a directory");
+        assert!(err.to_string().contains("a directory"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_config_file_says_invalid_configuration_once() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, "backend = [").expect("write");
+        let msg = with_config_path(&path).expect_err("bad TOML").to_string();
+        assert_eq!(
+            msg.matches("invalid xdma configuration").count(),
+            1,
+            "{msg}"
+        );
+        assert!(msg.contains("TOML"), "{msg}");
+    }
+
+    #[test]
+    fn an_empty_device_prefix_is_refused() {
+        let err = Config::from_vars(|k| (k == DEVICE_ENV).then(String::new))
+            .expect_err("XDMA_DEVICE set but empty");
+        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        assert!(err.to_string().contains(DEVICE_ENV), "{err}");
     }
 
     #[test]
