@@ -365,6 +365,13 @@ impl Io for FakeIo {
         // SAFETY: `fd` was just returned by memfd_create and nothing else owns it.
         let f = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
         f.set_len(len as u64)?;
+        // The mapping shows the BAR's registers as they are now (the card's ID first).
+        {
+            use std::os::unix::fs::FileExt;
+            let st = self.fake.state();
+            let n = st.user.len().min(len);
+            f.write_all_at(&st.user[..n], 0)?;
+        }
         Mapping::new(&f, len)
     }
 }

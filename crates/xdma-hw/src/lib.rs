@@ -154,6 +154,11 @@ pub struct HwConfig {
     /// driver's transfer. Signals sent meanwhile are delivered when the call returns.
     /// Default true.
     pub block_signals: bool,
+    /// The identifier the card's ID register (user BAR offset 0) must read; open refuses a
+    /// node whose ID differs, since another design's registers mean other things. Default
+    /// this card's (`0x44415131`, "DAQ1", from the register table). 0 accepts any design
+    /// whose ID reads neither 0 nor all ones (what a node that is not a card's BAR reads).
+    pub card_id: u32,
 }
 
 impl Default for HwConfig {
@@ -168,6 +173,7 @@ impl Default for HwConfig {
             h2c_stream_max_frame: 4096,
             module_parameters: None,
             block_signals: true,
+            card_id: card_regs::id::RESET as u32,
         }
     }
 }
@@ -313,6 +319,17 @@ fn count(op: &'static str, node: &Path, r: isize, len: usize) -> Result<usize> {
 }
 
 /// One 32-bit word from a register node at `offset`.
+/// A register access that moved other than one word: the driver's register nodes always move
+/// exactly 4 bytes (or fail with EPROTO), so the node is something else.
+fn not_a_register_node(op: &str, node: &Path, offset: u64, n: usize) -> Error {
+    Error::NoDevice {
+        what: format!("the XDMA driver's register node {}", node.display()),
+        hint: format!(
+            "a 4-byte {op} at offset {offset:#x} moved {n} bytes, which the driver's register nodes never do: the node is not the driver's (/dev/null, an empty or short file); check that XDMA_DEVICE names the card's node prefix"
+        ),
+    }
+}
+
 fn read_word(io: &dyn Io, node: &Path, offset: u64) -> Result<u32> {
     let mut b = [0u8; 4];
     loop {
@@ -320,12 +337,7 @@ fn read_word(io: &dyn Io, node: &Path, offset: u64) -> Result<u32> {
             Ok(r) => {
                 let n = count("pread", node, r, 4)?;
                 if n != 4 {
-                    return Err(Error::ShortTransfer {
-                        op: "pread",
-                        node: node.to_path_buf(),
-                        done: n as u64,
-                        len: 4,
-                    });
+                    return Err(not_a_register_node("pread", node, offset, n));
                 }
                 return Ok(u32::from_le_bytes(b));
             }
@@ -341,12 +353,7 @@ fn write_word(io: &dyn Io, node: &Path, offset: u64, value: u32) -> Result<()> {
             Ok(r) => {
                 let n = count("pwrite", node, r, 4)?;
                 if n != 4 {
-                    return Err(Error::ShortTransfer {
-                        op: "pwrite",
-                        node: node.to_path_buf(),
-                        done: n as u64,
-                        len: 4,
-                    });
+                    return Err(not_a_register_node("pwrite", node, offset, n));
                 }
                 return Ok(());
             }
@@ -387,6 +394,26 @@ fn bar_size(io: &dyn Io, node: &Path) -> Result<u64> {
         });
     }
     Ok(size)
+}
+
+/// Refuses a user BAR whose ID register is not the expected card's (`expected` 0: any ID
+/// but the two that no card presents, all zeros and all ones).
+fn check_card_id(id: u32, expected: u32, node: &Path) -> Result<()> {
+    let refuse = |why: String| Error::NoDevice {
+        what: format!("the card behind {}", node.display()),
+        hint: why,
+    };
+    if id == 0 || id == u32::MAX {
+        return Err(refuse(format!(
+            "its ID register reads {id:#010x}, which is no card's identifier: the node is not a card's user BAR (a file of zeros, /dev/zero, or a BAR whose reads fail); check that XDMA_DEVICE names the card's node prefix"
+        )));
+    }
+    if expected != 0 && id != expected {
+        return Err(refuse(format!(
+            "its ID register reads {id:#010x}, not this card's {expected:#010x}: it is another design, whose registers mean other things; name this card's nodes in XDMA_DEVICE, or set [hw] card_id to the design's identifier (0 accepts any)"
+        )));
+    }
+    Ok(())
 }
 
 impl HwCard {
@@ -542,7 +569,19 @@ impl HwCard {
             .collect();
         let mut stale_events = Vec::new();
         for (k, n) in events.iter().enumerate() {
-            let g = n.lock()?;
+            // The control node opened, so the driver is there: a missing event node is a
+            // setting asking for more than the driver made.
+            let g = n.lock().map_err(|e| match e.kind() {
+                ErrorKind::NoDevice => Error::NoDevice {
+                    what: format!("the event node {}", n.path.display()),
+                    hint: format!(
+                        "the driver's other nodes are there but not this one: [hw] events = {} asks for _events_0 to _events_{}; set it to the number of event nodes the driver made",
+                        hw.events,
+                        hw.events.saturating_sub(1)
+                    ),
+                },
+                _ => e,
+            })?;
             let io = g.io()?;
             if io.poll_in(0).unwrap_or(false) {
                 let mut b = [0u8; 4];
@@ -584,8 +623,18 @@ impl HwCard {
             events,
             epoch: Instant::now(),
         };
+        if inner.info.user_bar_size < REG_CARD_VERSION + 4 {
+            return Err(Error::NoDevice {
+                what: format!("the card's user BAR behind {}", inner.user.path.display()),
+                hint: format!(
+                    "it has {} bytes, too few for the card's ID and VERSION registers (offsets 0x0 to 0x7): the node is not a card's user BAR; check that XDMA_DEVICE names the card's node prefix",
+                    inner.info.user_bar_size
+                ),
+            });
+        }
         inner.info.card_id = inner.read_reg(REG_CARD_ID)?;
         inner.info.card_version = inner.read_reg(REG_CARD_VERSION)?;
+        check_card_id(inner.info.card_id, inner.hw.card_id, &inner.user.path)?;
         Ok(HwCard {
             inner: Arc::new(inner),
         })

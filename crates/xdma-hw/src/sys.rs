@@ -316,6 +316,17 @@ pub fn os_error(op: &'static str, node: &Path, source: io::Error) -> Error {
                 node.display()
             ),
         ),
+        Some(libc::ENOTCONN) => (
+            ErrorKind::NoDevice,
+            "the device went away: the card was removed or reset (a hot unplug, the link down), or the process that served its nodes stopped; open the card again once it is back".to_string(),
+        ),
+        Some(libc::EISDIR) | Some(libc::ENOTDIR) => (
+            ErrorKind::NoDevice,
+            format!(
+                "{} is not the driver's node (a directory where a device node belongs, or a path through a file): check that XDMA_DEVICE names the card's node prefix",
+                node.display()
+            ),
+        ),
         Some(libc::EACCES) | Some(libc::EPERM) => (
             ErrorKind::PermissionDenied,
             "this user may not open the node: run as root, or give the user access with a udev rule (MODE=\"0660\", GROUP of the user)".to_string(),
@@ -510,6 +521,18 @@ pub fn in_dev(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_device_that_went_away_is_no_device() {
+        // ENOTCONN: a FUSE server that stopped, or a board unplugged under the driver.
+        let e = os_error(
+            "pread",
+            Path::new("/dev/xdma0_c2h_0"),
+            io::Error::from_raw_os_error(libc::ENOTCONN),
+        );
+        assert_eq!(e.kind(), ErrorKind::NoDevice);
+        assert!(e.to_string().contains("went away"), "{e}");
+    }
 
     #[test]
     fn ioctl_numbers_match_the_drivers_headers() {

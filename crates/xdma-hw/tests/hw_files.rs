@@ -164,3 +164,91 @@ fn a_node_this_user_may_not_open_is_a_permission_error() {
     assert!(e.to_string().contains("xdma0_control"), "{e}");
     assert!(e.to_string().contains("udev"), "says what to do: {e}");
 }
+
+#[test]
+fn a_user_node_that_is_not_a_cards_bar_is_refused_at_open() {
+    // /dev/zero maps at any length and reads ID 0: no card's.
+    let emu = Emu::new();
+    std::fs::remove_file(emu.node("_user")).expect("remove");
+    std::os::unix::fs::symlink("/dev/zero", emu.node("_user")).expect("symlink");
+    let e = HwCard::open(&hw_config(&emu)).expect_err("/dev/zero is no card");
+    assert_eq!(e.kind(), ErrorKind::NoDevice);
+    assert!(e.to_string().contains("no card's identifier"), "{e}");
+
+    // Six bytes: too few for the ID and VERSION registers, which open reads itself.
+    let emu = Emu::new();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(emu.node("_user"))
+        .expect("open");
+    f.set_len(6).expect("truncate");
+    let e = HwCard::open(&hw_config(&emu)).expect_err("too small");
+    assert_eq!(e.kind(), ErrorKind::NoDevice);
+    assert!(
+        e.to_string()
+            .contains("too few for the card's ID and VERSION registers"),
+        "{e}"
+    );
+}
+
+#[test]
+fn another_designs_id_is_refused_unless_asked_for() {
+    use std::os::unix::fs::FileExt;
+    let emu = Emu::new();
+    let user = std::fs::OpenOptions::new()
+        .write(true)
+        .open(emu.node("_user"))
+        .expect("open");
+    user.write_all_at(&0x1234_5678u32.to_le_bytes(), 0)
+        .expect("id");
+    let mut cfg = hw_config(&emu);
+    let e = HwCard::open(&cfg).expect_err("another design");
+    assert_eq!(e.kind(), ErrorKind::NoDevice);
+    assert!(
+        e.to_string().contains("0x12345678") && e.to_string().contains("card_id"),
+        "{e}"
+    );
+    with_hw(&mut cfg, |hw| hw.card_id = 0x1234_5678);
+    assert_eq!(
+        HwCard::open(&cfg).expect("asked for").info().card_id,
+        0x1234_5678
+    );
+    with_hw(&mut cfg, |hw| hw.card_id = 0);
+    assert!(HwCard::open(&cfg).is_ok(), "0 accepts any design");
+}
+
+#[test]
+fn a_control_node_that_is_not_the_drivers_says_so() {
+    for what in ["directory", "/dev/null"] {
+        let emu = Emu::new();
+        std::fs::remove_file(emu.node("_control")).expect("remove");
+        if what == "directory" {
+            std::fs::create_dir(emu.node("_control")).expect("mkdir");
+        } else {
+            std::os::unix::fs::symlink("/dev/null", emu.node("_control")).expect("symlink");
+        }
+        let e = HwCard::open(&hw_config(&emu)).expect_err(what);
+        assert_eq!(e.kind(), ErrorKind::NoDevice, "{what}: {e}");
+        let msg = e.to_string();
+        assert!(msg.contains("not the driver's"), "{what}: {msg}");
+        assert!(!msg.contains("engine stopped early"), "{what}: {msg}");
+    }
+}
+
+#[test]
+fn a_missing_event_node_names_the_setting_that_asked_for_it() {
+    let emu = Emu::new();
+    let mut cfg = hw_config(&emu);
+    // The folder has the nodes the emulated driver made; ask for one more.
+    let have = (0..64)
+        .take_while(|k| emu.node(&format!("_events_{k}")).exists())
+        .count();
+    with_hw(&mut cfg, |hw| hw.events = have + 1);
+    let e = HwCard::open(&cfg).expect_err("one event node too many");
+    assert_eq!(e.kind(), ErrorKind::NoDevice);
+    let msg = e.to_string();
+    assert!(
+        msg.contains("[hw] events") && !msg.contains("is the XDMA driver loaded"),
+        "{msg}"
+    );
+}
