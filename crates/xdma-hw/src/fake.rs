@@ -406,6 +406,24 @@ fn open(
 }
 
 #[test]
+fn a_timeout_reports_what_the_driver_waited() {
+    // The driver waits whole c2h_timeouts: a 2.5 s receive with c2h_timeout = 1 s is two
+    // reads, 2 s, and the error says 2 s and why.
+    let fake = Fake::default();
+    let (card, _p) = open(&fake, 1, |_| {});
+    let mut buf = DmaBuffer::new(4096).expect("buffer");
+    let e = card
+        .recv_stream(1, &mut buf, Duration::from_millis(2_500))
+        .expect_err("no data");
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    let xdma_core::Error::Timeout { after, what } = &e else {
+        panic!("not a timeout: {e}");
+    };
+    assert_eq!(*after, Duration::from_secs(2), "{e}");
+    assert!(what.contains("2 read(s) of c2h_timeout = 1 s"), "{e}");
+}
+
+#[test]
 fn errno_512_is_a_timeout() {
     // FUSE cannot show it: the kernel refuses a FUSE reply with an errno of 512 or more.
     let fake = Fake::default();

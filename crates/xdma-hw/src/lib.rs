@@ -1000,14 +1000,21 @@ impl Card for HwCard {
             };
             if e.kind() != ErrorKind::Timeout || attempts.is_some_and(|a| tried >= a) {
                 return Err(if e.kind() == ErrorKind::Timeout {
+                    // The driver waits whole c2h_timeouts: what it waited is the reads made
+                    // times the parameter, which a timeout that is not a multiple of it rounds
+                    // down.
+                    let t = i.driver.params.c2h_timeout().unwrap_or(Duration::ZERO);
+                    let waited = t.saturating_mul(u32::try_from(tried).unwrap_or(u32::MAX));
                     Error::Timeout {
                         what: format!(
-                            "data on {} ({} read(s) of c2h_timeout each; {})",
+                            "data on {} ({} read(s) of c2h_timeout = {} s each, the driver's whole waits within the {:?} asked for; {})",
                             node.path.display(),
                             tried,
+                            t.as_secs(),
+                            timeout,
                             i.driver.describe()
                         ),
-                        after: timeout,
+                        after: waited,
                     }
                 } else {
                     e

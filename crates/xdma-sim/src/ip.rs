@@ -576,6 +576,9 @@ pub(crate) struct Recv {
     len: usize,
     deadline: Ps,
     timeout: Duration,
+    /// The driver's own costs on a receive's path (submission, start, interrupt handling):
+    /// a timeout shorter than these always expires.
+    path: Ps,
     /// Bytes of the packet so far that have gone up the link as memory writes.
     posted: u64,
     last_write: Ps,
@@ -796,6 +799,7 @@ impl Job {
                     len,
                     deadline: stamp.saturating_add(dur_ps(timeout)),
                     timeout,
+                    path: c.submit + c.start + c.irq,
                     posted: 0,
                     last_write: 0,
                     open: false,
@@ -1287,7 +1291,14 @@ impl Recv {
         Poll::at(
             self.deadline,
             Err(Error::Timeout {
-                what: "a C2H stream packet (simulated time)".into(),
+                what: if dur_ps(self.timeout) < self.path {
+                    format!(
+                        "a C2H stream packet (simulated time); the simulated driver's own part of a receive takes {:?} ([sim] timing.host submit_ns + start_ns + irq_ns), so a shorter timeout always expires: pass a longer one",
+                        Duration::from_nanos(self.path / 1_000)
+                    )
+                } else {
+                    "a C2H stream packet (simulated time)".into()
+                },
                 after: self.timeout,
             }),
         )

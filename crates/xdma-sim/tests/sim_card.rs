@@ -93,6 +93,29 @@ fn a_send_the_card_does_not_take_times_out() {
 }
 
 #[test]
+fn a_receive_shorter_than_the_drivers_own_part_says_it_always_expires() {
+    // GEN frames are on the stream, but 1 us is less than the simulated driver spends on a
+    // receive before any data can count: the error says so and what to do.
+    let card = open();
+    card.write_reg(
+        u64::from(regs::CONTROL),
+        (regs::control::MODE_GEN | regs::control::CH0_EN_MASK) as u32,
+    )
+    .expect("GEN mode");
+    let mut buf = DmaBuffer::new(8192).expect("buffer");
+    let e = card
+        .recv_stream(1, &mut buf, Duration::from_micros(1))
+        .expect_err("too short to succeed");
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    assert!(e.to_string().contains("always expires"), "{e}");
+    // A receive long enough to succeed still does.
+    let t = card
+        .recv_stream(1, &mut buf, Duration::from_millis(10))
+        .expect("a frame");
+    assert!(t.bytes > 0);
+}
+
+#[test]
 fn generated_frames_arrive_valid_on_both_c2h_streams() {
     let card = open();
     let r = |reg: u32| u64::from(reg);
