@@ -168,6 +168,28 @@ fn descriptors(ptr: usize, len: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+impl FakeIo {
+    /// Holds a DMA call at the test's gate, when one is set, until the test writes a byte to
+    /// it; a signal that ends the wait aborts the transfer, as the driver does.
+    fn pass_gate(&self) -> io::Result<()> {
+        let gate = self.fake.state().gate;
+        if let Some((r, _)) = gate {
+            // SAFETY: pthread_self has no preconditions.
+            self.fake.state().waiter = Some(unsafe { libc::pthread_self() });
+            let mut b = 0u8;
+            // SAFETY: reads one byte into `b` from the gate pipe, which stays open for the
+            // fake's lifetime.
+            let n = unsafe { libc::read(r, (&mut b as *mut u8).cast(), 1) };
+            if n < 0 {
+                // The driver's wait was interrupted: it aborts the transfer and reports the
+                // abort as its timeout.
+                return Err(errno(libc::ETIMEDOUT));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Io for FakeIo {
     fn pread(&self, buf: &mut [u8], offset: u64) -> io::Result<isize> {
         let mut s = self.fake.state();
@@ -216,20 +238,7 @@ impl Io for FakeIo {
                 if !writable(data.as_ptr() as usize, data.len()) {
                     return Err(errno(libc::EFAULT));
                 }
-                let gate = self.fake.state().gate;
-                if let Some((r, _)) = gate {
-                    // SAFETY: pthread_self has no preconditions.
-                    self.fake.state().waiter = Some(unsafe { libc::pthread_self() });
-                    let mut b = 0u8;
-                    // SAFETY: reads one byte into `b` from the gate pipe, which stays open for
-                    // the fake's lifetime.
-                    let n = unsafe { libc::read(r, (&mut b as *mut u8).cast(), 1) };
-                    if n < 0 {
-                        // The driver's wait was interrupted: it aborts the transfer and
-                        // reports the abort as its timeout.
-                        return Err(errno(libc::ETIMEDOUT));
-                    }
-                }
+                self.pass_gate()?;
                 let mut s = self.fake.state();
                 s.calls.push(("pwrite", data.len()));
                 let dst = s
@@ -252,6 +261,9 @@ impl Io for FakeIo {
                 Ok(4)
             }
             "c2h_1" => {
+                drop(s);
+                self.pass_gate()?;
+                let mut s = self.fake.state();
                 if let Some(a) = s.answer.take() {
                     return match a {
                         Answer::Errno(e) => Err(errno(e)),
@@ -632,6 +644,49 @@ fn large_calls_are_cut_into_chunks() {
             ("pread", 2 << 20)
         ]
     );
+}
+
+#[test]
+fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
+    use xdma_core::AsyncCard;
+    let fake = Fake::default();
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe writes two descriptors into the array.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    fake.state().gate = Some((fds[0], fds[1]));
+    fake.state().c2h.push_back(vec![5; 64]);
+    let (card, _p) = open(&fake, 1, |_| {});
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let c = card.clone();
+    let _pending = rt.spawn(async move {
+        let buf = DmaBuffer::new(4096).expect("buffer");
+        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
+    });
+    // The receive is in the driver (held at the gate) ...
+    while fake.state().waiter.is_none() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // ... and stays there for 2 s, as a receive waits out c2h_timeout.
+    let gate = fds[1];
+    let opener = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        // SAFETY: writes one byte from a live buffer into the gate pipe.
+        unsafe { libc::write(gate, [1u8].as_ptr().cast(), 1) };
+    });
+    let started = std::time::Instant::now();
+    drop(rt);
+    let took = started.elapsed();
+    opener.join().expect("gate opener");
+    assert!(
+        took < Duration::from_millis(500),
+        "the runtime's drop took {took:?}"
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    // SAFETY: closes the pipe made above, once.
+    unsafe {
+        libc::close(fds[0]);
+        libc::close(fds[1]);
+    }
 }
 
 extern "C" fn on_signal(_: libc::c_int) {}

@@ -1092,13 +1092,35 @@ impl Card for HwCard {
     }
 }
 
-/// Runs a blocking call on tokio's blocking pool with an owned buffer, handing it back.
+/// Runs a blocking driver call on a thread of its own and awaits its end. Not tokio's
+/// blocking pool: a runtime that is dropped joins its blocking threads, so a receive in flight
+/// would hold the drop (and a program's exit) for the receive's whole timeout. A thread of its
+/// own is not joined: the future's runtime drops at once, and the call ends in the driver at
+/// its timeout with nobody waiting for it.
+async fn on_own_thread<T, F>(what: &'static str, f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name(format!("xdma-hw {what}"))
+        .spawn(move || {
+            // The receiver is gone when the caller gave up the call: nothing to hand back.
+            let _ = tx.send(f());
+        })
+        .map_err(|e| Error::Backend(format!("cannot start a thread for the {what}: {e}")))?;
+    rx.await
+        .map_err(|_| Error::Backend(format!("the {what} thread ended without an answer")))
+}
+
+/// Runs a blocking call with an owned buffer, handing the buffer back.
 async fn blocking_buf<F>(card: &HwCard, buf: DmaBuffer, f: F) -> BufResult<Transfer>
 where
     F: FnOnce(&HwCard, &mut DmaBuffer) -> Result<Transfer> + Send + 'static,
 {
     let c = card.clone();
-    match tokio::task::spawn_blocking(move || {
+    match on_own_thread("transfer", move || {
         let mut buf = buf;
         let r = f(&c, &mut buf);
         (r, buf)
@@ -1106,12 +1128,7 @@ where
     .await
     {
         Ok(done) => done,
-        Err(e) => (
-            Err(Error::Backend(format!(
-                "the blocking transfer task failed: {e}"
-            ))),
-            DmaBuffer::empty(),
-        ),
+        Err(e) => (Err(e), DmaBuffer::empty()),
     }
 }
 
@@ -1121,9 +1138,7 @@ where
     F: FnOnce(&HwCard) -> Result<T> + Send + 'static,
 {
     let c = card.clone();
-    tokio::task::spawn_blocking(move || f(&c))
-        .await
-        .map_err(|e| Error::Backend(format!("the blocking register task failed: {e}")))?
+    on_own_thread("register access", move || f(&c)).await?
 }
 
 impl AsyncCard for HwCard {
