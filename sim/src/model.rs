@@ -146,9 +146,7 @@ impl ModelBuilder {
         let name = self.name.unwrap_or_else(default_name);
         let waves = match self.waves {
             Some(p) => Some(p),
-            None if waves_requested() => {
-                Some(waves_dir().join(format!("{}.fst", file_safe(&name))))
-            }
+            None if waves_requested() => Some(claim_waves_path(&name, self.top.name())),
             None => None,
         };
         if let Some(dir) = waves.as_deref().and_then(Path::parent) {
@@ -892,6 +890,26 @@ fn default_name() -> String {
     std::thread::current()
         .name()
         .map_or_else(|| "model".to_string(), str::to_string)
+}
+
+/// The waveform file of a model named `name` (its test's name) of top `top`: `<name>.fst` for
+/// the first in this process, `<name>-<n>-<top>.fst` for the n-th after it, so that two models
+/// of one test (two cards open at once) never write one file.
+fn claim_waves_path(name: &str, top: &str) -> PathBuf {
+    static CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut claimed = CLAIMED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = waves_dir();
+    let base = file_safe(name);
+    let mut path = dir.join(format!("{base}.fst"));
+    let mut n = 1;
+    while claimed.contains(&path) {
+        n += 1;
+        path = dir.join(format!("{base}-{n}-{}.fst", file_safe(top)));
+    }
+    claimed.push(path.clone());
+    path
 }
 
 fn file_safe(name: &str) -> String {

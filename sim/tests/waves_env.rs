@@ -37,12 +37,41 @@ fn waves_follow_the_environment_variable() {
     std::env::remove_var(WAVES_ENV);
     let unset = on_thread("tests::waves_unset", model_waves).expect("model ran");
 
+    // Two models alive at once on one thread, as two cards of one test: a file each.
+    std::env::set_var(WAVES_ENV, "1");
+    let two = on_thread("tests::two_cards", || -> Result<Vec<PathBuf>> {
+        let mut a = Model::new(Top::DualClockProbe)?;
+        let mut b = Model::new(Top::DualClockProbe)?;
+        let ca = a.add_clock("axi_aclk", 250_000_000)?;
+        let cb = b.add_clock("axi_aclk", 250_000_000)?;
+        a.ticks(ca, 10)?;
+        b.ticks(cb, 20)?;
+        Ok([a.waves_path(), b.waves_path()]
+            .into_iter()
+            .flatten()
+            .map(PathBuf::from)
+            .collect())
+    })
+    .expect("models ran");
+    std::env::remove_var(WAVES_ENV);
+
     let on = on.expect("waves on with CARD_WAVES=1");
     assert_eq!(on, dir.join("tests__waves_on.fst"), "named after the test");
     assert!(std::fs::metadata(&on).expect("written").len() > 100);
     assert_eq!(off, None);
     assert_eq!(unset, None);
+    assert_eq!(
+        two,
+        vec![
+            dir.join("tests__two_cards.fst"),
+            dir.join("tests__two_cards-2-dual_clock_probe.fst")
+        ],
+        "the second model's file is told apart by its number and top"
+    );
+    for f in &two {
+        assert!(std::fs::metadata(f).expect("written").len() > 100, "{f:?}");
+    }
     let files: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
-    assert_eq!(files.len(), 1, "only the model with waves on wrote a file");
+    assert_eq!(files.len(), 3, "only the models with waves on wrote files");
     std::fs::remove_dir_all(&dir).ok();
 }
