@@ -492,6 +492,15 @@ impl HwCard {
             let g = user.lock()?;
             let io = g.io()?;
             let size = bar_size(io, &user.path)?;
+            if hw.mmap_user && io.on_fuse() {
+                // A page fault on the mapping makes the kernel read the whole page from the
+                // server, which reads every register of it from the simulated card one access
+                // at a time: over 30 s in uninterruptible sleep per fault.
+                return Err(Error::Config(format!(
+                    "[hw] mmap_user = true, but {} is on a FUSE mount (xdma-fuse): each page fault of the mapping reads a whole page of registers from the simulated card, over 30 s in uninterruptible sleep; use mmap_user = false (one pread or pwrite per register) over the mount",
+                    user.path.display()
+                )));
+            }
             let map = if hw.mmap_user {
                 let len = usize::try_from(size)
                     .map_err(|_| Error::Config("the user BAR does not fit this host".into()))?;

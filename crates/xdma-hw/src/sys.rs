@@ -163,7 +163,14 @@ pub trait Io: Send + Sync + fmt::Debug {
     fn kind(&self) -> io::Result<FileKind>;
     /// Maps `len` bytes from offset 0, shared and writable.
     fn map(&self, len: usize) -> io::Result<Mapping>;
+    /// Whether the node lives on a FUSE file system (`xdma-fuse`'s mount).
+    fn on_fuse(&self) -> bool {
+        false
+    }
 }
+
+/// `FUSE_SUPER_MAGIC` of statfs(2).
+const FUSE_SUPER_MAGIC: i64 = 0x6573_5546;
 
 /// Opens nodes. The real one calls open(2); the tests' fake opens fake nodes.
 pub trait Opener: Send + Sync + fmt::Debug {
@@ -302,6 +309,16 @@ impl Io for OsIo {
 
     fn map(&self, len: usize) -> io::Result<Mapping> {
         Mapping::new(&self.file, len)
+    }
+
+    fn on_fuse(&self) -> bool {
+        // SAFETY: statfs is plain data, fully written by a successful fstatfs; the descriptor
+        // is this node's, open for the call.
+        unsafe {
+            let mut st: libc::statfs = std::mem::zeroed();
+            libc::fstatfs(self.file.as_raw_fd(), &mut st) == 0
+                && i64::from(st.f_type) == FUSE_SUPER_MAGIC
+        }
     }
 }
 

@@ -429,3 +429,20 @@ fn an_engine_left_in_fixed_address_mode_is_put_back() {
         .expect("read");
     assert!(back[..] == data[..], "incrementing addresses again");
 }
+
+#[test]
+fn mapping_the_user_bar_over_the_mount_is_refused_with_why() {
+    let Some(m) = mount() else { return };
+    let mut cfg = m.cfg.clone();
+    let mut hw: HwConfig = cfg.section(BackendKind::Hw).expect("hw section");
+    hw.mmap_user = true;
+    cfg.set_section(BackendKind::Hw, &hw).expect("hw section");
+    let started = Instant::now();
+    let e = HwCard::open(&cfg).expect_err("mmap_user over FUSE");
+    assert_eq!(e.kind(), ErrorKind::Config, "{e}");
+    assert!(e.to_string().contains("FUSE"), "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "refused before any page fault"
+    );
+}
