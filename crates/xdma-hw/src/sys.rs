@@ -311,6 +311,8 @@ impl Io for OsIo {
         Mapping::new(&self.file, len)
     }
 
+    // f_type is an i64 on x86-64 and another integer elsewhere: the conversion is needed there.
+    #[allow(clippy::useless_conversion)]
     fn on_fuse(&self) -> bool {
         // SAFETY: statfs is plain data, fully written by a successful fstatfs; the descriptor
         // is this node's, open for the call.
