@@ -515,6 +515,35 @@ impl HostReads {
     }
 }
 
+/// Bytes between two progress events of a memory-mapped transfer.
+pub(crate) const PROGRESS_STEP: u64 = 64 << 20;
+
+/// Progress of a long memory-mapped transfer as `tracing` events (target
+/// `xdma_sim::progress`), one each [`PROGRESS_STEP`] bytes: a transfer of a GiB takes minutes
+/// of wall time on the simulated card, and a tool shows these as its progress bar.
+#[derive(Debug, Default)]
+pub(crate) struct Progress {
+    reported: u64,
+}
+
+impl Progress {
+    fn update(&mut self, what: &'static str, done: u64, total: u64) {
+        let step = done / PROGRESS_STEP;
+        if step > self.reported && total > PROGRESS_STEP {
+            self.reported = step;
+            tracing::info!(
+                target: "xdma_sim::progress",
+                what,
+                done,
+                total,
+                "{what}: {} of {} MiB",
+                done >> 20,
+                total >> 20
+            );
+        }
+    }
+}
+
 /// Memory-mapped H2C.
 #[derive(Debug)]
 pub(crate) struct MmWrite {
@@ -528,6 +557,7 @@ pub(crate) struct MmWrite {
     in_flight: VecDeque<(TxnId, u64, Ps, u32, u64)>,
     /// Bytes whose bursts the card has answered, from the start.
     written: u64,
+    progress: Progress,
     failed: Option<Error>,
     abort_at: Option<Ps>,
 }
@@ -549,6 +579,9 @@ pub(crate) struct MmRead {
     /// acknowledged (the bursts still on the bus hold one each as well).
     ids: Slots<Ps>,
     last_write: Ps,
+    /// Bytes whose bursts have come back from the card.
+    read: u64,
+    progress: Progress,
     failed: Option<Error>,
     abort_at: Option<Ps>,
 }
@@ -733,6 +766,7 @@ impl Job {
                     next: 0,
                     in_flight: VecDeque::new(),
                     written: 0,
+                    progress: Progress::default(),
                     failed: None,
                     abort_at: None,
                 })
@@ -767,6 +801,8 @@ impl Job {
                     in_flight: VecDeque::new(),
                     ids: Slots::new(e.c2h_request_ids),
                     last_write: 0,
+                    read: 0,
+                    progress: Progress::default(),
                     failed: None,
                     abort_at: None,
                 })
@@ -1015,6 +1051,11 @@ impl MmWrite {
                 }
             }
             self.written = end;
+            self.progress.update(
+                "memory-mapped H2C write",
+                self.written,
+                self.data.len() as u64,
+            );
         }
         self.reads
             .poll(ip, &mut self.descs, self.written, stop, now);
@@ -1049,16 +1090,14 @@ impl MmWrite {
         if self.next < self.bursts.len() || !self.reads.all_in() {
             return Poll::Pending;
         }
-        if std::env::var("XDMA_SIM_TRACE").is_ok() {
-            eprintln!(
-                "write {} B: stamp {} start {} doorbell {:?} data_end {} (ns)",
-                self.data.len(),
-                self.life.stamp / 1000,
-                self.life.start / 1000,
-                self.life.doorbell.map(|d| d / 1000),
-                now / 1000
-            );
-        }
+        tracing::debug!(
+            bytes = self.data.len(),
+            stamp_ns = self.life.stamp / 1000,
+            start_ns = self.life.start / 1000,
+            doorbell_ns = ?self.life.doorbell.map(|d| d / 1000),
+            data_end_ns = now / 1000,
+            "memory-mapped H2C write's phases"
+        );
         let (stamp, bytes) = (self.life.stamp, self.data.len());
         let failed = self.failed.take();
         self.life.data_done(ip, now, 1, |end| match failed {
@@ -1121,6 +1160,9 @@ impl MmRead {
                     self.failed.get_or_insert(bfm(e));
                 }
             }
+            self.read += p.bytes as u64;
+            self.progress
+                .update("memory-mapped C2H read", self.read, self.buf.len() as u64);
             let host = self.host + p.offset as u64;
             let mut acked = now;
             for n in engine::pcie_pieces(host, p.bytes as u64, mps) {
@@ -1302,5 +1344,58 @@ impl Recv {
                 after: self.timeout,
             }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// Counts the events of the progress target.
+    struct Count(Arc<AtomicUsize>);
+
+    impl tracing::Subscriber for Count {
+        fn enabled(&self, m: &tracing::Metadata<'_>) -> bool {
+            m.target() == "xdma_sim::progress"
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    fn events(f: impl FnOnce()) -> usize {
+        let n = Arc::new(AtomicUsize::new(0));
+        tracing::subscriber::with_default(Count(n.clone()), f);
+        n.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn long_transfers_report_progress_each_step_and_short_ones_not() {
+        // 1 GiB in bursts of 256 bytes: an event at each 64 MiB, 16 in all.
+        let gib = 1u64 << 30;
+        let n = events(|| {
+            let mut p = Progress::default();
+            for done in (256..=gib).step_by(256) {
+                p.update("memory-mapped H2C write", done, gib);
+            }
+        });
+        assert_eq!(n, (gib / PROGRESS_STEP) as usize);
+        // A transfer of one step or less says nothing.
+        let n = events(|| {
+            let mut p = Progress::default();
+            for done in (4096..=PROGRESS_STEP).step_by(4096) {
+                p.update("memory-mapped C2H read", done, PROGRESS_STEP);
+            }
+        });
+        assert_eq!(n, 0);
     }
 }
