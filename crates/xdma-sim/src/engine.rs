@@ -2,7 +2,7 @@
 //! descriptor becomes AXI bursts and PCIe requests, and how many requests the engines keep in
 //! flight ([`EngineConfig`]).
 
-use axi_bfm::burst::{self, Piece};
+use axi_bfm::burst::{self, Burst, Piece};
 use xdma_core::{Error, Result};
 
 /// The host page size by which the driver's scatter list is cut (one pinned page per entry).
@@ -152,17 +152,36 @@ pub fn descriptors(host_addr: u64, card_addr: u64, len: u64) -> Vec<Descriptor> 
         .collect()
 }
 
-/// Splits `len` bytes at card address `addr` into the AXI bursts the engine issues: INCR,
-/// full-width beats, never across a 4 KiB boundary and never longer than
-/// `cfg.max_burst_beats` beats.
-pub fn bursts(cfg: &EngineConfig, addr: u64, len: u64) -> Vec<Piece> {
-    burst::split(
-        0,
-        addr,
-        len as usize,
-        cfg.data_bytes as usize,
-        cfg.max_burst_beats,
-    )
+/// The AXI bursts the engine issues for a descriptor list that starts at card address `card`:
+/// each descriptor's range split on its own (INCR, full-width beats of `data_bytes`, never
+/// across a 4 KiB boundary, never longer than `max_beats` beats), with the channel's AXI `id`
+/// and each piece's offset from the start of the transfer.
+pub fn bursts(
+    descs: &[Descriptor],
+    card: u64,
+    id: u32,
+    data_bytes: u32,
+    max_beats: u32,
+) -> Vec<Piece> {
+    descs
+        .iter()
+        .flat_map(|d| {
+            let off0 = (d.card_addr - card) as usize;
+            burst::split(
+                id,
+                d.card_addr,
+                d.len as usize,
+                data_bytes as usize,
+                max_beats,
+            )
+            .into_iter()
+            .map(move |p| Piece {
+                burst: Burst { id, ..p.burst },
+                offset: off0 + p.offset,
+                bytes: p.bytes,
+            })
+        })
+        .collect()
 }
 
 /// Splits `len` bytes at `addr` into pieces of at most `max` bytes that never cross a 4 KiB
@@ -230,27 +249,29 @@ mod tests {
     proptest! {
         #[test]
         fn bursts_cover_the_range_exactly(
+            host in 0u64..1 << 20,
             addr in 0u64..1 << 20,
             len in 1u64..20_000,
             beats_log in 0u32..9,
             width_log in 2u32..7,
+            id in 0u32..4,
         ) {
-            let cfg = EngineConfig {
-                data_bytes: 1 << width_log,
-                max_burst_beats: 1 << beats_log.min(8),
-                ..EngineConfig::default()
-            };
-            let db = u64::from(cfg.data_bytes);
+            let db = 1u64 << width_log;
+            let max_beats = 1u32 << beats_log.min(8);
             let mut next = addr;
-            for x in bursts(&cfg, addr, len) {
+            // The descriptors of a host buffer, as the driver cuts it by page.
+            let descs = descriptors(host, addr, len);
+            for x in bursts(&descs, addr, id, db as u32, max_beats) {
                 let b = x.burst;
                 prop_assert_eq!(b.addr, next);
+                prop_assert_eq!(b.id, id);
+                prop_assert_eq!(x.offset as u64, b.addr - addr, "offset from the transfer's start");
                 prop_assert!(x.bytes > 0);
-                prop_assert!(b.beats() <= cfg.max_burst_beats);
+                prop_assert!(b.beats() <= max_beats);
                 let last = b.addr + x.bytes as u64 - 1;
                 prop_assert_eq!(b.addr / burst::BOUNDARY, last / burst::BOUNDARY, "crosses 4 KiB: {:?}", x);
                 prop_assert_eq!(u64::from(b.beats()), last / db - b.addr / db + 1);
-                prop_assert_eq!(b.lane_bytes(cfg.data_bytes as usize) as u64 >= x.bytes as u64, true);
+                prop_assert_eq!(b.lane_bytes(db as usize) as u64 >= x.bytes as u64, true);
                 next += x.bytes as u64;
             }
             prop_assert_eq!(next, addr + len);

@@ -25,7 +25,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use axi_bfm::{AxisFrame, Burst, Piece, TxnId};
+use axi_bfm::{AxisFrame, Piece, TxnId};
 use card_harness::{CardHarness, IrqEvent, AXI_HZ};
 use xdma_core::{Error, Result, Transfer};
 
@@ -688,36 +688,6 @@ pub(crate) enum Op {
     },
 }
 
-/// The bursts of a transfer on AXI ID `id` with each one's offset in it: the driver's
-/// descriptors (one per host page) cut into bursts of at most `max_beats` beats.
-fn plan(
-    descs: &[engine::Descriptor],
-    card: u64,
-    id: u32,
-    data_bytes: u32,
-    max_beats: u32,
-) -> Vec<Piece> {
-    descs
-        .iter()
-        .flat_map(|d| {
-            let off0 = (d.card_addr - card) as usize;
-            axi_bfm::burst::split(
-                id,
-                d.card_addr,
-                d.len as usize,
-                data_bytes as usize,
-                max_beats,
-            )
-            .into_iter()
-            .map(move |p| Piece {
-                burst: Burst { id, ..p.burst },
-                offset: off0 + p.offset,
-                bytes: p.bytes,
-            })
-        })
-        .collect()
-}
-
 impl Job {
     /// The job for `op`, submitted at `stamp`, on a channel whose engine is free from
     /// `engine_free`.
@@ -761,7 +731,7 @@ impl Job {
                     life: Life::new(stamp, engine_free, c),
                     descs: Descs::new(d.len(), block),
                     reads: HostReads::new(ip, &d, block),
-                    bursts: plan(&d, addr, ch as u32, e.data_bytes, e.max_burst_beats),
+                    bursts: engine::bursts(&d, addr, ch as u32, e.data_bytes, e.max_burst_beats),
                     data,
                     next: 0,
                     in_flight: VecDeque::new(),
@@ -781,7 +751,7 @@ impl Job {
                 let e = &ip.engine;
                 // Each read is one memory write to the host: sized by the max payload.
                 let beats = (ip.link.config().max_payload / e.data_bytes).clamp(1, 256);
-                let bursts = plan(&d, addr, ch as u32, e.data_bytes, beats);
+                let bursts = engine::bursts(&d, addr, ch as u32, e.data_bytes, beats);
                 let starts: Vec<u64> = d.iter().map(|x| x.card_addr - addr).collect();
                 let block_of = bursts
                     .iter()
