@@ -816,13 +816,13 @@ impl Job {
     }
 
     /// The bus a job drives, as its protocol monitor names it.
-    pub(crate) fn bus<'h>(&self, hw: &'h CardHarness) -> &'h str {
+    pub(crate) fn bus<'h>(&self, card: &'h CardHarness) -> &'h str {
         match self {
             Job::Reg(_) => "s_axil",
             Job::Wait(_) => "usr_irq",
             Job::Write(_) | Job::Read(_) => "s_axi",
-            Job::Send(s) => hw.h2c_ports().get(s.port).map_or("", String::as_str),
-            Job::Recv(r) => hw.c2h_ports().get(r.port).map_or("", String::as_str),
+            Job::Send(s) => card.h2c_ports().get(s.port).map_or("", String::as_str),
+            Job::Recv(r) => card.c2h_ports().get(r.port).map_or("", String::as_str),
         }
     }
 
@@ -842,15 +842,15 @@ impl Job {
     }
 
     /// Puts the job's buses back in a quiet state at once after a failure.
-    pub(crate) fn quiet(&mut self, hw: &mut CardHarness) {
+    pub(crate) fn quiet(&mut self, card: &mut CardHarness) {
         match self {
             Job::Recv(r) => {
-                if let Some(s) = hw.c2h.get(r.port) {
+                if let Some(s) = card.c2h.get(r.port) {
                     s.set_enabled(false);
                 }
             }
             Job::Send(s) => {
-                if let Some(src) = hw.h2c.get(s.port) {
+                if let Some(src) = card.h2c.get(s.port) {
                     src.cancel_unstarted();
                     src.set_credit(None);
                 }
@@ -860,14 +860,14 @@ impl Job {
     }
 
     /// Moves the job on at `now`.
-    pub(crate) fn poll(&mut self, ip: &mut Ip, hw: &mut CardHarness, now: Ps) -> Poll {
+    pub(crate) fn poll(&mut self, ip: &mut Ip, card: &mut CardHarness, now: Ps) -> Poll {
         match self {
-            Job::Reg(r) => r.poll(ip, hw, now),
+            Job::Reg(r) => r.poll(ip, card, now),
             Job::Wait(w) => w.poll(ip, now),
-            Job::Write(w) => w.poll(ip, hw, now),
-            Job::Read(r) => r.poll(ip, hw, now),
-            Job::Send(s) => s.poll(ip, hw, now),
-            Job::Recv(r) => r.poll(ip, hw, now),
+            Job::Write(w) => w.poll(ip, card, now),
+            Job::Read(r) => r.poll(ip, card, now),
+            Job::Send(s) => s.poll(ip, card, now),
+            Job::Recv(r) => r.poll(ip, card, now),
         }
     }
 }
@@ -887,7 +887,7 @@ fn drained(now: Ps) -> Poll {
 }
 
 impl Reg {
-    fn poll(&mut self, ip: &mut Ip, hw: &mut CardHarness, now: Ps) -> Poll {
+    fn poll(&mut self, ip: &mut Ip, card: &mut CardHarness, now: Ps) -> Poll {
         let c = ip.costs;
         let at_card = match self.at_card {
             Some(t) => t,
@@ -909,8 +909,8 @@ impl Reg {
         match self.txn {
             None if now >= at_card => {
                 let t = match self.write {
-                    Some(v) => hw.regs.start_write(self.off, u64::from(v), 0xf),
-                    None => hw.regs.start_read(self.off),
+                    Some(v) => card.regs.start_write(self.off, u64::from(v), 0xf),
+                    None => card.regs.start_read(self.off),
                 };
                 match t {
                     Ok(t) => self.txn = Some(t),
@@ -918,8 +918,8 @@ impl Reg {
                 }
                 Poll::Pending
             }
-            Some(t) if hw.regs.is_done(t) => {
-                let (v, resp) = match hw.regs.take(t) {
+            Some(t) if card.regs.is_done(t) => {
+                let (v, resp) = match card.regs.take(t) {
                     Ok(x) => x,
                     Err(e) => return Poll::at(now, Err(bfm(e))),
                 };
@@ -998,19 +998,19 @@ impl Wait {
 }
 
 impl MmWrite {
-    fn poll(&mut self, ip: &mut Ip, hw: &mut CardHarness, now: Ps) -> Poll {
+    fn poll(&mut self, ip: &mut Ip, card: &mut CardHarness, now: Ps) -> Poll {
         let stop = aborted(self.abort_at, now);
         if !self.life.before_data(ip, &mut self.descs, now) {
             return if stop { drained(now) } else { Poll::Pending };
         }
         // Bursts the card has answered, in order (one AXI ID per channel).
         while let Some(&(t, end, issued, beats, addr)) = self.in_flight.front() {
-            if !hw.dma.is_done(t) {
+            if !card.dma.is_done(t) {
                 break;
             }
             self.in_flight.pop_front();
             ip.measure(true, issued, now, beats);
-            match hw.dma.take_write(t) {
+            match card.dma.take_write(t) {
                 Ok(r) if r.is_ok() => {}
                 Ok(r) => {
                     self.failed
@@ -1036,7 +1036,7 @@ impl MmWrite {
             if end > self.reads.arrived {
                 break;
             }
-            match hw
+            match card
                 .dma
                 .start_write_burst(p.burst, &self.data[p.offset..p.offset + p.bytes])
             {
@@ -1078,7 +1078,7 @@ impl MmWrite {
 }
 
 impl MmRead {
-    fn poll(&mut self, ip: &mut Ip, hw: &mut CardHarness, now: Ps) -> Poll {
+    fn poll(&mut self, ip: &mut Ip, card: &mut CardHarness, now: Ps) -> Poll {
         let stop = aborted(self.abort_at, now);
         if !self.life.before_data(ip, &mut self.descs, now) {
             return if stop { drained(now) } else { Poll::Pending };
@@ -1090,7 +1090,7 @@ impl MmRead {
             if !self.ids.has_room(self.in_flight.len()) || !self.descs.ready(b, now) {
                 break;
             }
-            match hw.dma.start_read_burst(self.bursts[self.next].burst) {
+            match card.dma.start_read_burst(self.bursts[self.next].burst) {
                 Ok(t) => self.in_flight.push_back((t, self.next, now)),
                 Err(e) => {
                     self.failed.get_or_insert(bfm(e));
@@ -1104,13 +1104,13 @@ impl MmRead {
         let flight = ip.link.flight();
         let mps = u64::from(ip.link.config().max_payload);
         while let Some(&(t, i, issued)) = self.in_flight.front() {
-            if !hw.dma.is_done(t) {
+            if !card.dma.is_done(t) {
                 break;
             }
             self.in_flight.pop_front();
             let p = self.bursts[i];
             ip.measure(false, issued, now, p.burst.beats());
-            match hw.dma.take_read(t) {
+            match card.dma.take_read(t) {
                 Ok((data, r)) if r.is_ok() => {
                     if let (Some(src), Some(dst)) = (
                         data.get(..p.bytes),
@@ -1163,9 +1163,9 @@ impl MmRead {
 }
 
 impl Send {
-    fn poll(&mut self, ip: &mut Ip, hw: &mut CardHarness, now: Ps) -> Poll {
+    fn poll(&mut self, ip: &mut Ip, card: &mut CardHarness, now: Ps) -> Poll {
         let stop = aborted(self.abort_at, now);
-        let Some(src) = hw.h2c.get(self.port).cloned() else {
+        let Some(src) = card.h2c.get(self.port).cloned() else {
             return Poll::at(
                 now,
                 Err(Error::Backend(format!("no H2C stream port {}", self.port))),
@@ -1222,9 +1222,9 @@ impl Send {
 }
 
 impl Recv {
-    fn poll(&mut self, ip: &mut Ip, hw: &mut CardHarness, now: Ps) -> Poll {
+    fn poll(&mut self, ip: &mut Ip, card: &mut CardHarness, now: Ps) -> Poll {
         let stop = aborted(self.abort_at, now);
-        let Some(sink) = hw.c2h.get(self.port).cloned() else {
+        let Some(sink) = card.c2h.get(self.port).cloned() else {
             return Poll::at(
                 now,
                 Err(Error::Backend(format!("no C2H stream port {}", self.port))),

@@ -239,8 +239,8 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
         irq_ack: IrqAck::After(0),
         ..HarnessConfig::new(top)
     };
-    let mut hw = match CardHarness::with_config(hcfg) {
-        Ok(hw) => hw,
+    let mut card = match CardHarness::with_config(hcfg) {
+        Ok(card) => card,
         // The RTL failing or the model not building is the simulator's failure; anything
         // else (a port the harness needs that the top lacks) means the top is not a card.
         Err(axi_bfm::BfmError::Sim(
@@ -248,25 +248,25 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
         )) => return Err(sim(e)),
         Err(e) => return Err(not_a_card(e)),
     };
-    for s in &hw.c2h {
+    for s in &card.c2h {
         // A C2H stream engine takes data only while a receive has a buffer posted.
         s.set_enabled(false);
     }
     if let Some(p) = cfg.bus_pauses {
-        hw.env
+        card.env
             .set_pauses(&axi_bfm::PauseSpec::random(p.seed, p.percent));
     }
-    let card_id = hw.read(0x000).map_err(bfm)?;
-    let card_version = hw.read(0x004).map_err(bfm)?;
+    let card_id = card.read(0x000).map_err(bfm)?;
+    let card_version = card.read(0x004).map_err(bfm)?;
     let found = Found {
         card_id,
         card_version,
-        bar_size: hw.bar_size(),
-        irq_lines: hw.irq_lines(),
-        memory_size: hw.memory_size().unwrap_or(0),
-        h2c_ports: hw.h2c.len(),
-        c2h_ports: hw.c2h.len(),
-        bus_bytes: hw.dma.bus_bytes(),
+        bar_size: card.bar_size(),
+        irq_lines: card.irq_lines(),
+        memory_size: card.memory_size().unwrap_or(0),
+        h2c_ports: card.h2c.len(),
+        c2h_ports: card.c2h.len(),
+        bus_bytes: card.dma.bus_bytes(),
     };
     let ip = Ip::new(
         &cfg.timing,
@@ -275,7 +275,7 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
         found.c2h_ports,
     );
     let thread = SimThread::new(
-        hw,
+        card,
         ip,
         Duration::from_millis(cfg.host_grace_ms),
         cfg.reply_timeout(),

@@ -131,7 +131,7 @@ struct Running {
 
 /// The state the simulation thread owns.
 pub(crate) struct SimThread {
-    pub(crate) hw: CardHarness,
+    pub(crate) card: CardHarness,
     pub(crate) ip: Ip,
     clients: BTreeMap<ClientId, Client>,
     lanes: BTreeMap<Lane, LaneState>,
@@ -157,12 +157,12 @@ const DRAIN_PS: Ps = 1_000_000_000; // 1 ms
 
 impl SimThread {
     pub(crate) fn new(
-        hw: CardHarness,
+        card: CardHarness,
         ip: Ip,
         grace: Duration,
         reply_timeout: Duration,
     ) -> SimThread {
-        let now = hw.env.time_ps();
+        let now = card.env.time_ps();
         let mut clients = BTreeMap::new();
         clients.insert(
             0,
@@ -176,7 +176,7 @@ impl SimThread {
             },
         );
         SimThread {
-            hw,
+            card,
             ip,
             clients,
             lanes: BTreeMap::new(),
@@ -189,7 +189,7 @@ impl SimThread {
     }
 
     fn now(&self) -> Ps {
-        self.hw.env.time_ps()
+        self.card.env.time_ps()
     }
 
     /// Serves messages until every handle is gone, then drains what is in flight.
@@ -216,7 +216,12 @@ impl SimThread {
                 }
                 continue;
             }
-            let next = self.hw.env.model().next_edges().map_or(Ps::MAX, |(t, _)| t);
+            let next = self
+                .card
+                .env
+                .model()
+                .next_edges()
+                .map_or(Ps::MAX, |(t, _)| t);
             if next < self.horizon() {
                 self.step();
                 continue;
@@ -410,13 +415,13 @@ impl SimThread {
     /// changes.
     fn settle(&mut self) {
         let now = self.now();
-        let irqs = self.hw.take_irqs();
+        let irqs = self.card.take_irqs();
         self.ip.advance(irqs, now);
         loop {
             let mut changed = self.start_jobs(now);
             let mut i = 0;
             while i < self.running.len() {
-                let p = self.running[i].job.poll(&mut self.ip, &mut self.hw, now);
+                let p = self.running[i].job.poll(&mut self.ip, &mut self.card, now);
                 match p {
                     Poll::Pending => i += 1,
                     Poll::Done {
@@ -491,7 +496,7 @@ impl SimThread {
     /// bus; the environment finished the instant, so the others go on. Any other error (the
     /// RTL stopped) fails every call, now and later.
     fn step(&mut self) {
-        let Err(e) = self.hw.env.step() else {
+        let Err(e) = self.card.env.step() else {
             return;
         };
         let now = self.now();
@@ -499,9 +504,9 @@ impl SimThread {
             let mut first = Some(bfm(e));
             let mut i = 0;
             while i < self.running.len() {
-                if self.running[i].job.bus(&self.hw) == bus {
+                if self.running[i].job.bus(&self.card) == bus {
                     let mut r = self.running.remove(i);
-                    r.job.quiet(&mut self.hw);
+                    r.job.quiet(&mut self.card);
                     let err = first.take().unwrap_or_else(|| {
                         Error::Backend(format!(
                             "simulated card: an earlier protocol violation on `{bus}` failed this transfer too"
@@ -518,7 +523,7 @@ impl SimThread {
         self.poisoned = Some(text.clone());
         let mut first = Some(bfm(e));
         for mut r in std::mem::take(&mut self.running) {
-            r.job.quiet(&mut self.hw);
+            r.job.quiet(&mut self.card);
             let err = first.take().unwrap_or_else(|| Error::Backend(text.clone()));
             self.finish(r, now, now, Err(err));
         }
@@ -564,7 +569,7 @@ impl SimThread {
             self.step();
         }
         for mut r in std::mem::take(&mut self.running) {
-            r.job.quiet(&mut self.hw);
+            r.job.quiet(&mut self.card);
         }
     }
 }
