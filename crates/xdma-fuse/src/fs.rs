@@ -23,14 +23,14 @@ use fuser::{
 use xdma_core::{
     Card, CardAddr, CardInfo, ChannelKind, Direction, DmaBuffer, ErrorKind, DMA_ALIGN,
 };
-use xdma_regmap::{DESC_MAX_LEN, DMA_BAR_SIZE};
+use xdma_regmap::{driver, DESC_MAX_LEN, DMA_BAR_SIZE};
 use xdma_sim::SimCard;
 
 use crate::config::ServerConfig;
 use crate::regs::ControlRegs;
 
 /// The user interrupt event nodes the driver makes.
-pub const EVENT_NODES: usize = 16;
+pub const EVENT_NODES: usize = driver::EVENT_NODES;
 
 /// How much simulated time one wait step covers while a read waits for stream data or an
 /// interrupt; the wall-clock deadline is checked between steps.
@@ -52,12 +52,12 @@ const PARAMS_DIR: u64 = 2;
 const FIRST_NODE: u64 = 16;
 
 // The ioctl requests the driver answers (cdev_sgdma.h, cdev_ctrl.h).
-const ALIGN_GET: u32 = xdma_hw::IOCTL_XDMA_ALIGN_GET as u32;
-const ADDRMODE_GET: u32 = xdma_hw::IOCTL_XDMA_ADDRMODE_GET as u32;
-const ADDRMODE_SET: u32 = xdma_hw::IOCTL_XDMA_ADDRMODE_SET as u32;
-const IOCINFO: u32 = xdma_hw::XDMA_IOCINFO as u32;
-const IOCOFFLINE: u32 = xdma_hw::XDMA_IOCOFFLINE as u32;
-const IOCONLINE: u32 = xdma_hw::XDMA_IOCONLINE as u32;
+const ALIGN_GET: u32 = driver::IOCTL_XDMA_ALIGN_GET as u32;
+const ADDRMODE_GET: u32 = driver::IOCTL_XDMA_ADDRMODE_GET as u32;
+const ADDRMODE_SET: u32 = driver::IOCTL_XDMA_ADDRMODE_SET as u32;
+const IOCINFO: u32 = driver::XDMA_IOCINFO as u32;
+const IOCOFFLINE: u32 = driver::XDMA_IOCOFFLINE as u32;
+const IOCONLINE: u32 = driver::XDMA_IOCONLINE as u32;
 
 /// What a file of the mount is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,29 +188,22 @@ impl Shared {
         };
         for c in &info.h2c {
             add(
-                format!("{p}_h2c_{}", c.index),
+                format!("{p}{}", driver::h2c_node(c.index)),
                 Kind::Dma(c.dir, c.index, c.kind),
             );
         }
         for c in &info.c2h {
             add(
-                format!("{p}_c2h_{}", c.index),
+                format!("{p}{}", driver::c2h_node(c.index)),
                 Kind::Dma(c.dir, c.index, c.kind),
             );
         }
-        add(format!("{p}_user"), Kind::User);
-        add(format!("{p}_control"), Kind::Control);
+        add(format!("{p}{}", driver::USER_NODE), Kind::User);
+        add(format!("{p}{}", driver::CONTROL_NODE), Kind::Control);
         for k in 0..EVENT_NODES {
-            add(format!("{p}_events_{k}"), Kind::Event(k));
+            add(format!("{p}{}", driver::events_node(k)), Kind::Event(k));
         }
-        for name in [
-            "c2h_timeout",
-            "h2c_timeout",
-            "desc_blen_max",
-            "enable_st_c2h_credit",
-            "interrupt_mode",
-            "poll_mode",
-        ] {
+        for name in driver::MODULE_PARAMETERS {
             add(name.to_string(), Kind::Param(name));
         }
         let control = Mutex::new(ControlRegs::new(&info));
@@ -706,17 +699,17 @@ impl Shared {
             },
             Kind::User | Kind::Control => match cmd {
                 IOCINFO => {
-                    let req = xdma_hw::IocInfo::from_bytes(input).ok_or(Errno::EFAULT)?;
-                    if req.magic != xdma_hw::XDMA_XCL_MAGIC {
+                    let req = driver::IocInfo::from_bytes(input).ok_or(Errno::EFAULT)?;
+                    if req.magic != driver::XDMA_XCL_MAGIC {
                         return Err(Errno::ENOTTY);
                     }
-                    let info = xdma_hw::IocInfo {
+                    let info = driver::IocInfo {
                         vendor: 0x10ee,
                         device: 0x7028,
                         subsystem_vendor: 0x10ee,
                         subsystem_device: 0x0007,
                         driver_version: self.version,
-                        ..xdma_hw::IocInfo::default()
+                        ..driver::IocInfo::default()
                     };
                     Ok(info.to_bytes().to_vec())
                 }

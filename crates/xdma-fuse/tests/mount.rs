@@ -275,23 +275,41 @@ fn the_driver_ioctls_and_engine_registers_answer() {
     let h2c = File::open(s.node("_h2c_0")).expect("h2c node");
     let mut a: libc::c_int = 0;
     // SAFETY: ALIGN_GET writes one int through the pointer.
-    let r = unsafe { libc::ioctl(h2c.as_raw_fd(), xdma_hw::IOCTL_XDMA_ALIGN_GET as _, &mut a) };
+    let r = unsafe {
+        libc::ioctl(
+            h2c.as_raw_fd(),
+            xdma_regmap::driver::IOCTL_XDMA_ALIGN_GET as _,
+            &mut a,
+        )
+    };
     assert_eq!(r, 0);
     assert_eq!(a, 1, "the reference IP is unaligned");
     let control = File::open(s.node("_control")).expect("control node");
-    let mut info = xdma_hw::IocInfo {
-        magic: xdma_hw::XDMA_XCL_MAGIC,
-        ..xdma_hw::IocInfo::default()
+    let mut info = xdma_regmap::driver::IocInfo {
+        magic: xdma_regmap::driver::XDMA_XCL_MAGIC,
+        ..xdma_regmap::driver::IocInfo::default()
     };
     // SAFETY: XDMA_IOCINFO reads and writes one struct xdma_ioc_info, which IocInfo lays out.
-    let r = unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCINFO as _, &mut info) };
+    let r = unsafe {
+        libc::ioctl(
+            control.as_raw_fd(),
+            xdma_regmap::driver::XDMA_IOCINFO as _,
+            &mut info,
+        )
+    };
     assert_eq!(r, 0);
     assert_eq!(info.driver_version, 2_025_200);
     assert_eq!(info.vendor, 0x10ee);
     // A request without the magic number is refused as the driver refuses it.
-    let mut bad = xdma_hw::IocInfo::default();
+    let mut bad = xdma_regmap::driver::IocInfo::default();
     // SAFETY: as above.
-    let r = unsafe { libc::ioctl(control.as_raw_fd(), xdma_hw::XDMA_IOCINFO as _, &mut bad) };
+    let r = unsafe {
+        libc::ioctl(
+            control.as_raw_fd(),
+            xdma_regmap::driver::XDMA_IOCINFO as _,
+            &mut bad,
+        )
+    };
     assert_eq!(r, -1);
     assert_eq!(
         std::io::Error::last_os_error().raw_os_error(),

@@ -58,6 +58,7 @@ use xdma_core::{
     check, AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind,
     Config, Direction, DmaBuffer, Error, ErrorKind, Result, Transfer, DMA_ALIGN,
 };
+use xdma_regmap::driver as abi;
 use xdma_regmap::{
     engine, engine_base, id_channel, Target, ID_ENGINE_MASK, ID_STREAM, ID_VERSION_MASK,
     MAX_CHANNELS,
@@ -427,10 +428,10 @@ impl HwCard {
         let hw = HwConfig::from_config(cfg)?;
         let page = sys::page_size();
         let prefix = cfg.device.as_path();
-        let control = Node::new(&opener, node_path(prefix, "_control"), libc::O_RDWR);
+        let control = Node::new(&opener, node_path(prefix, abi::CONTROL_NODE), libc::O_RDWR);
         let user = Node::new(
             &opener,
-            node_path(prefix, "_user"),
+            node_path(prefix, abi::USER_NODE),
             libc::O_RDWR | libc::O_SYNC,
         );
 
@@ -516,7 +517,7 @@ impl HwCard {
             .map(|c| {
                 Node::new(
                     &opener,
-                    node_path(prefix, &format!("_h2c_{}", c.index)),
+                    node_path(prefix, &abi::h2c_node(c.index)),
                     libc::O_WRONLY,
                 )
             })
@@ -529,11 +530,7 @@ impl HwCard {
                     ChannelKind::Stream => libc::O_RDONLY | libc::O_TRUNC,
                     ChannelKind::MemoryMapped => libc::O_RDONLY,
                 };
-                Node::new(
-                    &opener,
-                    node_path(prefix, &format!("_c2h_{}", c.index)),
-                    flags,
-                )
+                Node::new(&opener, node_path(prefix, &abi::c2h_node(c.index)), flags)
             })
             .collect();
 
@@ -571,7 +568,7 @@ impl HwCard {
             .map(|k| {
                 Node::new(
                     &opener,
-                    node_path(prefix, &format!("_events_{k}")),
+                    node_path(prefix, &abi::events_node(k)),
                     libc::O_RDONLY,
                 )
             })

@@ -18,119 +18,27 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use xdma_core::{Error, ErrorKind};
+use xdma_regmap::driver;
 
 /// The kernel's per-call limit: one read or write moves at most this many bytes (MAX_RW_COUNT).
 pub const RW_MAX: usize = 0x7fff_f000;
 
-/// `_IOR('q', 6, int)`: the DMA nodes' ALIGN_GET ioctl, which returns the engine's address
-/// alignment in bytes.
-pub const IOCTL_XDMA_ALIGN_GET: libc::c_ulong = ioc(IOC_READ, b'q', 6, size_of::<libc::c_int>());
-/// `_IOW('q', 4, int)`: ADDRMODE_SET; 1 puts the engine in fixed-address mode, 0 back in
-/// incrementing mode. The mode belongs to the engine, not the open file.
-pub const IOCTL_XDMA_ADDRMODE_SET: libc::c_ulong =
-    ioc(IOC_WRITE, b'q', 4, size_of::<libc::c_int>());
-/// `_IOR('q', 5, int)`: ADDRMODE_GET.
-pub const IOCTL_XDMA_ADDRMODE_GET: libc::c_ulong = ioc(IOC_READ, b'q', 5, size_of::<libc::c_int>());
-/// `_IOWR('x', 1, struct xdma_ioc_info)`: XDMA_IOCINFO on `_control` (and `_user`): the PCI
-/// identity and the driver's version number.
-pub const XDMA_IOCINFO: libc::c_ulong = ioc(IOC_READ | IOC_WRITE, b'x', 1, size_of::<IocInfo>());
-/// `_IO('x', 2)`: XDMA_IOCOFFLINE, which takes the device offline (transfers then fail with
-/// EBUSY).
-pub const XDMA_IOCOFFLINE: libc::c_ulong = ioc(0, b'x', 2, 0);
-/// `_IO('x', 3)`: XDMA_IOCONLINE.
-pub const XDMA_IOCONLINE: libc::c_ulong = ioc(0, b'x', 3, 0);
-/// The magic number XDMA_IOCINFO wants in its request ("XL OpenCL").
-pub const XDMA_XCL_MAGIC: u32 = 0x586c_0c6c;
+// The driver's ABI lives with the rest of the XDMA contract; here as the C types the system
+// calls take.
+pub use xdma_regmap::driver::{IocInfo, ERESTARTSYS, XDMA_XCL_MAGIC};
 
-/// The driver's answer for a DMA timeout in every release before 2025.2: ERESTARTSYS, which
-/// the kernel only turns into a restart when a signal is pending, so it leaks to user space.
-pub const ERESTARTSYS: i32 = 512;
-
-const IOC_WRITE: libc::c_ulong = 1;
-const IOC_READ: libc::c_ulong = 2;
-
-/// Linux's `_IOC(dir, type, nr, size)` on the architectures with the generic ioctl layout
-/// (direction in bits 31..30, size in 29..16, type in 15..8, number in 7..0).
-const fn ioc(dir: libc::c_ulong, ty: u8, nr: u8, size: usize) -> libc::c_ulong {
-    (dir << 30)
-        | ((size as libc::c_ulong) << 16)
-        | ((ty as libc::c_ulong) << 8)
-        | nr as libc::c_ulong
-}
-
-/// `struct xdma_ioc_info` of the driver's `cdev_ctrl.h`, laid out as C lays it out.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct IocInfo {
-    /// `base.magic`: [`XDMA_XCL_MAGIC`] in the request.
-    pub magic: u32,
-    /// `base.command`.
-    pub command: u32,
-    /// PCI vendor id.
-    pub vendor: u16,
-    /// PCI device id.
-    pub device: u16,
-    /// PCI subsystem vendor id.
-    pub subsystem_vendor: u16,
-    /// PCI subsystem device id.
-    pub subsystem_device: u16,
-    /// Not filled in by any release.
-    pub dma_engine_version: u32,
-    /// `major * 1000 + minor * 100 + patch`, for example 2025200 for 2025.2.0.
-    pub driver_version: u32,
-    /// The IP's feature identifier.
-    pub feature_id: u64,
-    /// PCI domain.
-    pub domain: u16,
-    /// PCI bus.
-    pub bus: u8,
-    /// PCI device (slot).
-    pub dev: u8,
-    /// PCI function.
-    pub func: u8,
-}
-
-impl IocInfo {
-    /// The structure's bytes, as the ioctl passes them.
-    pub fn to_bytes(&self) -> [u8; size_of::<IocInfo>()] {
-        let mut b = [0u8; size_of::<IocInfo>()];
-        b[0..4].copy_from_slice(&self.magic.to_ne_bytes());
-        b[4..8].copy_from_slice(&self.command.to_ne_bytes());
-        b[8..10].copy_from_slice(&self.vendor.to_ne_bytes());
-        b[10..12].copy_from_slice(&self.device.to_ne_bytes());
-        b[12..14].copy_from_slice(&self.subsystem_vendor.to_ne_bytes());
-        b[14..16].copy_from_slice(&self.subsystem_device.to_ne_bytes());
-        b[16..20].copy_from_slice(&self.dma_engine_version.to_ne_bytes());
-        b[20..24].copy_from_slice(&self.driver_version.to_ne_bytes());
-        b[24..32].copy_from_slice(&self.feature_id.to_ne_bytes());
-        b[32..34].copy_from_slice(&self.domain.to_ne_bytes());
-        b[34] = self.bus;
-        b[35] = self.dev;
-        b[36] = self.func;
-        b
-    }
-
-    /// The structure read back from its bytes; None when there are too few.
-    pub fn from_bytes(b: &[u8]) -> Option<IocInfo> {
-        let u16_at = |o: usize| Some(u16::from_ne_bytes(b.get(o..o + 2)?.try_into().ok()?));
-        let u32_at = |o: usize| Some(u32::from_ne_bytes(b.get(o..o + 4)?.try_into().ok()?));
-        Some(IocInfo {
-            magic: u32_at(0)?,
-            command: u32_at(4)?,
-            vendor: u16_at(8)?,
-            device: u16_at(10)?,
-            subsystem_vendor: u16_at(12)?,
-            subsystem_device: u16_at(14)?,
-            dma_engine_version: u32_at(16)?,
-            driver_version: u32_at(20)?,
-            feature_id: u64::from_ne_bytes(b.get(24..32)?.try_into().ok()?),
-            domain: u16_at(32)?,
-            bus: *b.get(34)?,
-            dev: *b.get(35)?,
-            func: *b.get(36)?,
-        })
-    }
-}
+/// ALIGN_GET (see [`xdma_regmap::driver::IOCTL_XDMA_ALIGN_GET`]).
+pub const IOCTL_XDMA_ALIGN_GET: libc::c_ulong = driver::IOCTL_XDMA_ALIGN_GET as libc::c_ulong;
+/// ADDRMODE_SET.
+pub const IOCTL_XDMA_ADDRMODE_SET: libc::c_ulong = driver::IOCTL_XDMA_ADDRMODE_SET as libc::c_ulong;
+/// ADDRMODE_GET.
+pub const IOCTL_XDMA_ADDRMODE_GET: libc::c_ulong = driver::IOCTL_XDMA_ADDRMODE_GET as libc::c_ulong;
+/// XDMA_IOCINFO.
+pub const XDMA_IOCINFO: libc::c_ulong = driver::XDMA_IOCINFO as libc::c_ulong;
+/// XDMA_IOCOFFLINE.
+pub const XDMA_IOCOFFLINE: libc::c_ulong = driver::XDMA_IOCOFFLINE as libc::c_ulong;
+/// XDMA_IOCONLINE.
+pub const XDMA_IOCONLINE: libc::c_ulong = driver::XDMA_IOCONLINE as libc::c_ulong;
 
 /// What kind of file a node is, from fstat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -551,28 +459,6 @@ mod tests {
         );
         assert_eq!(e.kind(), ErrorKind::NoDevice);
         assert!(e.to_string().contains("went away"), "{e}");
-    }
-
-    #[test]
-    fn ioctl_numbers_match_the_drivers_headers() {
-        // The values the driver's headers compute on x86-64 and arm64, worked out by hand from
-        // the _IOC layout: direction << 30 | size << 16 | type << 8 | number.
-        assert_eq!(IOCTL_XDMA_ALIGN_GET, 0x8004_7106);
-        assert_eq!(IOCTL_XDMA_ADDRMODE_SET, 0x4004_7104);
-        assert_eq!(IOCTL_XDMA_ADDRMODE_GET, 0x8004_7105);
-        // struct xdma_ioc_info is 37 bytes of fields padded to 40 by its 8-byte member.
-        assert_eq!(size_of::<IocInfo>(), 40);
-        assert_eq!(XDMA_IOCINFO, 0xc028_7801);
-        assert_eq!(XDMA_IOCOFFLINE, 0x7802);
-        assert_eq!(XDMA_IOCONLINE, 0x7803);
-        let i = IocInfo {
-            magic: XDMA_XCL_MAGIC,
-            driver_version: 2_025_200,
-            bus: 3,
-            func: 1,
-            ..IocInfo::default()
-        };
-        assert_eq!(IocInfo::from_bytes(&i.to_bytes()), Some(i));
     }
 
     #[test]

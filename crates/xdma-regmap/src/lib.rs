@@ -6,7 +6,8 @@
 //!
 //! Every crate that talks to the IP or plays it takes these values from here: the register-level
 //! IP model (`xdma-ip`), the driver backend (`xdma-hw`), the FUSE nodes (`xdma-fuse`) and the
-//! simulated card (`xdma-sim`). The crate has no dependencies, so that a crate of the driver's
+//! simulated card (`xdma-sim`); [`driver`] holds the Linux driver's nodes, ioctls and errno.
+//! The crate has no dependencies, so that a crate of the driver's
 //! world can use it without pulling in a simulator.
 
 #![forbid(unsafe_code)]
@@ -128,6 +129,8 @@ pub fn engine_base(c2h: bool, channel: usize) -> u64 {
 pub fn sgdma_base(c2h: bool, channel: usize) -> u64 {
     0x4000 | engine_base(c2h, channel)
 }
+
+pub mod driver;
 
 /// Registers of an engine block, relative to [`engine_base`].
 pub mod engine {
