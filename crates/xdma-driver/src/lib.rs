@@ -309,15 +309,17 @@ impl Driver {
         }
     }
 
-    fn dma_read(&mut self, offset: u64) -> Result<u32> {
+    /// A dword read of a BAR, as `ioread32`.
+    fn bar_read(&mut self, bar: Bar, offset: u64) -> Result<u32> {
         Ok(self
             .ip
-            .bar_read(Bar::Dma, offset, 4, &mut self.ram, &mut self.irqs)? as u32)
+            .bar_read(bar, offset, 4, &mut self.ram, &mut self.irqs)? as u32)
     }
 
-    fn dma_write(&mut self, offset: u64, value: u32) -> Result<()> {
+    /// A dword write of a BAR, as `iowrite32`.
+    fn bar_write(&mut self, bar: Bar, offset: u64, value: u32) -> Result<()> {
         self.ip.bar_write(
-            Bar::Dma,
+            bar,
             offset,
             u64::from(value),
             4,
@@ -325,6 +327,14 @@ impl Driver {
             &mut self.irqs,
         )?;
         Ok(())
+    }
+
+    fn dma_read(&mut self, offset: u64) -> Result<u32> {
+        self.bar_read(Bar::Dma, offset)
+    }
+
+    fn dma_write(&mut self, offset: u64, value: u32) -> Result<()> {
+        self.bar_write(Bar::Dma, offset, value)
     }
 
     /// `engine_init_regs` and `engine_alloc_resource` for one engine.
@@ -428,22 +438,12 @@ impl Driver {
 
     /// Reads a dword of the user BAR (a `pread` on the `_user` node).
     pub fn user_read(&mut self, offset: u64) -> Result<u32> {
-        Ok(self
-            .ip
-            .bar_read(Bar::User, offset, 4, &mut self.ram, &mut self.irqs)? as u32)
+        self.bar_read(Bar::User, offset)
     }
 
     /// Writes a dword of the user BAR.
     pub fn user_write(&mut self, offset: u64, value: u32) -> Result<()> {
-        self.ip.bar_write(
-            Bar::User,
-            offset,
-            u64::from(value),
-            4,
-            &mut self.ram,
-            &mut self.irqs,
-        )?;
-        Ok(())
+        self.bar_write(Bar::User, offset, value)
     }
 
     /// Runs the card for `cycles` with the interrupt handlers in place (time passing while

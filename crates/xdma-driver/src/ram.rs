@@ -2,14 +2,13 @@
 //! driver's coherent allocations (descriptor rings, result rings, poll write-backs) at its
 //! start and the pinned pages of the caller's buffer after them.
 
-use xdma_ip::{DmaFault, HostMemory};
+use xdma_ip::{BufferMemory, DmaFault, HostMemory};
 use xdma_regmap::HOST_PAGE;
 
 /// Host memory at a bus address, no IOMMU: bus address and physical address are one.
 #[derive(Debug)]
 pub struct HostRam {
-    base: u64,
-    bytes: Vec<u8>,
+    mem: BufferMemory,
     /// End of the coherent allocations, an offset into `bytes`.
     coherent_end: usize,
     /// The callers' pinned buffers, as offset ranges, in address order.
@@ -20,8 +19,7 @@ impl HostRam {
     /// `size` bytes of host memory at bus address `base` (a multiple of the host page).
     pub fn new(base: u64, size: usize) -> HostRam {
         HostRam {
-            base: base - base % HOST_PAGE,
-            bytes: vec![0; size],
+            mem: BufferMemory::new(base - base % HOST_PAGE, size),
             coherent_end: 0,
             pinned: Vec::new(),
         }
@@ -29,12 +27,12 @@ impl HostRam {
 
     /// The bus address of the first byte.
     pub fn base(&self) -> u64 {
-        self.base
+        self.mem.base()
     }
 
     /// Bytes of host memory.
     pub fn size(&self) -> usize {
-        self.bytes.len()
+        self.mem.len()
     }
 
     /// A coherent allocation of `len` bytes, page aligned and zeroed, as
@@ -43,12 +41,13 @@ impl HostRam {
     pub(crate) fn alloc_coherent(&mut self, len: usize) -> Option<u64> {
         let start = round_up(self.coherent_end, HOST_PAGE as usize);
         let end = start.checked_add(len)?;
-        if end > self.bytes.len() || !self.pinned.is_empty() {
+        if end > self.mem.len() || !self.pinned.is_empty() {
             return None;
         }
-        self.bytes[start..end].fill(0);
+        let addr = self.base() + start as u64;
+        self.mem.slice_mut(addr, len).ok()?.fill(0);
         self.coherent_end = end;
-        Some(self.base + start as u64)
+        Some(addr)
     }
 
     /// Places a caller's buffer of `len` bytes that starts `page_offset` bytes into a page (a
@@ -69,7 +68,7 @@ impl HostRam {
         }
         let start = round_up(from, page) + page_offset % page;
         let end = start.checked_add(len)?;
-        if end > self.bytes.len() {
+        if end > self.mem.len() {
             return None;
         }
         if at == self.pinned.len() {
@@ -77,29 +76,18 @@ impl HostRam {
         } else {
             self.pinned.insert(at, (start, end));
         }
-        Some(self.base + start as u64)
+        Some(self.base() + start as u64)
     }
 
     /// Releases the pinned buffer at `addr` (its pages unpinned and unmapped).
     pub(crate) fn unpin(&mut self, addr: u64) {
-        let off = addr.wrapping_sub(self.base) as usize;
+        let off = addr.wrapping_sub(self.base()) as usize;
         self.pinned.retain(|&(s, _)| s != off);
-    }
-
-    fn range(&self, addr: u64, len: usize) -> Result<std::ops::Range<usize>, DmaFault> {
-        let fault = DmaFault { addr, len };
-        let off = usize::try_from(addr.checked_sub(self.base).ok_or(fault)?).map_err(|_| fault)?;
-        let end = off.checked_add(len).ok_or(fault)?;
-        if end > self.bytes.len() {
-            return Err(fault);
-        }
-        Ok(off..end)
     }
 
     /// The bytes at a bus address, for the driver's own copies.
     pub(crate) fn slice(&self, addr: u64, len: usize) -> Result<&[u8], DmaFault> {
-        let r = self.range(addr, len)?;
-        Ok(&self.bytes[r])
+        self.mem.slice(addr, len)
     }
 
     /// A little-endian dword at a bus address.
@@ -115,15 +103,11 @@ fn round_up(x: usize, to: usize) -> usize {
 
 impl HostMemory for HostRam {
     fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), DmaFault> {
-        let r = self.range(addr, buf.len())?;
-        buf.copy_from_slice(&self.bytes[r]);
-        Ok(())
+        self.mem.read(addr, buf)
     }
 
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), DmaFault> {
-        let r = self.range(addr, data.len())?;
-        self.bytes[r].copy_from_slice(data);
-        Ok(())
+        self.mem.write(addr, data)
     }
 }
 

@@ -35,16 +35,11 @@ fn params(mode: &str) -> Params {
     p
 }
 
+/// Test data: the frame format's PRBS-31 bytes from `seed`.
 fn pattern(len: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761).max(1);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
+    let mut v = vec![0; len];
+    frame::fill_payload(frame::Pattern::Prbs, seed, 0, &mut v);
+    v
 }
 
 #[test]

@@ -43,6 +43,77 @@ pub trait HostMemory {
     fn write(&mut self, addr: u64, data: &[u8]) -> std::result::Result<(), DmaFault>;
 }
 
+/// Host memory that is one buffer at a bus address: what a test or a host model without an
+/// IOMMU gives the IP.
+#[derive(Debug, Clone)]
+pub struct BufferMemory {
+    base: u64,
+    bytes: Vec<u8>,
+}
+
+impl BufferMemory {
+    /// `size` zeroed bytes at bus address `base`.
+    pub fn new(base: u64, size: usize) -> BufferMemory {
+        BufferMemory {
+            base,
+            bytes: vec![0; size],
+        }
+    }
+
+    /// The bus address of the first byte.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// Bytes of memory.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True for memory of no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    fn range(
+        &self,
+        addr: u64,
+        len: usize,
+    ) -> std::result::Result<std::ops::Range<usize>, DmaFault> {
+        let fault = DmaFault { addr, len };
+        let off = usize::try_from(addr.checked_sub(self.base).ok_or(fault)?).map_err(|_| fault)?;
+        let end = off.checked_add(len).ok_or(fault)?;
+        if end > self.bytes.len() {
+            return Err(fault);
+        }
+        Ok(off..end)
+    }
+
+    /// The `len` bytes at `addr`.
+    pub fn slice(&self, addr: u64, len: usize) -> std::result::Result<&[u8], DmaFault> {
+        let r = self.range(addr, len)?;
+        Ok(&self.bytes[r])
+    }
+
+    /// The `len` bytes at `addr`, to change.
+    pub fn slice_mut(&mut self, addr: u64, len: usize) -> std::result::Result<&mut [u8], DmaFault> {
+        let r = self.range(addr, len)?;
+        Ok(&mut self.bytes[r])
+    }
+}
+
+impl HostMemory for BufferMemory {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> std::result::Result<(), DmaFault> {
+        buf.copy_from_slice(self.slice(addr, buf.len())?);
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> std::result::Result<(), DmaFault> {
+        self.slice_mut(addr, data.len())?.copy_from_slice(data);
+        Ok(())
+    }
+}
+
 /// Where the IP's interrupts go.
 pub trait InterruptSink {
     /// An MSI-X message, as the IP's table holds it for the vector.

@@ -3,42 +3,12 @@
 //! PG195's register descriptions, the descriptor format or plain arithmetic.
 
 use card_sim::Top;
-use xdma_ip::{Bar, DmaFault, EngineKind, HostMemory, InterruptSink, IpConfig, IrqMode, XdmaIp};
+use xdma_ip::{
+    Bar, BufferMemory as Ram, EngineKind, HostMemory, InterruptSink, IpConfig, IrqMode, XdmaIp,
+};
 use xdma_regmap::{
     self as map, control, desc, engine as ereg, irq as ireg, msix, sgdma, status, Descriptor,
 };
-
-/// Host memory: one buffer at a bus address.
-struct Ram {
-    base: u64,
-    bytes: Vec<u8>,
-}
-
-impl Ram {
-    fn range(&self, addr: u64, len: usize) -> Result<std::ops::Range<usize>, DmaFault> {
-        let fault = DmaFault { addr, len };
-        let off = addr.checked_sub(self.base).ok_or(fault)? as usize;
-        let end = off.checked_add(len).ok_or(fault)?;
-        if end > self.bytes.len() {
-            return Err(fault);
-        }
-        Ok(off..end)
-    }
-}
-
-impl HostMemory for Ram {
-    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), DmaFault> {
-        let r = self.range(addr, buf.len())?;
-        buf.copy_from_slice(&self.bytes[r]);
-        Ok(())
-    }
-
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), DmaFault> {
-        let r = self.range(addr, data.len())?;
-        self.bytes[r].copy_from_slice(data);
-        Ok(())
-    }
-}
 
 #[derive(Default)]
 struct Irqs {
@@ -94,10 +64,7 @@ fn combined() -> Card {
 fn card(cfg: IpConfig) -> Card {
     Card {
         ip: XdmaIp::new(cfg).expect("the IP builds"),
-        mem: Ram {
-            base: RAM_BASE,
-            bytes: vec![0; RAM_BYTES],
-        },
+        mem: Ram::new(RAM_BASE, RAM_BYTES),
         irq: Irqs::default(),
     }
 }
