@@ -925,36 +925,32 @@ impl Driver {
         self.dma_write(sg + sgdma::FIRST_DESC_HI, (xfer.desc_bus >> 32) as u32)?;
         let adj = next_adj(xfer.desc_num as u32, xfer.desc_bus as u32);
         self.dma_write(sg + sgdma::FIRST_DESC_ADJACENT, adj)?;
-        let mut w = control::RUN
-            | control::IE_READ_ERROR
-            | control::IE_DESC_ERROR
-            | control::IE_ALIGN_MISMATCH
-            | control::IE_MAGIC_STOPPED;
-        if self.params.poll_mode {
-            w |= control::POLL_MODE_WB;
-        } else {
-            w |= control::IE_DESC_STOPPED | control::IE_DESC_COMPLETED;
-        }
-        self.dma_write(base + ereg::CONTROL, w)?;
+        self.dma_write(base + ereg::CONTROL, control::RUN | self.run_control())?;
         // The dummy read that flushes the writes, then engine_status_read(engine, 0, 0).
         self.dma_read(base + ereg::STATUS)?;
         self.dma_read(base + ereg::STATUS)?;
         Ok(())
     }
 
-    /// `xdma_engine_stop`: RUN cleared, the interrupt enables the driver keeps.
-    fn engine_stop(&mut self, dir: Dir, channel: usize) -> Result<()> {
-        let base = map::engine_base(dir == Dir::C2h, channel);
-        let mut w = control::IE_ALIGN_MISMATCH
+    /// The control register's bits besides RUN that the driver writes both when it starts
+    /// an engine and when it stops one: the error interrupts, and the completion interrupts or
+    /// the poll-mode write-back.
+    fn run_control(&self) -> u32 {
+        let errors = control::IE_ALIGN_MISMATCH
             | control::IE_MAGIC_STOPPED
             | control::IE_READ_ERROR
             | control::IE_DESC_ERROR;
         if self.params.poll_mode {
-            w |= control::POLL_MODE_WB;
+            errors | control::POLL_MODE_WB
         } else {
-            w |= control::IE_DESC_STOPPED | control::IE_DESC_COMPLETED;
+            errors | control::IE_DESC_STOPPED | control::IE_DESC_COMPLETED
         }
-        self.dma_write(base + ereg::CONTROL, w)
+    }
+
+    /// `xdma_engine_stop`: RUN cleared, the interrupt enables the driver keeps.
+    fn engine_stop(&mut self, dir: Dir, channel: usize) -> Result<()> {
+        let base = map::engine_base(dir == Dir::C2h, channel);
+        self.dma_write(base + ereg::CONTROL, self.run_control())
     }
 
     /// Whether the running transfer has ended: in poll mode the write-back looked at as the
