@@ -470,3 +470,30 @@ fn a_bad_configuration_mounts_nothing() {
     );
     let _ = Path::new(&mnt);
 }
+
+#[test]
+fn a_server_killed_under_the_driver_backend_is_a_device_that_went_away() {
+    let Some(mut s) = Server::start(CONFIG) else {
+        return;
+    };
+    let mut cfg = xdma_core::Config {
+        backend: xdma_core::BackendKind::Hw,
+        device: s.node(""),
+        ..xdma_core::Config::default()
+    };
+    let hw = xdma_hw::HwConfig {
+        events: 1,
+        ..xdma_hw::HwConfig::default()
+    };
+    cfg.set_section(xdma_core::BackendKind::Hw, &hw)
+        .expect("hw section");
+    let card = xdma_hw::HwCard::open(&cfg).expect("open over the mount");
+    use xdma_core::Card;
+    assert_eq!(card.read_reg(0).expect("ID"), card_regs::id::RESET as u32);
+    // Killed, the server cannot unmount: the kernel answers ENOTCONN, as it does for a board
+    // unplugged under the driver.
+    s.stop(libc::SIGKILL);
+    let e = card.read_reg(0).expect_err("the server is gone");
+    assert_eq!(e.kind(), xdma_core::ErrorKind::NoDevice, "{e}");
+    assert!(e.to_string().contains("went away"), "{e}");
+}
