@@ -4,6 +4,7 @@
 //! its own clock).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use card_regs::control;
 use card_tests::bench::ok;
@@ -126,6 +127,55 @@ fn both_c2h_streams_at_once() {
         let sent = ok("SENT", regs::read_named(&b.card, &format!("SRC{src}_SENT")));
         assert_eq!(sent, n + more, "source {src}: sent against received");
     }
+}
+
+#[test]
+fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
+    // A program whose main ends with a receive pending must not hang at exit: dropping the
+    // runtime returns at once, and the receive given up ends in the backend on its own.
+    let b = Bench::open();
+    if let Some(why) = b.caps.lacks_mode(Mode::Off) {
+        return b.skip(&why);
+    }
+    let Some(&rx) = b.caps.c2h_stream.first() else {
+        return b.skip(&format!(
+            "the card has no C2H stream channel (C2H streams {:?})",
+            b.caps.c2h_stream
+        ));
+    };
+    // Nothing on the stream.
+    ok(
+        "CONTROL",
+        regs::write(&b.card, card_regs::CONTROL, Mode::Off.value()),
+    );
+    // Two of the driver's c2h_timeout waits on the driver backend, so that a drop that
+    // waited for the receive would take over a second there.
+    let wait = (b.card.info().min_stream_timeout * 2).max(Duration::from_millis(100));
+    let rt = ok(
+        "runtime",
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| xdma::Error::Backend(e.to_string())),
+    );
+    let card = b.card.clone();
+    let _pending = rt.spawn(async move {
+        let buf = DmaBuffer::new(4096).expect("buffer");
+        card.recv_stream_async(rx, buf, wait).await
+    });
+    // Let the receive reach the backend (the driver's read on a board).
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    drop(rt);
+    let took = started.elapsed();
+    // The receive given up still ends at its timeout in the driver: wait it out, so that it
+    // takes nothing meant for the next test.
+    std::thread::sleep(wait + Duration::from_secs(1));
+    assert!(
+        took < Duration::from_secs(1),
+        "dropping the runtime took {took:?} with a {wait:?} receive in flight"
+    );
 }
 
 #[test]
