@@ -260,11 +260,7 @@ impl Driver {
                 } else {
                     Target::H2c
                 };
-                if id & map::BLOCK_ID_MASK != map::BLOCK_ID_HEAD
-                    || (id & map::ID_ENGINE_MASK) & !map::BLOCK_ID_MASK
-                        != target.id_base() & !map::BLOCK_ID_MASK
-                    || map::id_channel(id) != ch
-                {
+                if id & map::ID_ENGINE_MASK != target.id_base() || map::id_channel(id) != ch {
                     break;
                 }
                 let streaming = id & map::ID_STREAM != 0;
