@@ -40,8 +40,8 @@ pub use ram::HostRam;
 
 /// `XDMA_ENGINE_XFER_MAX_DESC`: descriptors in an engine's ring.
 pub const RING_DESCRIPTORS: usize = 0x800;
-/// `XDMA_ENGINE_CREDIT_XFER_MAX_DESC`: the ring with C2H stream credits on.
-pub const RING_DESCRIPTORS_CREDIT: usize = 0x3FF;
+/// The driver's `user_max`: a vector for each of the IP's user interrupt lines.
+const USER_MAX: u32 = map::MAX_USER_IRQ as u32;
 /// `XDMA_MAX_ADJ_BLOCK_SIZE`: the driver aligns blocks of adjacent descriptors to 64.
 const ADJ_BLOCK: u32 = 0x40;
 /// The MSI-X message address the model's "kernel" programs: the x86 local APIC window.
@@ -217,7 +217,6 @@ pub struct Driver {
     c2h: Vec<Engine>,
     /// User interrupts taken, per line (`xdma_user_irq` / `user_irq_service` events).
     user_events: Vec<u64>,
-    user_max: u32,
     cycles: u64,
     calls: Vec<Request>,
     next_call: u64,
@@ -234,7 +233,6 @@ impl Driver {
             h2c: Vec::new(),
             c2h: Vec::new(),
             user_events: vec![0; map::MAX_USER_IRQ],
-            user_max: map::MAX_USER_IRQ as u32,
             cycles: 0,
             calls: Vec::new(),
             next_call: 0,
@@ -410,10 +408,10 @@ impl Driver {
             for (j, v) in vectors(0, channels).into_iter().enumerate() {
                 self.dma_write(ireg::BASE + ireg::CHANNEL_VECTOR + 4 * j as u64, v)?;
             }
-            for (j, v) in vectors(channels, self.user_max).into_iter().enumerate() {
+            for (j, v) in vectors(channels, USER_MAX).into_iter().enumerate() {
                 self.dma_write(ireg::BASE + ireg::USER_VECTOR + 4 * j as u64, v)?;
             }
-            for v in 0..(channels + self.user_max).min(msix::VECTORS as u32) {
+            for v in 0..(channels + USER_MAX).min(msix::VECTORS as u32) {
                 let entry = msix::TABLE + u64::from(v) * msix::ENTRY;
                 self.dma_write(entry, MSIX_ADDR as u32)?;
                 self.dma_write(entry + 4, (MSIX_ADDR >> 32) as u32)?;
