@@ -8,7 +8,7 @@
 //! writes. A reply that is dropped without an answer (a failure inside the simulation, a panic)
 //! is answered with EIO by the FUSE library, so every request gets an answer.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
@@ -43,6 +43,13 @@ const HOLD: Duration = Duration::from_millis(50);
 /// How long after a page of `_user` or `_control` was read into the page cache (a mapping
 /// faulted it in) the server drops it again, so that the next access reads the registers anew.
 const PAGE_LIFE: Duration = Duration::from_millis(2);
+
+/// How long an open of a C2H stream node waits for the release of a previous opener that has
+/// already closed its file. The kernel sends FUSE's RELEASE after `close` has returned (only
+/// FLUSH is synchronous), so a process that opens the node right after another closed it, or
+/// exited, would otherwise be refused for a release still on its way; the driver's own release
+/// runs inside `close`.
+const RELEASE_GRACE: Duration = Duration::from_secs(5);
 
 /// How long attributes and entries may be cached by the kernel.
 const TTL: Duration = Duration::from_secs(1);
@@ -82,6 +89,9 @@ struct Handle {
     kind: Kind,
     /// Opened with O_TRUNC: C2H stream reads end at end-of-packet.
     eop_flush: bool,
+    /// A file descriptor of this open file was closed (FLUSH came): its RELEASE follows once
+    /// the last descriptor is gone.
+    flushed: AtomicBool,
     closed: AtomicBool,
     state: Mutex<HandleState>,
 }
@@ -124,7 +134,10 @@ pub struct Shared {
     entries: Vec<Entry>,
     handles: Mutex<HashMap<u64, Arc<Handle>>>,
     next_fh: AtomicU64,
-    c2h_open: Mutex<HashSet<usize>>,
+    /// The C2H stream engines that have an opener, with the opener's file handle.
+    c2h_open: Mutex<HashMap<usize, u64>>,
+    /// Signalled when a C2H stream opener is released.
+    c2h_released: Condvar,
     offline: AtomicBool,
     control: Mutex<ControlRegs>,
     lines: Vec<Arc<Line>>,
@@ -215,7 +228,8 @@ impl Shared {
             entries,
             handles: Mutex::new(HashMap::new()),
             next_fh: AtomicU64::new(1),
-            c2h_open: Mutex::new(HashSet::new()),
+            c2h_open: Mutex::new(HashMap::new()),
+            c2h_released: Condvar::new(),
             offline: AtomicBool::new(false),
             control,
             lines: (0..EVENT_NODES)
@@ -294,6 +308,44 @@ impl Shared {
 
     fn handle(&self, fh: FileHandle) -> Option<Arc<Handle>> {
         lock(&self.handles).get(&fh.0).cloned()
+    }
+
+    /// Takes C2H stream engine `ch` for the open file `fh`, as the driver takes one opener at
+    /// a time.
+    fn claim_c2h_stream(&self, ch: usize, fh: u64) -> Claim {
+        let mut open = lock(&self.c2h_open);
+        let Some(&holder) = open.get(&ch) else {
+            open.insert(ch, fh);
+            return Claim::Taken;
+        };
+        match self.handle(FileHandle(holder)) {
+            Some(h) if h.flushed.load(Ordering::SeqCst) => Claim::Closing,
+            Some(_) => Claim::Held,
+            // Released between the two looks: the engine is free.
+            None => {
+                open.insert(ch, fh);
+                Claim::Taken
+            }
+        }
+    }
+
+    /// Waits, up to [`RELEASE_GRACE`], for the opener of C2H stream engine `ch` that has closed
+    /// its file to be released, then takes the engine for `fh`; false if it is still held.
+    fn claim_c2h_stream_after_release(&self, ch: usize, fh: u64) -> bool {
+        let deadline = Instant::now() + RELEASE_GRACE;
+        let mut open = lock(&self.c2h_open);
+        while open.contains_key(&ch) {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return false;
+            };
+            open = self
+                .c2h_released
+                .wait_timeout(open, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        open.insert(ch, fh);
+        true
     }
 
     // ---------------------------------------------------------------- DMA
@@ -728,6 +780,16 @@ impl Shared {
     }
 }
 
+/// What an open of a C2H stream node finds.
+enum Claim {
+    /// The engine was free and is now the opener's.
+    Taken,
+    /// Another open file holds it.
+    Held,
+    /// Its opener has closed its file and its release is on the way.
+    Closing,
+}
+
 /// The FUSE file system over [`Shared`].
 #[derive(Debug)]
 pub struct XdmaFs {
@@ -738,6 +800,24 @@ impl XdmaFs {
     /// The file system for a shared state.
     pub fn new(shared: Arc<Shared>) -> XdmaFs {
         XdmaFs { shared }
+    }
+
+    /// Sends what an H2C stream file still holds of a write, and answers with a failure of an
+    /// earlier packet that its write could no longer report (FLUSH and FSYNC).
+    fn send_held_writes(&self, fh: FileHandle, reply: ReplyEmpty) {
+        let s = self.shared.clone();
+        let Some(h) = s.handle(fh) else {
+            return reply.ok();
+        };
+        spawn("xdma-fuse-flush", move || {
+            if let Kind::Dma(Direction::H2C, ch, ChannelKind::Stream) = h.kind {
+                s.flush_pending(&h, ch);
+                if let Some(e) = lock(&h.state).deferred.take() {
+                    return reply.error(e);
+                }
+            }
+            reply.ok();
+        });
     }
 }
 
@@ -853,28 +933,43 @@ impl Filesystem for XdmaFs {
         let Some(e) = s.entry(ino.0) else {
             return reply.error(Errno::ENOENT);
         };
+        let fh = s.next_fh.fetch_add(1, Ordering::SeqCst);
+        let h = Arc::new(Handle {
+            kind: e.kind.clone(),
+            eop_flush: flags.0 & libc::O_TRUNC != 0,
+            flushed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            state: Mutex::new(HandleState::default()),
+        });
         let mut fopen = FopenFlags::FOPEN_DIRECT_IO;
         match e.kind {
             Kind::Dma(Direction::C2H, ch, ChannelKind::Stream) => {
-                // The driver takes one opener of a C2H stream engine at a time.
-                if !lock(&s.c2h_open).insert(ch) {
-                    return reply.error(Errno::EBUSY);
-                }
                 fopen |= FopenFlags::FOPEN_STREAM | FopenFlags::FOPEN_NONSEEKABLE;
+                match s.claim_c2h_stream(ch, fh) {
+                    Claim::Taken => {}
+                    Claim::Held => return reply.error(Errno::EBUSY),
+                    Claim::Closing => {
+                        // The wait must not hold up the thread that reads the kernel's
+                        // requests: the RELEASE it waits for comes through that thread.
+                        let s = self.shared.clone();
+                        spawn("xdma-fuse-open", move || {
+                            if s.claim_c2h_stream_after_release(ch, fh) {
+                                lock(&s.handles).insert(fh, h);
+                                reply.opened(FileHandle(fh), fopen);
+                            } else {
+                                reply.error(Errno::EBUSY);
+                            }
+                        });
+                        return;
+                    }
+                }
             }
             Kind::Dma(_, _, ChannelKind::Stream) => {
                 fopen |= FopenFlags::FOPEN_STREAM | FopenFlags::FOPEN_NONSEEKABLE;
             }
             _ => {}
         }
-        let fh = s.next_fh.fetch_add(1, Ordering::SeqCst);
-        let h = Handle {
-            kind: e.kind.clone(),
-            eop_flush: flags.0 & libc::O_TRUNC != 0,
-            closed: AtomicBool::new(false),
-            state: Mutex::new(HandleState::default()),
-        };
-        lock(&s.handles).insert(fh, Arc::new(h));
+        lock(&s.handles).insert(fh, h);
         reply.opened(FileHandle(fh), fopen);
     }
 
@@ -985,30 +1080,22 @@ impl Filesystem for XdmaFs {
         _lo: LockOwner,
         reply: ReplyEmpty,
     ) {
-        let s = self.shared.clone();
-        let Some(h) = s.handle(fh) else {
-            return reply.ok();
-        };
-        spawn("xdma-fuse-flush", move || {
-            if let Kind::Dma(Direction::H2C, ch, ChannelKind::Stream) = h.kind {
-                s.flush_pending(&h, ch);
-                if let Some(e) = lock(&h.state).deferred.take() {
-                    return reply.error(e);
-                }
-            }
-            reply.ok();
-        });
+        if let Some(h) = self.shared.handle(fh) {
+            // Marked before the answer, so that an open that follows the close sees it.
+            h.flushed.store(true, Ordering::SeqCst);
+        }
+        self.send_held_writes(fh, reply);
     }
 
     fn fsync(
         &self,
-        req: &Request,
-        ino: INodeNo,
+        _req: &Request,
+        _ino: INodeNo,
         fh: FileHandle,
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        self.flush(req, ino, fh, LockOwner(0), reply);
+        self.send_held_writes(fh, reply);
     }
 
     fn release(
@@ -1028,7 +1115,11 @@ impl Filesystem for XdmaFs {
         h.closed.store(true, Ordering::SeqCst);
         match h.kind {
             Kind::Dma(Direction::C2H, ch, ChannelKind::Stream) => {
-                lock(&s.c2h_open).remove(&ch);
+                let mut open = lock(&s.c2h_open);
+                if open.get(&ch) == Some(&fh.0) {
+                    open.remove(&ch);
+                }
+                s.c2h_released.notify_all();
             }
             Kind::Event(k) => {
                 let line = &s.lines[k];

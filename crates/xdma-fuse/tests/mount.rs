@@ -221,6 +221,41 @@ fn one_process_blocks_on_a_stream_read_while_another_writes() {
     assert_eq!(e.raw_os_error(), Some(libc::EBUSY));
 }
 
+#[test]
+fn a_stream_node_opens_again_right_after_its_opener_closed_it() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    // The kernel sends RELEASE after close has returned; the driver releases the engine inside
+    // close. An open straight after a close (or after the opener's process exited) must find
+    // the engine free, as it does with the driver.
+    for i in 0..200 {
+        let f = File::open(s.node("_c2h_1")).unwrap_or_else(|e| panic!("open {i}: {e}"));
+        drop(f);
+    }
+    for i in 0..5 {
+        let status = Command::new("dd")
+            .arg(format!("if={}", s.node("_c2h_1").display()))
+            .args(["of=/dev/null", "count=0", "status=none"])
+            .status()
+            .expect("dd");
+        assert!(status.success(), "dd {i}: {status}");
+        let f = File::open(s.node("_c2h_1")).unwrap_or_else(|e| panic!("open after dd {i}: {e}"));
+        drop(f);
+    }
+    // An opener that has not closed its file still holds the engine, and a second opener is
+    // refused at once, not after the wait for a release on its way.
+    let _held = File::open(s.node("_c2h_1")).expect("first opener");
+    let started = Instant::now();
+    let e = File::open(s.node("_c2h_1")).expect_err("one opener at a time");
+    assert_eq!(e.raw_os_error(), Some(libc::EBUSY));
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 trait TruncFlag {
     fn custom_flags_trunc(&mut self) -> &mut Self;
 }
