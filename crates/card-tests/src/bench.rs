@@ -121,10 +121,11 @@ impl Bench {
             )
         });
         let caps = Capabilities::discover(&card);
+        let waits = Waits::new(data_wait(), xdma::Card::info(&card).min_stream_timeout);
         Bench {
             card,
             caps,
-            waits: Waits::new(data_wait()),
+            waits,
             runtime: OnceLock::new(),
             test: test_name(),
         }

@@ -5,9 +5,9 @@
 //! the buffer did, so frames are received by their known length, piece after piece. And a
 //! backend may be unable to wait as briefly as asked (the driver's stream reads block for its
 //! `c2h_timeout`, and the driver backend refuses a shorter wait up front, saying so): a wait
-//! for "anything more?" then takes the long wait instead.
+//! for "anything more?" then takes the shortest wait the card says it honours
+//! (`CardInfo::min_stream_timeout`, one `c2h_timeout` on the driver backend).
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use xdma::{AsyncCard, Card, DmaBuffer, Error, ErrorKind, Result};
@@ -16,18 +16,20 @@ use xdma::{AsyncCard, Card, DmaBuffer, Error, ErrorKind, Result};
 pub const QUICK: Duration = Duration::from_micros(200);
 
 /// How long stream receives wait.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Waits {
     data: Duration,
-    quick: Mutex<Option<Duration>>,
+    quick: Duration,
 }
 
 impl Waits {
-    /// Waits of at most `data` for what should come.
-    pub fn new(data: Duration) -> Waits {
+    /// Waits of at most `data` for what should come, on a card whose stream receives cannot
+    /// wait less than `shortest` (`CardInfo::min_stream_timeout`).
+    pub fn new(data: Duration, shortest: Duration) -> Waits {
         Waits {
             data,
-            quick: Mutex::new(None),
+            // A card that cannot wait even the long wait is refused that too, saying why.
+            quick: QUICK.max(shortest).min(data),
         }
     }
 
@@ -36,38 +38,16 @@ impl Waits {
         self.data
     }
 
-    /// The wait for data that may not come: [`QUICK`], or the long wait once the backend has
-    /// refused the short one.
+    /// The wait for data that may not come: [`QUICK`], or the shortest wait the card honours
+    /// when that is longer.
     pub fn quick(&self) -> Duration {
         self.quick
-            .lock()
-            .map(|q| q.unwrap_or(QUICK))
-            .unwrap_or(self.data)
-    }
-
-    fn refused(&self) {
-        if let Ok(mut q) = self.quick.lock() {
-            *q = Some(self.data);
-        }
     }
 }
 
-/// One receive into `buf` waiting `wait`; when the backend refuses so short a wait
-/// (`Unsupported`), the long wait is taken instead, and remembered.
-pub fn recv(
-    card: &impl Card,
-    ch: usize,
-    buf: &mut [u8],
-    wait: Duration,
-    waits: &Waits,
-) -> Result<usize> {
-    match card.recv_stream(ch, buf, wait) {
-        Err(e) if e.kind() == ErrorKind::Unsupported && wait < waits.data => {
-            waits.refused();
-            card.recv_stream(ch, buf, waits.data).map(|t| t.bytes)
-        }
-        r => r.map(|t| t.bytes),
-    }
+/// One receive into `buf` waiting `wait`.
+fn recv(card: &impl Card, ch: usize, buf: &mut [u8], wait: Duration) -> Result<usize> {
+    card.recv_stream(ch, buf, wait).map(|t| t.bytes)
 }
 
 /// Receives one packet of exactly `len` bytes on C2H stream `ch`. The first bytes may take
@@ -82,7 +62,6 @@ pub fn recv_exact(
 ) -> Result<Option<Vec<u8>>> {
     let mut out = Vec::with_capacity(len);
     let mut buf = DmaBuffer::new(len)?;
-    let mut first = first;
     while out.len() < len {
         let want = len - out.len();
         let wait = if out.is_empty() { first } else { waits.data };
@@ -96,11 +75,6 @@ pub fn recv_exact(
                         out.len()
                     )));
                 }
-            }
-            Err(e) if e.kind() == ErrorKind::Unsupported && wait < waits.data => {
-                // The backend cannot wait this briefly: from now on every wait is the long one.
-                waits.refused();
-                first = waits.data;
             }
             Err(e) if e.kind() == ErrorKind::Timeout && out.is_empty() => return Ok(None),
             Err(e) => return Err(e),
@@ -189,11 +163,31 @@ pub fn discard(card: &impl Card, ch: usize, waits: &Waits) -> u64 {
     let Ok(mut buf) = DmaBuffer::new(4096) else {
         return 0;
     };
-    while let Ok(n) = recv(card, ch, &mut buf, waits.quick(), waits) {
+    while let Ok(n) = recv(card, ch, &mut buf, waits.quick()) {
         total += n as u64;
         if total > 1 << 30 {
             break;
         }
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quick_wait_is_the_shortest_the_card_honours() {
+        let long = Duration::from_secs(10);
+        // The simulated card honours any wait.
+        assert_eq!(Waits::new(long, Duration::ZERO).quick(), QUICK);
+        // The driver with c2h_timeout = 5 s: one of its waits, not the long wait's two.
+        assert_eq!(
+            Waits::new(long, Duration::from_secs(5)).quick(),
+            Duration::from_secs(5)
+        );
+        // c2h_timeout = 0 (reads wait forever): the long wait, which the card then refuses.
+        assert_eq!(Waits::new(long, Duration::MAX).quick(), long);
+        assert_eq!(Waits::new(long, Duration::MAX).data(), long);
+    }
 }
