@@ -239,7 +239,8 @@ impl Top {
         self
     }
 
-    /// Turns `--assert` (immediate and concurrent assertions) on or off; on by default.
+    /// Turns assertions (immediate and concurrent) on (`--assert`) or off (`--no-assert`); on
+    /// by default.
     pub fn assert(mut self, on: bool) -> Top {
         self.assert = on;
         self
@@ -665,9 +666,15 @@ fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, BuildError> {
     .iter()
     .map(|s| (*s).to_string())
     .collect();
-    if top.assert {
-        args.push("--assert".into());
-    }
+    // Verilator 5 keeps immediate assertions without `--assert`, so off must be said.
+    args.push(
+        if top.assert {
+            "--assert"
+        } else {
+            "--no-assert"
+        }
+        .into(),
+    );
     let rel = |p: &PathBuf| resolve(&ctx.base, p).to_string_lossy().into_owned();
     for d in b.includes.iter().chain(&top.includes) {
         args.push(format!("-I{}", rel(d)));

@@ -76,6 +76,33 @@ fn a_define_and_a_free_file_name_verilate() {
 }
 
 #[test]
+fn assertions_are_in_the_model_only_when_asked_for() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("checked.sv"),
+        "module checked(input wire clk, input wire a);\n  always @(posedge clk) assert (a == 1'b0) else $error(\"a went high\");\nendmodule\n",
+    )
+    .expect("write");
+    // Whether the model would stop on the assertion: its message is in the generated C++.
+    let model_asserts = |on: bool| {
+        let out = dir.path().join(format!("out-{on}"));
+        Build::new()
+            .base_dir(dir.path())
+            .out_dir(&out)
+            .verilator(verilator())
+            .top(Top::new("checked").file("checked.sv").assert(on))
+            .compile_verilate_only()
+            .expect("verilates");
+        std::fs::read_dir(out.join("vl/checked"))
+            .expect("the model's folder")
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+            .any(|text| text.contains("a went high"))
+    };
+    assert!(model_asserts(true), "assert(true) keeps the assertion");
+    assert!(!model_asserts(false), "assert(false) drops the assertion");
+}
+
+#[test]
 fn only_existing_paths_are_watched() {
     let v = verilator();
     let paths = card_sim_build::verilator_watch_paths(&v);
