@@ -425,6 +425,9 @@ impl Build {
     /// Rust constants. Errors carry Verilator's or the compiler's full text.
     pub fn compile(&self) -> Result<Built, BuildError> {
         let ctx = self.context()?;
+        if let Some(hint) = slow_profile_hint(std::env::var("OPT_LEVEL").ok().as_deref()) {
+            println!("cargo::warning={hint}");
+        }
         let mut built = Vec::new();
         let mut names: Vec<&str> = Vec::new();
         for top in &self.tops {
@@ -867,6 +870,16 @@ fn glue_cpp(v: &Verilated, symbol: &str) -> String {
     s
 }
 
+/// What to tell a crate that builds its tops at `opt_level` (Cargo's `OPT_LEVEL` for the
+/// build script's crate), when its simulation will run slowly. The verilated C++ is optimised
+/// whatever the profile, but the Rust side of every cycle is not: a build script cannot set
+/// its dependencies' optimisation, so it can only say how.
+fn slow_profile_hint(opt_level: Option<&str>) -> Option<String> {
+    (opt_level == Some("0")).then(|| {
+        "this crate builds at opt-level 0: the Rust side of its simulations (card-sim, axi-bfm and its monitors) then runs several times slower; set `[profile.dev] opt-level = 1` and `[profile.dev.package.\"*\"] opt-level = 2` in the workspace's Cargo.toml (docs/own-rtl.md)".to_string()
+    })
+}
+
 fn base_cc(ctx: &Ctx, v: Option<&Verilated>) -> cc::Build {
     let vl = &ctx.verilator;
     let mut b = cc::Build::new();
@@ -1171,6 +1184,17 @@ pub fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_unoptimised_crate_is_told_how_to_speed_its_simulations_up() {
+        let hint = slow_profile_hint(Some("0")).expect("opt-level 0 is slow");
+        assert!(hint.contains("profile.dev.package"), "{hint}");
+        assert!(!hint.contains('\n'), "one warning line: {hint}");
+        for level in ["1", "2", "3", "s", "z"] {
+            assert_eq!(slow_profile_hint(Some(level)), None, "opt-level {level}");
+        }
+        assert_eq!(slow_profile_hint(None), None, "not in a build script");
+    }
 
     #[test]
     fn every_line_of_an_error_becomes_its_own_directive() {
