@@ -96,9 +96,15 @@ pub fn root() -> PathBuf {
 pub fn run(root: &Path, mut cmd: Command) -> Result<(), String> {
     cmd.current_dir(root);
     let shown = format!("{cmd:?}");
+    let started = std::time::Instant::now();
     let status = cmd
         .status()
         .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    // Each step's wall time, so that a run's time can be accounted for from its log.
+    eprintln!(
+        "xtask: {:.1} s for {shown}",
+        started.elapsed().as_secs_f64()
+    );
     if status.success() {
         Ok(())
     } else {
