@@ -50,16 +50,6 @@ fn rate(ts: &[Transfer], bytes: u64) -> f64 {
     }
 }
 
-fn mm_channel(card: &impl Card, dir: Direction) -> Result<usize> {
-    card.info()
-        .find(dir, ChannelKind::MemoryMapped)
-        .ok_or_else(|| Error::Unsupported {
-            backend: "any",
-            what: format!("a memory-mapped {dir} transfer"),
-            why: format!("the card has no memory-mapped {dir} channel"),
-        })
-}
-
 /// One thread writing blocks of `block` bytes and one thread reading blocks from another card
 /// region, each with a handle of its own and each call made after its previous one returned,
 /// for `span` of the backend's clock. Both regions' data is checked afterwards. `progress`
@@ -71,8 +61,8 @@ pub fn concurrent<C: Card + Clone + Send>(
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<Concurrent> {
     let (h2c, c2h) = (
-        mm_channel(card, Direction::H2C)?,
-        mm_channel(card, Direction::C2H)?,
+        crate::sweep::mm_channel(card, Direction::H2C)?,
+        crate::sweep::mm_channel(card, Direction::C2H)?,
     );
     let size = card.info().memory_size;
     if (2 * block) as u64 > size {
