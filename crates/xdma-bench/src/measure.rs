@@ -16,10 +16,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use serde::{Deserialize, Serialize};
-use xdma::{
-    AsyncCard, BufResult, Card, CardAddr, ChannelKind, Direction, DmaBuffer, Error, Result,
-    Transfer,
-};
+use xdma::{AsyncCard, BufResult, Card, CardAddr, Direction, DmaBuffer, Error, Result, Transfer};
 
 /// How transfers are submitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,15 +144,7 @@ pub async fn back_to_back<C: AsyncCard + Card>(
     let expect = DmaBuffer::from_slice(&data)?;
     // The block a read run reads is written first (through the first memory-mapped H2C
     // channel); a write run's block is read back at the end (through the first C2H one).
-    let other = |d: Direction| {
-        card.info()
-            .find(d, ChannelKind::MemoryMapped)
-            .ok_or_else(|| Error::Unsupported {
-                backend: "any",
-                what: format!("checking a {dir} run"),
-                why: format!("the card has no memory-mapped {d} channel"),
-            })
-    };
+    let other = |d: Direction| crate::sweep::mm_channel(card, d);
     if dir == Direction::C2H {
         card.write_mm(other(Direction::H2C)?, addr, &expect)?;
     }
