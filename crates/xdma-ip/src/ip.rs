@@ -2,20 +2,23 @@
 //!
 //! The engines work between cycles of the card's clock: [`XdmaIp::run`] advances `axi_aclk`
 //! one cycle at a time and, after each, lets every running engine retire what the card has
-//! answered and issue what it may. Host memory is read and written at once (the model has no
-//! PCIe timing: the card's own buses set the pace), so the data a guest sees is exactly what
-//! the card's RTL moved.
+//! answered and issue what it may (`engine.rs`). Host memory and interrupts are reached
+//! through the IP's PCIe port (`pcie.rs`): with timing, reads of host memory complete after
+//! the link's and the root complex's latencies, and posted writes (data, write-backs, MSI and
+//! MSI-X messages) reach the host after the link's; without it, at once. Either way the data a
+//! host sees is exactly what the card's RTL moved.
 
 use std::collections::VecDeque;
 
-use axi_bfm::{AxisFrame, Resp, TxnId};
+use axi_bfm::TxnId;
 use card_harness::{CardHarness, HarnessConfig, IrqAck};
 use card_sim::Top;
 use xdma_regmap::{
-    self as map, common, control, engine as ereg, irq as ireg, msix, sgdma, status, Descriptor,
-    Target,
+    self as map, common, control, engine as ereg, irq as ireg, msix, sgdma, status, Target,
 };
 
+use crate::engine::Engine;
+use crate::pcie::{Pcie, PcieConfig, Ps, MSI_BYTES};
 use crate::{Bar, HostMemory, InterruptSink, IpError, IrqMode, Result};
 
 /// What kind of engine a channel has.
@@ -44,6 +47,17 @@ pub struct IpConfig {
     /// is built to allow unaligned transfers (the reference board's), otherwise a descriptor
     /// whose source and destination differ modulo it stops the engine with ALIGN_MISMATCH.
     pub alignment: u32,
+    /// The harness's name for the card (its waveform file and messages).
+    pub name: Option<String>,
+    /// Cycles an H2C stream beat may wait for the card's TREADY before its monitor reports a
+    /// stall; 0 for no bound.
+    pub h2c_stall_bound: u64,
+    /// Most beats in one H2C AXI write burst, 1 to 256 (C2H read bursts are one max payload
+    /// each with timing, 256 beats without). Default 16: 256-byte bursts.
+    pub max_burst_beats: u32,
+    /// The PCIe link, root complex and request windows in simulated time; `None` reaches host
+    /// memory at once (a virtual machine's front end, whose time is not the host's).
+    pub pcie: Option<PcieConfig>,
 }
 
 impl IpConfig {
@@ -57,6 +71,10 @@ impl IpConfig {
             user_irqs: 1,
             monitors: true,
             alignment: 1,
+            name: None,
+            h2c_stall_bound: 0,
+            max_burst_beats: 16,
+            pcie: None,
         }
     }
 }
@@ -82,120 +100,13 @@ pub struct IpStats {
 /// Cycles a VALID on the card's AXI port may wait for READY before the monitor reports a
 /// stall: 1 ms of `axi_aclk`.
 const DMA_STALL_BOUND: u64 = 250_000;
-/// Memory-mapped transactions an engine keeps in flight: enough to keep the card's AXI port
-/// busy with 4 KiB descriptors.
-const MM_IN_FLIGHT: usize = 4;
 /// The alignments register's granularity and address-width fields: lengths of any byte
 /// count, 64 address bits (bits 23:16 hold the address alignment).
 const ALIGNMENTS_LOW: u32 = 0x0000_0140;
 /// The config block's PCIe data width field: 1 is 128 bits, the reference board's.
 const DATA_WIDTH_128: u32 = 1;
 /// The status bits whose logging the control register enables (bits 23:1 map one to one).
-const LOGGED: u32 = 0x00FF_FFFE;
-
-/// One memory-mapped descriptor on the card's bus.
-#[derive(Debug)]
-struct MmOp {
-    txn: TxnId,
-    desc: Descriptor,
-}
-
-/// An engine's run: from the run bit's rising edge until it stops.
-#[derive(Debug, Default)]
-struct Run {
-    /// Where the next descriptor is; `None` once a descriptor with STOP has been fetched.
-    next: Option<u64>,
-    /// Memory-mapped descriptors on the bus, in order (one AXI ID per engine).
-    mm: VecDeque<MmOp>,
-    /// H2C stream: descriptors of the packet being gathered and its bytes.
-    packet: Vec<Descriptor>,
-    packet_bytes: Vec<u8>,
-    /// H2C stream: descriptors of the packet on the stream, waiting for it to leave.
-    sending: Vec<Descriptor>,
-    /// C2H stream: the descriptor being filled and the bytes it has.
-    filling: Option<(Descriptor, usize)>,
-    /// The run bit was cleared: finish what is on the bus, issue nothing new.
-    stopping: bool,
-    /// A descriptor fetch failed with these status bits: the run ends with them once what
-    /// is on the bus before it has finished.
-    fault: Option<u32>,
-}
-
-#[derive(Debug)]
-struct Engine {
-    c2h: bool,
-    channel: usize,
-    kind: EngineKind,
-    /// The stream port of the card, for a stream engine.
-    port: usize,
-    /// Channel interrupt request bit (H2C engines first).
-    irq_bit: u32,
-    control: u32,
-    status: u32,
-    completed: u32,
-    ie_mask: u32,
-    wb: u64,
-    first_desc: u64,
-    adjacent: u32,
-    credits: u32,
-    perf_ctrl: u32,
-    perf_cyc: u64,
-    perf_dat: u64,
-    perf_pnd: u64,
-    run: Option<Run>,
-}
-
-impl Engine {
-    fn new(c2h: bool, channel: usize, kind: EngineKind, port: usize, irq_bit: u32) -> Engine {
-        Engine {
-            c2h,
-            channel,
-            kind,
-            port,
-            irq_bit,
-            control: 0,
-            status: 0,
-            completed: 0,
-            ie_mask: 0,
-            wb: 0,
-            first_desc: 0,
-            adjacent: 0,
-            credits: 0,
-            perf_ctrl: 0,
-            perf_cyc: 0,
-            perf_dat: 0,
-            perf_pnd: 0,
-            run: None,
-        }
-    }
-
-    fn stream(&self) -> bool {
-        self.kind == EngineKind::Stream
-    }
-
-    fn name(&self) -> String {
-        format!(
-            "{}{}-{}",
-            if self.c2h { "C2H" } else { "H2C" },
-            self.channel,
-            if self.stream() { "ST" } else { "MM" }
-        )
-    }
-
-    /// Sets status bits, as far as the control register enables their logging.
-    fn log(&mut self, bits: u32) {
-        self.status |= bits & (self.control & LOGGED);
-    }
-
-    fn requesting(&self) -> bool {
-        self.status & self.ie_mask & LOGGED != 0
-    }
-
-    fn axi_id(&self) -> u32 {
-        // One AXI ID per memory-mapped engine, so its responses come back in order.
-        self.channel as u32
-    }
-}
+pub(crate) const LOGGED: u32 = 0x00FF_FFFE;
 
 /// The IRQ block and the MSI-X table.
 #[derive(Debug)]
@@ -303,29 +214,166 @@ impl Irqs {
     }
 }
 
+/// An interrupt message or level on its way to the host.
+#[derive(Debug, Clone, Copy)]
+enum Message {
+    MsiX(u64, u32),
+    Msi(u32),
+    Intx(bool),
+}
+
+/// What the IRQ block signals, queued behind the IP's posted writes on the link.
+struct Outbox<'a> {
+    pcie: &'a mut Pcie,
+    now: Ps,
+    queue: &'a mut VecDeque<(Ps, Message)>,
+}
+
+impl InterruptSink for Outbox<'_> {
+    fn msix(&mut self, addr: u64, data: u32) {
+        let at = self.pcie.write(self.now, MSI_BYTES);
+        self.queue.push_back((at, Message::MsiX(addr, data)));
+    }
+    fn msi(&mut self, vector: u32) {
+        let at = self.pcie.write(self.now, MSI_BYTES);
+        self.queue.push_back((at, Message::Msi(vector)));
+    }
+    fn intx(&mut self, level: bool) {
+        // An INTx assertion or deassertion is a message of its own on the link.
+        let at = self.pcie.write(self.now, 0);
+        self.queue.push_back((at, Message::Intx(level)));
+    }
+}
+
+/// A running minimum and mean of card-side latencies.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stat {
+    n: u64,
+    sum_ps: u64,
+    min_ps: u64,
+}
+
+impl Stat {
+    fn add(&mut self, ps: u64) {
+        self.min_ps = if self.n == 0 { ps } else { self.min_ps.min(ps) };
+        self.n += 1;
+        self.sum_ps = self.sum_ps.saturating_add(ps);
+    }
+
+    fn min_ns(&self) -> f64 {
+        self.min_ps as f64 / 1000.0
+    }
+
+    fn mean_ns(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum_ps as f64 / self.n as f64 / 1000.0
+        }
+    }
+}
+
+/// Card-side latencies seen on `s_axi` so far, measured on the RTL.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LatencyStats {
+    /// Read bursts measured.
+    pub reads: u64,
+    /// Shortest read latency in ns: from the burst's issue to its last beat, less the time
+    /// its beats take at one per cycle, which is the wait for the first beat when the burst
+    /// streams without gaps. The shortest is the unloaded latency.
+    pub read_min_ns: f64,
+    /// Mean read latency in ns, queueing behind earlier bursts of the window included.
+    pub read_mean_ns: f64,
+    /// Write bursts measured.
+    pub writes: u64,
+    /// Shortest write latency in ns: from the burst's issue to its response, less the time
+    /// its data beats take: about the last beat to the response.
+    pub write_min_ns: f64,
+    /// Mean write latency in ns.
+    pub write_mean_ns: f64,
+}
+
+/// The card-side latencies of the engines' bursts.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Latency {
+    reads: Stat,
+    writes: Stat,
+}
+
+/// One `axi_aclk` cycle in ps.
+const CYCLE_PS: Ps = 1_000_000_000_000 / crate::AXI_HZ;
+
+impl Latency {
+    /// Records a burst's card-side latency: from its issue at `issued` to its end at `now`,
+    /// less its beats at one per cycle.
+    pub(crate) fn measure(&mut self, write: bool, issued: Ps, now: Ps, beats: u32) {
+        let beats_ps = u64::from(beats) * CYCLE_PS;
+        // A read's last beat is itself one of the beats; a write's response comes after them.
+        if write {
+            self.writes.add(now.saturating_sub(issued + beats_ps));
+        } else {
+            self.reads
+                .add(now.saturating_sub(issued + beats_ps - CYCLE_PS));
+        }
+    }
+
+    fn stats(&self) -> LatencyStats {
+        LatencyStats {
+            reads: self.reads.n,
+            read_min_ns: self.reads.min_ns(),
+            read_mean_ns: self.reads.mean_ns(),
+            writes: self.writes.n,
+            write_min_ns: self.writes.min_ns(),
+            write_mean_ns: self.writes.mean_ns(),
+        }
+    }
+}
+
+/// A user BAR access on its way through the card's `s_axil`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserAccess {
+    txn: TxnId,
+    write: bool,
+    addr: u64,
+}
+
 /// The XDMA IP in front of the card.
 #[derive(Debug)]
 pub struct XdmaIp {
-    cfg: IpConfig,
-    card: CardHarness,
-    h2c: Vec<Engine>,
-    c2h: Vec<Engine>,
+    pub(crate) cfg: IpConfig,
+    pub(crate) card: CardHarness,
+    pub(crate) h2c: Vec<Engine>,
+    pub(crate) c2h: Vec<Engine>,
     irq: Irqs,
-    credit_mode: u32,
+    pub(crate) credit_mode: u32,
     /// Rest of C2H stream packets an earlier run's descriptors could not hold, per engine.
-    leftovers: Vec<VecDeque<Vec<u8>>>,
-    stats: IpStats,
+    pub(crate) leftovers: Vec<VecDeque<Vec<u8>>>,
+    pub(crate) stats: IpStats,
+    pub(crate) pcie: Pcie,
+    pub(crate) latency: Latency,
+    /// Interrupt messages on their way to the host, in order.
+    outbox: VecDeque<(Ps, Message)>,
+    /// Posted writes on their way to host memory (write-backs), in order.
+    posted: VecDeque<(Ps, u64, Vec<u8>)>,
 }
 
 fn harness(cfg: &IpConfig) -> Result<CardHarness> {
     let mut hc = HarnessConfig::new(cfg.top);
+    hc.name.clone_from(&cfg.name);
     hc.monitors = cfg.monitors;
+    hc.dma = axi_bfm::AxiMasterConfig {
+        max_burst_len: 256,
+        // The engines' windows are the IP's; the bus model must not limit them.
+        max_outstanding_writes: 1024,
+        max_outstanding_reads: 1024,
+        ..axi_bfm::AxiMasterConfig::default()
+    };
     hc.c2h_record = false;
     // The IP acknowledges a user interrupt request in the cycle after it sees it.
     hc.irq_ack = IrqAck::After(0);
-    // The host may hold an H2C stream beat's source idle as long as it likes, and the card may
-    // hold it waiting: no stall bound on the IP's side.
-    hc.h2c_stall_bound = 0;
+    // The host may hold an H2C stream beat's source idle as long as it likes; how long the card
+    // may hold it waiting is the front end's choice.
+    hc.h2c_stall_bound = cfg.h2c_stall_bound;
     let card = CardHarness::with_config(hc)?;
     // The card may hold a burst's address while it serves the other direction's bursts on
     // the same DDR (its arbiter): with several KiB of reads in flight that is thousands of
@@ -342,6 +390,12 @@ fn harness(cfg: &IpConfig) -> Result<CardHarness> {
 impl XdmaIp {
     /// Builds the card's top, resets it and the IP.
     pub fn new(cfg: IpConfig) -> Result<XdmaIp> {
+        if !(1..=256).contains(&cfg.max_burst_beats) {
+            return Err(IpError::Config(format!(
+                "max_burst_beats {}: an AXI4 INCR burst has 1 to 256 beats",
+                cfg.max_burst_beats
+            )));
+        }
         if !cfg.alignment.is_power_of_two() || cfg.alignment > 128 {
             return Err(IpError::Config(format!(
                 "alignment {}: a power of two from 1 to 128",
@@ -408,11 +462,18 @@ impl XdmaIp {
             credit_mode: 0,
             leftovers,
             stats: IpStats::default(),
+            pcie: Pcie::new(None),
+            latency: Latency::default(),
+            outbox: VecDeque::new(),
+            posted: VecDeque::new(),
         };
+        ip.pcie = Pcie::new(ip.cfg.pcie);
         // No C2H stream takes data until an engine runs with descriptors for it.
         for e in &ip.c2h {
             if e.stream() {
-                ip.card.set_c2h_ready(e.port, false);
+                if let Some(s) = ip.card.c2h.get(e.port) {
+                    s.set_enabled(false);
+                }
             }
         }
         Ok(ip)
@@ -450,14 +511,13 @@ impl XdmaIp {
             let shift = 8 * (at & 3) as u32;
             let n = (4 - (at & 3) as u32).min(size - done);
             let word = match bar {
-                Bar::User => self.user_read(word_at)?,
+                Bar::User => self.user_access(word_at, None, mem, irq)?,
                 Bar::Dma => self.dma_read(word_at, irq),
             };
             let part = (u64::from(word) >> shift) & ((1u64 << (8 * n)) - 1);
             out |= part << (8 * done);
             done += n;
         }
-        let _ = mem;
         Ok(out)
     }
 
@@ -482,7 +542,9 @@ impl XdmaIp {
             let data = (bytes << (8 * lane)) as u32;
             let strb = (((1u32 << n) - 1) << lane) as u8;
             match bar {
-                Bar::User => self.user_write(word_at, data, strb)?,
+                Bar::User => {
+                    self.user_access(word_at, Some((data, strb)), mem, irq)?;
+                }
                 Bar::Dma => {
                     // The DMA BAR's registers take whole dwords; a narrow write merges into
                     // the dword's current value (which is what a read-modify-write would see).
@@ -492,7 +554,7 @@ impl XdmaIp {
                         let keep = !(((1u64 << (8 * n)) - 1) << (8 * lane)) as u32;
                         (self.peek_dma(word_at) & keep) | data
                     };
-                    self.dma_write(word_at, full, mem, irq);
+                    self.dma_write(word_at, full, irq);
                 }
             }
             done += n;
@@ -509,7 +571,12 @@ impl XdmaIp {
         // What was signalled stays signalled: a request raised under the function mask waits
         // in the PBA and is sent from there.
         self.update_irq(irq);
-        self.irq.flush_pba(irq, &mut self.stats);
+        self.flush_pba(irq);
+    }
+
+    /// The simulated time of the card, in ps.
+    pub fn now(&self) -> Ps {
+        self.card.env.time_ps()
     }
 
     /// Runs the card for `cycles` of `axi_aclk`, the engines working as they go.
@@ -522,6 +589,9 @@ impl XdmaIp {
         for _ in 0..cycles {
             self.card.cycle()?;
             self.stats.cycles += 1;
+            let now = self.now();
+            self.pcie.advance(now);
+            self.apply_posted(mem);
             for i in 0..self.h2c.len() {
                 self.step(false, i, mem)?;
             }
@@ -540,6 +610,60 @@ impl XdmaIp {
             self.update_irq(irq);
         }
         Ok(())
+    }
+
+    /// Posted writes to host memory (write-backs) that have arrived by now.
+    fn apply_posted(&mut self, mem: &mut dyn HostMemory) {
+        let now = self.now();
+        while self.posted.front().is_some_and(|p| p.0 <= now) {
+            let Some((_, addr, bytes)) = self.posted.pop_front() else {
+                break;
+            };
+            if mem.write(addr, &bytes).is_err() {
+                self.stats.lost_writes += 1;
+                tracing::info!(addr, "posted write outside host memory, dropped");
+            }
+        }
+    }
+
+    /// A posted write of `bytes` at host address `addr` that reaches host memory at `at`.
+    pub(crate) fn post(&mut self, at: Ps, addr: u64, bytes: Vec<u8>, mem: &mut dyn HostMemory) {
+        self.posted.push_back((at, addr, bytes));
+        self.apply_posted(mem);
+    }
+
+    /// Hands the host the interrupt messages that have reached it by now.
+    fn deliver(&mut self, sink: &mut dyn InterruptSink) {
+        let now = self.now();
+        while self.outbox.front().is_some_and(|m| m.0 <= now) {
+            match self.outbox.pop_front().map(|m| m.1) {
+                Some(Message::MsiX(addr, data)) => sink.msix(addr, data),
+                Some(Message::Msi(v)) => sink.msi(v),
+                Some(Message::Intx(level)) => sink.intx(level),
+                None => break,
+            }
+        }
+    }
+
+    /// The card-side latencies the engines' bursts have seen on `s_axi` so far.
+    pub fn latency(&self) -> LatencyStats {
+        self.latency.stats()
+    }
+
+    /// The IP's PCIe port: what a front end's own traffic on the link (register accesses)
+    /// costs in time.
+    pub fn pcie(&mut self) -> &mut Pcie {
+        &mut self.pcie
+    }
+
+    /// Whether the engine of `c2h` channel `ch` is running (its status BUSY).
+    pub fn engine_busy(&self, c2h: bool, ch: usize) -> bool {
+        let e = if c2h {
+            self.c2h.get(ch)
+        } else {
+            self.h2c.get(ch)
+        };
+        e.is_some_and(|e| e.run.is_some())
     }
 
     /// Whether any engine is running.
@@ -562,52 +686,75 @@ impl XdmaIp {
         self.stats
     }
 
-    fn user_read(&mut self, addr: u64) -> Result<u32> {
+    /// Starts a dword access of the user BAR on the card's `s_axil`: a read, or a write of
+    /// `write = (data, byte strobes)`. `None` for an offset past the BAR, which the IP does not
+    /// pass to the card (a read of it returns zero).
+    pub fn user_start(
+        &mut self,
+        addr: u64,
+        write: Option<(u32, u8)>,
+    ) -> Result<Option<UserAccess>> {
         if addr >= self.card.bar_size() {
-            return Ok(0);
+            return Ok(None);
         }
-        let t = self.card.regs.start_read(addr)?;
-        let regs = self.card.regs.clone();
-        self.card
-            .run_until(card_harness::REG_TIMEOUT, "a user BAR read", |_| {
-                Ok(regs.is_done(t))
-            })?;
-        let (data, resp) = self.card.regs.take(t)?;
+        let txn = match write {
+            Some((data, strb)) => {
+                self.card
+                    .regs
+                    .start_write(addr, u64::from(data), u64::from(strb))?
+            }
+            None => self.card.regs.start_read(addr)?,
+        };
+        Ok(Some(UserAccess {
+            txn,
+            write: write.is_some(),
+            addr,
+        }))
+    }
+
+    /// The end of a user BAR access, once the card has answered: what a read returns (all ones
+    /// when the card answered with an error, as a failed PCIe read completes; a write's
+    /// refusal has no answer for the host and is only logged).
+    pub fn user_poll(&mut self, a: UserAccess) -> Result<Option<u32>> {
+        if !self.card.regs.is_done(a.txn) {
+            return Ok(None);
+        }
+        let (data, resp) = self.card.regs.take(a.txn)?;
         if resp.is_ok() {
-            Ok(data as u32)
-        } else {
-            tracing::info!(addr, ?resp, "user BAR read answered with an error");
-            Ok(u32::MAX)
+            return Ok(Some(data as u32));
         }
+        let what = if a.write { "write" } else { "read" };
+        tracing::info!(
+            addr = a.addr,
+            ?resp,
+            "user BAR {what} answered with an error"
+        );
+        Ok(Some(u32::MAX))
     }
 
-    fn user_write(&mut self, addr: u64, data: u32, strb: u8) -> Result<()> {
-        if addr >= self.card.bar_size() {
-            return Ok(());
+    /// A user BAR access run to its end, the engines working meanwhile.
+    fn user_access(
+        &mut self,
+        addr: u64,
+        write: Option<(u32, u8)>,
+        mem: &mut dyn HostMemory,
+        irq: &mut dyn InterruptSink,
+    ) -> Result<u32> {
+        let Some(a) = self.user_start(addr, write)? else {
+            return Ok(0);
+        };
+        for _ in 0..card_harness::REG_TIMEOUT {
+            if let Some(v) = self.user_poll(a)? {
+                return Ok(v);
+            }
+            self.run(1, mem, irq)?;
         }
-        let t = self
-            .card
-            .regs
-            .start_write(addr, u64::from(data), u64::from(strb))?;
-        let regs = self.card.regs.clone();
-        self.card
-            .run_until(card_harness::REG_TIMEOUT, "a user BAR write", |_| {
-                Ok(regs.is_done(t))
-            })?;
-        let (_, resp) = self.card.regs.take(t)?;
-        if !resp.is_ok() {
-            // A posted write has no answer for the host: the card's refusal is only logged.
-            tracing::info!(addr, data, ?resp, "user BAR write answered with an error");
-        }
-        Ok(())
-    }
-
-    fn engine(&mut self, c2h: bool, ch: usize) -> Option<&mut Engine> {
-        if c2h {
-            self.c2h.get_mut(ch)
-        } else {
-            self.h2c.get_mut(ch)
-        }
+        Err(IpError::Card(axi_bfm::BfmError::Timeout {
+            clock: "axi_aclk".into(),
+            cycles: card_harness::REG_TIMEOUT,
+            time_ps: self.now(),
+            what: format!("the card's answer to a user BAR access at {addr:#x}"),
+        }))
     }
 
     /// A DMA BAR register's value without the side effect of a read.
@@ -748,19 +895,34 @@ impl XdmaIp {
             .fold(0, |acc, e| acc | 1 << e.irq_bit)
     }
 
+    /// Signals what the IRQ block's requests newly raise: queued behind the IP's posted
+    /// writes on the link, and handed to `sink` once they reach the host.
     fn update_irq(&mut self, sink: &mut dyn InterruptSink) {
         let user = self.irq.user_latched & self.irq.user_enable;
         let req = (self.chan_pending() & self.irq.chan_enable) | (user << 16);
-        self.irq.update(req, sink, &mut self.stats);
+        let now = self.now();
+        let mut out = Outbox {
+            pcie: &mut self.pcie,
+            now,
+            queue: &mut self.outbox,
+        };
+        self.irq.update(req, &mut out, &mut self.stats);
+        self.deliver(sink);
     }
 
-    fn dma_write(
-        &mut self,
-        off: u64,
-        v: u32,
-        mem: &mut dyn HostMemory,
-        irq: &mut dyn InterruptSink,
-    ) {
+    /// Sends what waits in the PBA for vectors that are no longer masked.
+    fn flush_pba(&mut self, sink: &mut dyn InterruptSink) {
+        let now = self.now();
+        let mut out = Outbox {
+            pcie: &mut self.pcie,
+            now,
+            queue: &mut self.outbox,
+        };
+        self.irq.flush_pba(&mut out, &mut self.stats);
+        self.deliver(sink);
+    }
+
+    fn dma_write(&mut self, off: u64, v: u32, irq: &mut dyn InterruptSink) {
         let ch = ((off >> 8) & 0xF) as usize;
         let reg = off & 0xFF;
         let set = |r: &mut u32, which: u64, base: u64| match which - base {
@@ -781,7 +943,7 @@ impl XdmaIp {
                         set(&mut e.control, reg, ereg::CONTROL);
                         let now = e.control;
                         if now & control::RUN != 0 && was & control::RUN == 0 {
-                            self.start(c2h, ch, mem);
+                            self.start(c2h, ch);
                         } else if now & control::RUN == 0 && was & control::RUN != 0 {
                             self.stop(c2h, ch);
                         }
@@ -853,445 +1015,11 @@ impl XdmaIp {
                     if let Some(w) = self.irq.table.get_mut(((off - msix::TABLE) / 4) as usize) {
                         *w = v;
                     }
-                    self.irq.flush_pba(irq, &mut self.stats);
+                    self.flush_pba(irq);
                 }
             }
             Some(Target::Config) | None => {}
         }
         self.update_irq(irq);
-    }
-
-    /// The run bit's rising edge: the engine starts at its first descriptor.
-    fn start(&mut self, c2h: bool, ch: usize, mem: &mut dyn HostMemory) {
-        let _ = mem;
-        let credit = c2h && self.credit_mode >> (16 + ch) & 1 == 1;
-        let Some(e) = self.engine(c2h, ch) else {
-            return;
-        };
-        e.completed = 0;
-        e.status = status::BUSY;
-        if !credit {
-            e.credits = u32::MAX;
-        }
-        e.run = Some(Run {
-            next: Some(e.first_desc),
-            ..Run::default()
-        });
-        let (stream, port) = (e.stream(), e.port);
-        tracing::debug!(engine = %e.name(), first = e.first_desc, "engine started");
-        if stream && c2h {
-            self.card.set_c2h_ready(port, true);
-        }
-    }
-
-    /// The run bit cleared: the engine stops after what is on the bus.
-    fn stop(&mut self, c2h: bool, ch: usize) {
-        let Some(e) = self.engine(c2h, ch) else {
-            return;
-        };
-        if let Some(r) = e.run.as_mut() {
-            r.stopping = true;
-            tracing::debug!(engine = %e.name(), "run cleared");
-        }
-    }
-
-    /// Ends an engine's run: BUSY low, the stream closed, the write-back written.
-    fn finish(&mut self, c2h: bool, ch: usize, bits: u32, error: bool, mem: &mut dyn HostMemory) {
-        let Some(e) = self.engine(c2h, ch) else {
-            return;
-        };
-        let run = e.run.take();
-        e.status &= !status::BUSY;
-        e.log(bits);
-        let (stream, port, wb, count) = (e.stream(), e.port, e.wb, e.completed);
-        let poll = e.control & control::POLL_MODE_WB != 0;
-        tracing::debug!(engine = %e.name(), status = e.status, completed = count, "engine stopped");
-        if stream && c2h {
-            self.card.set_c2h_ready(port, false);
-            // A descriptor half filled when the run ended keeps its bytes for nobody: the run
-            // that ended was given up by the driver.
-            let _ = run;
-        } else if stream {
-            // A packet the run had gathered but not sent is dropped with the run.
-            drop(run);
-        }
-        if poll && error {
-            self.write_back(wb, count | map::WB_ERR, mem);
-        }
-    }
-
-    fn write_back(&mut self, addr: u64, v: u32, mem: &mut dyn HostMemory) {
-        if mem.write(addr, &v.to_le_bytes()).is_err() {
-            self.stats.lost_writes += 1;
-            tracing::info!(addr, "poll-mode write-back outside host memory, dropped");
-        }
-    }
-
-    /// A descriptor is done: counted, its flags logged, the write-back written.
-    fn complete(
-        &mut self,
-        c2h: bool,
-        ch: usize,
-        d: &Descriptor,
-        bytes: u64,
-        mem: &mut dyn HostMemory,
-    ) {
-        let Some(e) = self.engine(c2h, ch) else {
-            return;
-        };
-        e.completed = e.completed.wrapping_add(1);
-        e.perf_dat += bytes.div_ceil(16);
-        let count = e.completed;
-        let wb = e.wb;
-        let poll = e.control & control::POLL_MODE_WB != 0;
-        if d.control & map::desc::COMPLETED != 0 {
-            e.log(status::DESC_COMPLETED);
-        }
-        self.stats.descriptors += 1;
-        self.stats.bytes += bytes;
-        // PG195: in poll mode the count is written back when a descriptor with its Completed
-        // bit set completes.
-        if poll && d.control & map::desc::COMPLETED != 0 {
-            self.write_back(wb, count & map::WB_COUNT_MASK, mem);
-        }
-    }
-
-    /// Fetches the engine's next descriptor, or ends the run with the error a fetch gives.
-    fn fetch(&mut self, c2h: bool, ch: usize, mem: &mut dyn HostMemory) -> Option<Descriptor> {
-        let e = self.engine(c2h, ch)?;
-        let name = e.name();
-        let (stream, credits) = (e.kind == EngineKind::Stream, e.credits);
-        let run = e.run.as_mut()?;
-        if run.stopping || credits == 0 {
-            return None;
-        }
-        let at = run.next?;
-        let mut b = [0u8; map::DESC_BYTES];
-        let fault = if mem.read(at, &mut b).is_err() {
-            tracing::info!(engine = %name, at, "descriptor outside host memory");
-            Some(status::DESC_UNSUPP_REQ)
-        } else if !Descriptor::from_bytes(&b).magic_ok() {
-            tracing::info!(engine = %name, at, "descriptor with a bad magic");
-            Some(status::MAGIC_STOPPED)
-        } else {
-            None
-        };
-        if let Some(bits) = fault {
-            run.next = None;
-            run.fault = Some(bits);
-            if stream || run.mm.is_empty() {
-                self.finish(c2h, ch, bits, true, mem);
-            }
-            return None;
-        }
-        let d = Descriptor::from_bytes(&b);
-        let align = u64::from(self.cfg.alignment);
-        if align > 1 && d.src % align != d.dst % align && !stream {
-            // Only a memory-mapped descriptor pairs two data addresses (a C2H stream's source
-            // is its result record, an H2C stream's destination is unused).
-            tracing::info!(engine = %name, src = d.src, dst = d.dst, "descriptor addresses not aligned alike");
-            if let Some(run) = self.run_of(c2h, ch) {
-                run.next = None;
-                run.fault = Some(status::ALIGN_MISMATCH);
-                if stream || run.mm.is_empty() {
-                    self.finish(c2h, ch, status::ALIGN_MISMATCH, true, mem);
-                }
-            }
-            return None;
-        }
-        let run = self.run_of(c2h, ch)?;
-        run.next = if d.control & map::desc::STOP != 0 {
-            None
-        } else {
-            Some(d.next)
-        };
-        if let Some(e) = self.engine(c2h, ch) {
-            if e.credits != u32::MAX {
-                e.credits -= 1;
-            }
-        }
-        Some(d)
-    }
-
-    fn step(&mut self, c2h: bool, ch: usize, mem: &mut dyn HostMemory) -> Result<()> {
-        let Some(e) = self.engine(c2h, ch) else {
-            return Ok(());
-        };
-        if e.perf_ctrl & 1 != 0 || (e.perf_ctrl & 4 != 0 && e.run.is_some()) {
-            e.perf_cyc += 1;
-        }
-        if e.run.is_none() {
-            return Ok(());
-        }
-        match (e.kind, c2h) {
-            (EngineKind::MemoryMapped, _) => self.step_mm(c2h, ch, mem),
-            (EngineKind::Stream, false) => self.step_h2c_stream(ch, mem),
-            (EngineKind::Stream, true) => self.step_c2h_stream(ch, mem),
-        }
-    }
-
-    fn run_of(&mut self, c2h: bool, ch: usize) -> Option<&mut Run> {
-        self.engine(c2h, ch).and_then(|e| e.run.as_mut())
-    }
-
-    fn step_mm(&mut self, c2h: bool, ch: usize, mem: &mut dyn HostMemory) -> Result<()> {
-        // Retire what the card has answered, in order.
-        loop {
-            let dma = self.card.dma.clone();
-            let Some(run) = self.run_of(c2h, ch) else {
-                return Ok(());
-            };
-            let Some(op) = run.mm.front() else { break };
-            if !dma.is_done(op.txn) {
-                break;
-            }
-            let Some(op) = run.mm.pop_front() else { break };
-            let resp = if c2h {
-                let (data, resp) = dma.take_read(op.txn)?;
-                if resp.is_ok() && mem.write(op.desc.dst, &data).is_err() {
-                    self.stats.lost_writes += 1;
-                    tracing::info!(
-                        dst = op.desc.dst,
-                        len = data.len(),
-                        "C2H data outside host memory, dropped"
-                    );
-                }
-                resp
-            } else {
-                dma.take_write(op.txn)?
-            };
-            if !resp.is_ok() {
-                let (bits, group) = match (c2h, resp) {
-                    (false, Resp::DecErr) => (status::H2C_W_DECODE_ERR, control::IE_WRITE_ERROR),
-                    (false, _) => (status::H2C_W_SLAVE_ERR, control::IE_WRITE_ERROR),
-                    (true, Resp::DecErr) => (status::C2H_R_DECODE_ERR, control::IE_READ_ERROR),
-                    (true, _) => (status::C2H_R_SLAVE_ERR, control::IE_READ_ERROR),
-                };
-                tracing::info!(
-                    c2h,
-                    ch,
-                    ?resp,
-                    "the card answered a DMA burst with an error"
-                );
-                // PG195: the ie_*_error bits of the control register enable logging the error
-                // and stopping the engine; without them the engine goes on as if nothing
-                // happened (the Linux driver enables read errors, not write errors).
-                if self.engine(c2h, ch).is_some_and(|e| e.control & group != 0) {
-                    self.abandon_mm(c2h, ch)?;
-                    self.finish(c2h, ch, bits, true, mem);
-                    return Ok(());
-                }
-            }
-            self.complete(c2h, ch, &op.desc, u64::from(op.desc.length()), mem);
-            if op.desc.control & map::desc::STOP != 0 {
-                self.finish(c2h, ch, status::DESC_STOPPED, false, mem);
-                return Ok(());
-            }
-        }
-        // Issue what the window allows.
-        loop {
-            let Some(run) = self.run_of(c2h, ch) else {
-                return Ok(());
-            };
-            if run.mm.len() >= MM_IN_FLIGHT {
-                break;
-            }
-            if run.stopping || run.next.is_none() {
-                if run.mm.is_empty() {
-                    if let Some(bits) = run.fault {
-                        self.finish(c2h, ch, bits, true, mem);
-                    } else if run.stopping {
-                        self.finish(c2h, ch, status::IDLE_STOPPED, false, mem);
-                    }
-                }
-                break;
-            }
-            let Some(d) = self.fetch(c2h, ch, mem) else {
-                break;
-            };
-            let len = d.length() as usize;
-            let id = self.engine(c2h, ch).map_or(0, |e| e.axi_id());
-            let txn = if c2h {
-                self.card.dma.start_read(id, d.src, len)?
-            } else {
-                let mut buf = vec![0u8; len];
-                if mem.read(d.src, &mut buf).is_err() {
-                    tracing::info!(src = d.src, len, "H2C data outside host memory");
-                    self.abandon_mm(c2h, ch)?;
-                    self.finish(c2h, ch, status::H2C_R_UNSUPP_REQ, true, mem);
-                    return Ok(());
-                }
-                self.card.dma.start_write(id, d.dst, &buf)?
-            };
-            if let Some(run) = self.run_of(c2h, ch) {
-                run.mm.push_back(MmOp { txn, desc: d });
-            }
-        }
-        Ok(())
-    }
-
-    /// Lets what an ended run still has on the card's bus finish, so that the bus stays legal
-    /// and the next run starts on an idle port.
-    fn abandon_mm(&mut self, c2h: bool, ch: usize) -> Result<()> {
-        let ops: Vec<MmOp> = self
-            .run_of(c2h, ch)
-            .map(|r| r.mm.drain(..).collect())
-            .unwrap_or_default();
-        for op in ops {
-            let dma = self.card.dma.clone();
-            dma.wait(&mut self.card.env, op.txn)?;
-            if c2h {
-                dma.take_read(op.txn)?;
-            } else {
-                dma.take_write(op.txn)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn step_h2c_stream(&mut self, ch: usize, mem: &mut dyn HostMemory) -> Result<()> {
-        let port = self.h2c.get(ch).map_or(0, |e| e.port);
-        let Some(src) = self.card.h2c.get(port).cloned() else {
-            return Ok(());
-        };
-        // A packet on the stream completes its descriptors once its last beat has left.
-        let sending = self.run_of(false, ch).map_or(0, |r| r.sending.len());
-        if sending > 0 {
-            if !src.idle() {
-                return Ok(());
-            }
-            let descs = self
-                .run_of(false, ch)
-                .map(|r| std::mem::take(&mut r.sending))
-                .unwrap_or_default();
-            for d in &descs {
-                self.complete(false, ch, d, u64::from(d.length()), mem);
-                if d.control & map::desc::STOP != 0 {
-                    self.finish(false, ch, status::DESC_STOPPED, false, mem);
-                    return Ok(());
-                }
-            }
-        }
-        let Some(run) = self.run_of(false, ch) else {
-            return Ok(());
-        };
-        if run.stopping || run.next.is_none() {
-            if run.stopping {
-                // An aborted run drops the packet it was gathering; one already on the stream
-                // has left whole, since AXI-Stream cannot take a beat back.
-                self.finish(false, ch, status::IDLE_STOPPED, false, mem);
-            }
-            return Ok(());
-        }
-        // Gather descriptors until one ends the packet (EOP) or the chain (STOP).
-        while let Some(d) = self.fetch(false, ch, mem) {
-            let mut buf = vec![0u8; d.length() as usize];
-            if mem.read(d.src, &mut buf).is_err() {
-                tracing::info!(src = d.src, "H2C stream data outside host memory");
-                self.finish(false, ch, status::H2C_R_UNSUPP_REQ, true, mem);
-                return Ok(());
-            }
-            let Some(run) = self.run_of(false, ch) else {
-                return Ok(());
-            };
-            run.packet_bytes.extend_from_slice(&buf);
-            run.packet.push(d);
-            if d.control & (map::desc::EOP | map::desc::STOP) != 0 {
-                let bytes = std::mem::take(&mut run.packet_bytes);
-                run.sending = std::mem::take(&mut run.packet);
-                if bytes.is_empty() {
-                    // An empty packet has no beat to carry TLAST; its descriptors are done.
-                    continue;
-                }
-                src.start_send(AxisFrame::new(bytes))?;
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    fn step_c2h_stream(&mut self, ch: usize, mem: &mut dyn HostMemory) -> Result<()> {
-        let port = self.c2h.get(ch).map_or(0, |e| e.port);
-        let Some(sink) = self.card.c2h.get(port).cloned() else {
-            return Ok(());
-        };
-        if self.run_of(true, ch).is_some_and(|r| r.stopping) {
-            // The run was given up: a descriptor half filled stays as it is (its result is
-            // never written), and what the stream still holds waits for the next run.
-            self.finish(true, ch, status::IDLE_STOPPED, false, mem);
-            return Ok(());
-        }
-        loop {
-            // The next packet: the rest of one an earlier descriptor could not hold, or one
-            // that has come in whole.
-            let Some(packet) = self
-                .leftovers
-                .get_mut(ch)
-                .and_then(VecDeque::pop_front)
-                .or_else(|| sink.try_recv().map(|f| f.data))
-            else {
-                return Ok(());
-            };
-            let mut at = 0usize;
-            while at < packet.len() || packet.is_empty() {
-                // The descriptor to fill: the one under way, or the next of the chain.
-                let cur = self.run_of(true, ch).and_then(|r| r.filling.take());
-                let (d, filled) = match cur {
-                    Some(c) => c,
-                    None => match self.fetch(true, ch, mem) {
-                        Some(d) => (d, 0),
-                        None => {
-                            // No descriptor left: the rest waits for the next run.
-                            if let Some(q) = self.leftovers.get_mut(ch) {
-                                q.push_front(packet[at..].to_vec());
-                            }
-                            if self.run_of(true, ch).is_some_and(|r| r.next.is_none()) {
-                                self.finish(true, ch, status::DESC_STOPPED, false, mem);
-                            }
-                            return Ok(());
-                        }
-                    },
-                };
-                let room = d.length() as usize - filled;
-                let n = room.min(packet.len() - at);
-                if mem
-                    .write(d.dst + filled as u64, &packet[at..at + n])
-                    .is_err()
-                {
-                    self.stats.lost_writes += 1;
-                    tracing::info!(dst = d.dst, "C2H stream data outside host memory, dropped");
-                }
-                at += n;
-                let eop = at == packet.len();
-                let full = filled + n == d.length() as usize;
-                if eop || full {
-                    let mut result = [0u8; map::RESULT_BYTES];
-                    result[0..4].copy_from_slice(&map::result_status(eop).to_le_bytes());
-                    result[4..8].copy_from_slice(&((filled + n) as u32).to_le_bytes());
-                    if mem.write(d.src, &result).is_err() {
-                        self.stats.lost_writes += 1;
-                        tracing::info!(
-                            addr = d.src,
-                            "C2H stream result outside host memory, dropped"
-                        );
-                    }
-                    self.complete(true, ch, &d, (filled + n) as u64, mem);
-                    if d.control & map::desc::STOP != 0 {
-                        if at < packet.len() {
-                            if let Some(q) = self.leftovers.get_mut(ch) {
-                                q.push_front(packet[at..].to_vec());
-                            }
-                        }
-                        self.finish(true, ch, status::DESC_STOPPED, false, mem);
-                        return Ok(());
-                    }
-                } else if let Some(r) = self.run_of(true, ch) {
-                    r.filling = Some((d, filled + n));
-                }
-                if packet.is_empty() {
-                    break;
-                }
-            }
-        }
     }
 }

@@ -14,10 +14,13 @@
 //! - the PCI function's interrupt configuration ([`IrqMode`]), which lives in config space and
 //!   so belongs to the front end, is told to the IP whenever it changes.
 
+mod engine;
 mod ip;
+pub mod pcie;
 mod variant;
 
-pub use ip::{EngineKind, IpConfig, IpStats, XdmaIp};
+pub use ip::{EngineKind, IpConfig, IpStats, LatencyStats, UserAccess, XdmaIp};
+pub use pcie::{LinkConfig, PcieConfig, Ps, RootConfig};
 pub use variant::Variant;
 
 /// The IP's AXI clock (`axi_aclk`), which [`XdmaIp::run`] counts in.
