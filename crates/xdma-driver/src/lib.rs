@@ -22,15 +22,23 @@
 //!   engine aborted and stopped, `EIO` for an error status or a chain that stopped half-way,
 //!   `EINVAL` for a call the driver refuses.
 //!
-//! Time is the IP's: a wait runs the card, and a timeout is a number of `axi_aclk` cycles.
+//! Time is the IP's simulated time: a wait runs the card. The driver's own work takes the time
+//! its [`Costs`] say, spent where the driver spends it: a call enters the driver's queue after
+//! its system call (`submit`), an engine is programmed (`start`) once it is free and its
+//! doorbell crosses the IP's link, a completion is serviced (`irq`) after its interrupt or
+//! write-back has reached the host, and the caller runs again after its wake-up (`wake`); a
+//! user BAR access costs its system call (`register`) and its trip over the link. With the
+//! default costs of zero and an untimed IP, a call takes only the card's cycles.
 
 mod ram;
 
 use std::time::Duration;
 
+use std::collections::VecDeque;
 use thiserror::Error;
 use tracing::debug;
-use xdma_ip::{Bar, HostMemory, InterruptSink, IpError, IrqMode, XdmaIp, AXI_HZ};
+
+use xdma_ip::{Bar, HostMemory, InterruptSink, IpError, IrqMode, Ps, UserAccess, XdmaIp};
 use xdma_regmap::{
     self as map, control, desc, engine as ereg, irq as ireg, msix, sgdma, status, Descriptor,
     Target, DESC_BYTES, DESC_MAGIC, RESULT_BYTES, RESULT_EOP, WB_COUNT_MASK, WB_ERR,
@@ -86,6 +94,23 @@ impl Default for Params {
             desc_blen_max: map::DESC_MAX_LEN,
         }
     }
+}
+
+/// The host's costs of the driver's work, in ps of simulated time (see the crate's
+/// documentation for where each is spent). Zero by default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Costs {
+    /// From the system call to the request waiting in the driver's queue.
+    pub submit: Ps,
+    /// From the engine being free to the driver's doorbell write.
+    pub start: Ps,
+    /// From an interrupt (or poll-mode write-back) reaching the host to the driver having
+    /// serviced the engine; the engine is free for the next request from then.
+    pub irq: Ps,
+    /// From the driver finishing a call to the caller running again.
+    pub wake: Ps,
+    /// A user BAR access's system call, before its request goes down the link.
+    pub register: Ps,
 }
 
 /// An errno the driver returns from a system call.
@@ -163,8 +188,10 @@ struct Engine {
     poll_wb: u64,
     /// What `engine_init_regs` wrote to the interrupt enable mask.
     ie_mask: u32,
-    /// An interrupt for this engine arrived and waits for its handler.
-    irq_pending: bool,
+    /// When an interrupt for this engine reached the host, while it waits for its handler.
+    irq_at: Option<Ps>,
+    /// When the driver last finished with the engine: the next request starts from here.
+    free_at: Ps,
 }
 
 /// A transfer on an engine's ring (`struct xdma_transfer`).
@@ -217,9 +244,13 @@ pub struct Driver {
     c2h: Vec<Engine>,
     /// User interrupts taken, per line (`xdma_user_irq` / `user_irq_service` events).
     user_events: Vec<u64>,
+    /// When the driver had each user interrupt not yet taken by a reader, per line.
+    user_latched: Vec<VecDeque<Ps>>,
     cycles: u64,
     calls: Vec<Request>,
+    regs: Vec<RegCall>,
     next_call: u64,
+    costs: Costs,
 }
 
 impl Driver {
@@ -233,9 +264,12 @@ impl Driver {
             h2c: Vec::new(),
             c2h: Vec::new(),
             user_events: vec![0; map::MAX_USER_IRQ],
+            user_latched: vec![VecDeque::new(); map::MAX_USER_IRQ],
             cycles: 0,
             calls: Vec::new(),
+            regs: Vec::new(),
             next_call: 0,
+            costs: Costs::default(),
         };
         // The PCI core enables the interrupt capability the driver asked for.
         let mode = match d.params.interrupt_mode {
@@ -272,6 +306,21 @@ impl Driver {
     /// The driver's parameters.
     pub fn params(&self) -> &Params {
         &self.params
+    }
+
+    /// Sets the host's costs of the driver's work.
+    pub fn set_costs(&mut self, costs: Costs) {
+        self.costs = costs;
+    }
+
+    /// The simulated time, in ps.
+    pub fn now(&self) -> Ps {
+        self.ip.now()
+    }
+
+    /// The host memory model.
+    pub fn ram(&mut self) -> &mut HostRam {
+        &mut self.ram
     }
 
     /// The IP behind the driver.
@@ -371,7 +420,8 @@ impl Driver {
             result_bus,
             poll_wb,
             ie_mask: ie,
-            irq_pending: false,
+            irq_at: None,
+            free_at: 0,
         };
         match dir {
             Dir::H2c => self.h2c.push(e),
@@ -430,6 +480,12 @@ impl Driver {
         self.user_events.get(line).copied().unwrap_or(0)
     }
 
+    /// The user interrupts of line `line` that a reader of its event node has not taken yet,
+    /// each with when the driver had it (its handler done); a reader takes them from here.
+    pub fn user_latched(&mut self, line: usize) -> Option<&mut VecDeque<Ps>> {
+        self.user_latched.get_mut(line)
+    }
+
     /// Reads a dword of the user BAR (a `pread` on the `_user` node).
     pub fn user_read(&mut self, offset: u64) -> Result<u32> {
         self.bar_read(Bar::User, offset)
@@ -452,11 +508,16 @@ impl Driver {
         Ok(())
     }
 
-    fn run(&mut self, cycles: u64) -> Result<()> {
-        self.ip.run(cycles, &mut self.ram, &mut self.irqs)?;
-        self.cycles += cycles;
-        self.handle_irqs()?;
-        self.advance()
+    /// Runs the card for `cycles`, the driver's handlers and queued work going on as time
+    /// passes.
+    pub fn run(&mut self, cycles: u64) -> Result<()> {
+        for _ in 0..cycles {
+            self.ip.run(1, &mut self.ram, &mut self.irqs)?;
+            self.cycles += 1;
+            self.handle_irqs()?;
+            self.advance()?;
+        }
+        Ok(())
     }
 
     /// The top halves: what each handler does when its interrupt arrives.
@@ -465,6 +526,7 @@ impl Driver {
             return Ok(());
         }
         let channels = (self.h2c.len() + self.c2h.len()) as u32;
+        let now = self.now();
         for v in std::mem::take(&mut self.irqs.msix_vectors) {
             if v < channels {
                 // xdma_channel_irq: mask the engine's interrupts, flush, schedule its work.
@@ -474,11 +536,11 @@ impl Driver {
                     self.dma_write(base + ereg::IE_MASK_W1C, ie)?;
                     self.dma_read(ireg::BASE + ireg::CHANNEL_PENDING)?;
                     if let Some(e) = self.engine_mut(dir, ch) {
-                        e.irq_pending = true;
+                        e.irq_at = Some(now);
                     }
                 }
-            } else if let Some(n) = self.user_events.get_mut((v - channels) as usize) {
-                *n += 1;
+            } else {
+                self.user_irq((v - channels) as usize, now);
             }
         }
         let shared = std::mem::take(&mut self.irqs.msi) > 0 || self.irqs.intx;
@@ -489,22 +551,34 @@ impl Driver {
                 self.dma_write(ireg::BASE + ireg::CHANNEL_ENABLE_W1C, ch_irq)?;
             }
             let user_irq = self.dma_read(ireg::BASE + ireg::USER_REQUEST)?;
-            for (line, n) in self.user_events.iter_mut().enumerate() {
+            for line in 0..map::MAX_USER_IRQ {
                 if user_irq & (1 << line) != 0 {
-                    *n += 1;
+                    self.user_irq(line, now);
                 }
             }
             for bit in 0..channels {
                 if ch_irq & (1 << bit) != 0 {
                     if let Some((dir, ch)) = self.engine_of_bit(bit) {
                         if let Some(e) = self.engine_mut(dir, ch) {
-                            e.irq_pending = true;
+                            e.irq_at = Some(now);
                         }
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// A user interrupt's handler (`user_irq_service`): the event counted, and latched for
+    /// the event node's readers once the handler is done.
+    fn user_irq(&mut self, line: usize, at: Ps) {
+        if let Some(n) = self.user_events.get_mut(line) {
+            *n += 1;
+        }
+        let irq = self.costs.irq;
+        if let Some(q) = self.user_latched.get_mut(line) {
+            q.push_back(at + irq);
+        }
     }
 
     fn engine_of_bit(&self, bit: u32) -> Option<(Dir, usize)> {
@@ -544,8 +618,8 @@ impl Driver {
         self.wait(call)
     }
 
-    /// Starts a write as a thread of its own would make it: the call is in the driver (its
-    /// engine's, or waiting for the engine's lock behind an earlier call) until
+    /// Starts a write as a thread of its own would make it, now: the call is in the driver
+    /// (its engine's, or waiting for the engine's lock behind an earlier call) until
     /// [`Driver::wait`] or [`Driver::poll`] returns its end.
     pub fn start_write(
         &mut self,
@@ -554,15 +628,23 @@ impl Driver {
         data: &[u8],
         page_offset: usize,
     ) -> Result<Call> {
-        let host = self.pin(Dir::H2c, channel, data.len(), page_offset)?;
-        if let Err(e) = self.ram.write(host, data) {
-            self.ram.unpin(host);
-            return Err(DriverError::errno(Errno::NoMemory, e.to_string()));
-        }
-        Ok(self.queue(Dir::H2c, channel, card_addr, host, data.len(), false))
+        let now = self.now();
+        self.submit(
+            Submit {
+                dir: Dir::H2c,
+                channel,
+                card_addr,
+                len: data.len(),
+                page_offset,
+                eop_flush: false,
+                at: now,
+                timeout: None,
+            },
+            Some(data),
+        )
     }
 
-    /// Starts a read (see [`Driver::start_write`]).
+    /// Starts a read now (see [`Driver::start_write`]).
     pub fn start_read(
         &mut self,
         channel: usize,
@@ -571,8 +653,49 @@ impl Driver {
         page_offset: usize,
         eop_flush: bool,
     ) -> Result<Call> {
-        let host = self.pin(Dir::C2h, channel, len, page_offset)?;
-        Ok(self.queue(Dir::C2h, channel, card_addr, host, len, eop_flush))
+        let now = self.now();
+        self.submit(
+            Submit {
+                dir: Dir::C2h,
+                channel,
+                card_addr,
+                len,
+                page_offset,
+                eop_flush,
+                at: now,
+                timeout: None,
+            },
+            None,
+        )
+    }
+
+    /// Starts a transfer whose system call is made at `s.at` (now or later, in simulated
+    /// time), with `data` for a write. The request waits in the driver's queue from
+    /// `s.at + submit`.
+    pub fn submit(&mut self, s: Submit, data: Option<&[u8]>) -> Result<Call> {
+        let host = self.pin(s.dir, s.channel, s.len, s.page_offset)?;
+        if let Some(data) = data {
+            if let Err(e) = self.ram.write(host, data) {
+                self.ram.unpin(host);
+                return Err(DriverError::errno(Errno::NoMemory, e.to_string()));
+            }
+        }
+        Ok(self.queue(s, host))
+    }
+
+    /// Starts a user BAR access whose system call is made at `at`: a read, or a write of
+    /// `write`. Its end is the value read (a write's is 0) in [`Received::word`].
+    pub fn submit_user(&mut self, offset: u64, write: Option<u32>, at: Ps) -> Call {
+        let id = self.next_call;
+        self.next_call += 1;
+        self.regs.push(RegCall {
+            id,
+            offset,
+            write,
+            stamp: at,
+            phase: RegPhase::Issue,
+        });
+        Call(id)
     }
 
     /// Runs the card until `call` ends, every other call going on meanwhile, and returns what
@@ -589,12 +712,38 @@ impl Driver {
     /// The end of `call` if it has ended (then it is gone), or `None` while it is in the
     /// driver. A call this driver does not know ended long ago or never was: `EINVAL`.
     pub fn poll(&mut self, call: Call) -> Result<Option<Result<Received>>> {
+        Ok(self.poll_ended(call)?.map(|e| e.result))
+    }
+
+    /// The end of `call` with when its caller runs again, if it has ended (see
+    /// [`Driver::poll`]).
+    pub fn poll_ended(&mut self, call: Call) -> Result<Option<Ended>> {
         self.advance()?;
+        if let Some(i) = self.regs.iter().position(|c| c.id == call.0) {
+            let RegPhase::Ended { word, end, free } = self.regs[i].phase else {
+                return Ok(None);
+            };
+            self.regs.remove(i);
+            return Ok(Some(Ended {
+                result: Ok(Received {
+                    data: Vec::new(),
+                    written: 0,
+                    end_of_packet: false,
+                    word,
+                }),
+                end,
+                free,
+            }));
+        }
         let Some(i) = self.calls.iter().position(|c| c.id == call.0) else {
-            return Ok(Some(Err(DriverError::errno(
-                Errno::Invalid,
-                format!("call {} is not in the driver", call.0),
-            ))));
+            return Ok(Some(Ended {
+                result: Err(DriverError::errno(
+                    Errno::Invalid,
+                    format!("call {} is not in the driver", call.0),
+                )),
+                end: self.now(),
+                free: self.now(),
+            }));
         };
         if !matches!(self.calls[i].phase, Phase::Ended(_)) {
             return Ok(None);
@@ -604,7 +753,7 @@ impl Driver {
         let Phase::Ended(r) = c.phase else {
             return Ok(None);
         };
-        Ok(Some(r.and_then(|done| {
+        let result = r.and_then(|done| {
             let data = if c.dir == Dir::C2h {
                 self.ram
                     .slice(c.host, done.bytes)
@@ -617,13 +766,19 @@ impl Driver {
                 written: if c.dir == Dir::H2c { done.bytes } else { 0 },
                 data,
                 end_of_packet: done.eop,
+                word: 0,
             })
-        })))
+        });
+        Ok(Some(Ended {
+            result,
+            end: c.end,
+            free: c.end,
+        }))
     }
 
     /// Gives up `call` as a signal does: a transfer in flight is aborted and its engine
     /// stopped, as `xdma_xfer_submit` does when its wait is interrupted. A call that ended
-    /// is dropped.
+    /// is dropped. A user BAR access cannot be taken back: it ends on its own.
     pub fn cancel(&mut self, call: Call) -> Result<()> {
         let Some(i) = self.calls.iter().position(|c| c.id == call.0) else {
             return Ok(());
@@ -632,6 +787,11 @@ impl Driver {
         self.ram.unpin(c.host);
         if let Phase::Running { .. } = c.phase {
             self.engine_stop(c.dir, c.channel)?;
+            let now = self.now();
+            if let Some(e) = self.engine_mut(c.dir, c.channel) {
+                e.free_at = now;
+                e.irq_at = None;
+            }
         }
         Ok(())
     }
@@ -659,19 +819,11 @@ impl Driver {
 
     /// `xdma_init_request`: the scatter list, one entry per page, split where longer than
     /// `desc_blen_max`; the call then waits for its engine.
-    fn queue(
-        &mut self,
-        dir: Dir,
-        channel: usize,
-        card_addr: u64,
-        host: u64,
-        len: usize,
-        eop_flush: bool,
-    ) -> Call {
-        let streaming = self.engines(dir)[channel].streaming;
+    fn queue(&mut self, s: Submit, host: u64) -> Call {
+        let streaming = self.engines(s.dir)[s.channel].streaming;
         let blen = u64::from(self.params.desc_blen_max.max(1));
         let mut pieces: Vec<(u64, u64)> = Vec::new();
-        for (off, n) in map::page_pieces(host, len as u64) {
+        for (off, n) in map::page_pieces(host, s.len as u64) {
             let mut done = 0;
             while done < n {
                 let k = (n - done).min(blen);
@@ -681,72 +833,214 @@ impl Driver {
         }
         let id = self.next_call;
         self.next_call += 1;
+        let timeout = s.timeout.unwrap_or_else(|| self.timeout(s.dir));
+        let timeout_ps = u64::try_from(timeout.as_nanos().saturating_mul(1000)).unwrap_or(u64::MAX);
         self.calls.push(Request {
             id,
-            dir,
-            channel,
+            dir: s.dir,
+            channel: s.channel,
             host,
-            ep: card_addr,
+            ep: s.card_addr,
             pieces,
             next: 0,
-            eop_flush: eop_flush && streaming && dir == Dir::C2h,
+            eop_flush: s.eop_flush && streaming && s.dir == Dir::C2h,
             done: Done::default(),
             phase: Phase::Queued,
+            ready_at: s.at.saturating_add(self.costs.submit),
+            deadline: s.at.saturating_add(timeout_ps),
+            timeout,
+            end: 0,
         });
         Call(id)
     }
 
-    /// One look at every call: a queued call whose engine is free starts its first transfer,
-    /// a running one is serviced if its interrupt or write-back came, or times out.
+    /// One look at every call: a queued call whose engine is free starts its first transfer
+    /// once the driver has done its part, a running one is serviced once its interrupt or
+    /// write-back has come and the handler has done its part, or times out.
     fn advance(&mut self) -> Result<()> {
+        let now = self.now();
+        self.advance_regs(now)?;
         for i in 0..self.calls.len() {
             let (dir, channel) = (self.calls[i].dir, self.calls[i].channel);
+            let deadline = self.calls[i].deadline;
             match self.calls[i].phase {
                 Phase::Ended(_) => {}
+                Phase::Queued | Phase::Starting { .. } | Phase::Doorbell { .. }
+                    if now >= deadline =>
+                {
+                    // The engine never started this call's transfer in time.
+                    let timeout = self.calls[i].timeout;
+                    self.end(
+                        i,
+                        deadline,
+                        Err(DriverError::errno(
+                            Errno::TimedOut,
+                            format!("{dir:?} {channel}: not started within {timeout:?}"),
+                        )),
+                    );
+                }
                 Phase::Queued => {
                     // The engine's desc_lock: calls on one engine run one at a time, in order.
                     let busy = self.calls[..i].iter().any(|c| {
                         c.dir == dir && c.channel == channel && !matches!(c.phase, Phase::Ended(_))
-                    });
+                    }) || self.ip.engine_busy(dir == Dir::C2h, channel);
                     if !busy {
-                        self.next_transfer(i)?;
+                        let free = self.engines(dir)[channel].free_at;
+                        let from = self.calls[i].ready_at.max(free);
+                        self.calls[i].phase = Phase::Starting { from };
+                        self.start_phases(i, now)?;
                     }
                 }
-                Phase::Running { xfer, deadline } => {
+                Phase::Starting { .. } | Phase::Doorbell { .. } => self.start_phases(i, now)?,
+                Phase::Running { xfer } => {
                     let eop_flush = self.calls[i].eop_flush;
                     let state = self.check(dir, channel, xfer, eop_flush)?;
-                    match state {
-                        State::Submitted if self.cycles >= deadline => {
-                            // Still in flight at the timeout: abort it and stop the engine.
-                            let base = map::engine_base(dir == Dir::C2h, channel);
-                            let st = self.dma_read(base + ereg::STATUS)?;
-                            self.engine_stop(dir, channel)?;
-                            let timeout = self.timeout(dir);
-                            self.calls[i].phase = Phase::Ended(Err(DriverError::errno(
+                    let (at, state) = match state {
+                        Serviced::Not => (None, State::Submitted),
+                        Serviced::At(at, state) => (Some(at), state),
+                    };
+                    if let (Some(at), Some(e)) = (at, self.engine_mut(dir, channel)) {
+                        e.free_at = at;
+                    }
+                    if matches!(state, State::Submitted) && now >= deadline {
+                        // Still in flight at the timeout: abort it and stop the engine.
+                        let base = map::engine_base(dir == Dir::C2h, channel);
+                        let st = self.dma_read(base + ereg::STATUS)?;
+                        self.engine_stop(dir, channel)?;
+                        if let Some(e) = self.engine_mut(dir, channel) {
+                            e.free_at = deadline;
+                            e.irq_at = None;
+                        }
+                        let timeout = self.calls[i].timeout;
+                        self.end(
+                            i,
+                            deadline,
+                            Err(DriverError::errno(
                                 Errno::TimedOut,
                                 format!(
                                     "{dir:?} {channel}: no completion within {timeout:?} (status {st:#x})"
                                 ),
-                            )));
-                        }
+                            )),
+                        );
+                        continue;
+                    }
+                    let at = at.unwrap_or(now);
+                    match state {
                         State::Submitted => {}
                         State::Failed { status, completed } => {
-                            self.calls[i].phase = Phase::Ended(Err(DriverError::errno(
-                                Errno::Io,
-                                format!(
-                                    "{dir:?} {channel}: engine status {status:#x}, {completed} of {} descriptors completed",
-                                    xfer.desc_num
-                                ),
-                            )));
+                            self.end(
+                                i,
+                                at,
+                                Err(DriverError::errno(
+                                    Errno::Io,
+                                    format!(
+                                        "{dir:?} {channel}: engine status {status:#x}, {completed} of {} descriptors completed",
+                                        xfer.desc_num
+                                    ),
+                                )),
+                            );
                         }
                         State::Completed { desc_cmpl, eop } => {
-                            self.transfer_done(i, xfer, desc_cmpl, eop)?;
+                            self.transfer_done(i, xfer, desc_cmpl, eop, at)?;
                         }
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// Ends call `i` with `r`, the driver done with it at `at`: its caller runs again after
+    /// the wake-up.
+    fn end(&mut self, i: usize, at: Ps, r: Result<Done>) {
+        let wake = self.costs.wake;
+        let c = &mut self.calls[i];
+        c.end = at.saturating_add(wake);
+        c.phase = Phase::Ended(r);
+    }
+
+    /// A request's way to its engine: the driver builds and programs the transfer (`start`),
+    /// its doorbell crosses the link, and the engine runs from the doorbell's arrival.
+    fn start_phases(&mut self, i: usize, now: Ps) -> Result<()> {
+        if let Phase::Starting { from } = self.calls[i].phase {
+            let write_at = from.saturating_add(self.costs.start);
+            if write_at > now {
+                return Ok(());
+            }
+            let at = self.ip.pcie().from_host(write_at, true);
+            self.calls[i].phase = Phase::Doorbell { at };
+        }
+        if let Phase::Doorbell { at } = self.calls[i].phase {
+            if at <= now {
+                self.next_transfer(i, at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The user BAR accesses: the system call, the request down the link, the card's
+    /// answer on `s_axil`, a read's completion back up the link.
+    fn advance_regs(&mut self, now: Ps) -> Result<()> {
+        for i in 0..self.regs.len() {
+            let c = &self.regs[i];
+            match c.phase {
+                RegPhase::Issue => {
+                    let issue = c.stamp.saturating_add(self.costs.register);
+                    if issue > now {
+                        continue;
+                    }
+                    let write = c.write.is_some();
+                    let at = self.ip.pcie().from_host(issue, write);
+                    self.regs[i].phase = RegPhase::Down { at };
+                    if at <= now {
+                        self.reg_at_card(i)?;
+                    }
+                }
+                RegPhase::Down { at } if at <= now => self.reg_at_card(i)?,
+                RegPhase::OnCard(a) => {
+                    if let Some(v) = self.ip.user_poll(a)? {
+                        self.reg_answered(i, v, now);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn reg_at_card(&mut self, i: usize) -> Result<()> {
+        let (offset, write) = (self.regs[i].offset, self.regs[i].write);
+        match self.ip.user_start(offset, write.map(|v| (v, 0xF)))? {
+            Some(a) => self.regs[i].phase = RegPhase::OnCard(a),
+            // Past the BAR: the IP answers at once, reads zero.
+            None => {
+                let now = self.now();
+                self.reg_answered(i, 0, now);
+            }
+        }
+        Ok(())
+    }
+
+    /// The card answered: a posted write's call returned once its system call was done (the
+    /// register path was held until the card took it, so accesses stay in order as PCIe
+    /// keeps them); a read's completion goes back up the link.
+    fn reg_answered(&mut self, i: usize, v: u32, now: Ps) {
+        let c = &self.regs[i];
+        let phase = if c.write.is_some() {
+            RegPhase::Ended {
+                word: 0,
+                end: c.stamp.saturating_add(self.costs.register),
+                free: now,
+            }
+        } else {
+            let back = self.ip.pcie().completion_to_host(now, 4);
+            RegPhase::Ended {
+                word: v,
+                end: back,
+                free: now,
+            }
+        };
+        self.regs[i].phase = phase;
     }
 
     fn timeout(&self, dir: Dir) -> Duration {
@@ -756,66 +1050,69 @@ impl Driver {
         }
     }
 
-    /// The call's next transfer built and started, or the call ended when none is left.
-    fn next_transfer(&mut self, i: usize) -> Result<()> {
+    /// The call's next transfer built and started at `at`, or the call ended when none is
+    /// left.
+    fn next_transfer(&mut self, i: usize, at: Ps) -> Result<()> {
         let (dir, channel, host, ep, next, eop_flush) = {
             let c = &self.calls[i];
             (c.dir, c.channel, c.host, c.ep, c.next, c.eop_flush)
         };
         if next >= self.calls[i].pieces.len() {
             let done = self.calls[i].done;
-            self.calls[i].phase = Phase::Ended(Ok(done));
+            self.end(i, at, Ok(done));
             return Ok(());
         }
         let pieces = self.calls[i].pieces[next..].to_vec();
         let (xfer, taken) = self.transfer_init(dir, channel, host, &pieces, ep, eop_flush)?;
         self.engine_start(dir, channel, xfer)?;
-        let timeout = self.timeout(dir);
-        let cycles =
-            u64::try_from(timeout.as_nanos().saturating_mul(u128::from(AXI_HZ)) / 1_000_000_000)
-                .unwrap_or(u64::MAX);
         let c = &mut self.calls[i];
         c.next += taken;
         c.ep += xfer.len;
-        c.phase = Phase::Running {
-            xfer,
-            deadline: self.cycles.saturating_add(cycles),
-        };
+        c.phase = Phase::Running { xfer };
         Ok(())
     }
 
-    /// A transfer completed: its bytes counted (C2H streams from the result records), and
-    /// the call goes on with its next transfer unless an end-of-packet read saw its packet
-    /// end.
+    /// A transfer completed (serviced at `at`): its bytes counted (C2H streams from the
+    /// result records), and the call goes on with its next transfer unless an end-of-packet
+    /// read saw its packet end.
     fn transfer_done(
         &mut self,
         i: usize,
         xfer: Transfer,
         desc_cmpl: usize,
         eop: bool,
+        at: Ps,
     ) -> Result<()> {
         let (dir, channel) = (self.calls[i].dir, self.calls[i].channel);
         if self.engines(dir)[channel].streaming && dir == Dir::C2h {
             for k in 0..desc_cmpl {
-                let at = xfer.res_bus + (k * RESULT_BYTES) as u64;
-                let word = |at| {
+                let a = xfer.res_bus + (k * RESULT_BYTES) as u64;
+                let word = |a| {
                     self.ram
-                        .dword(at)
+                        .dword(a)
                         .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))
                 };
-                let (st, n) = (word(at)?, word(at + 4)?);
+                let (st, n) = (word(a)?, word(a + 4)?);
                 self.calls[i].done.bytes += n as usize;
                 self.calls[i].done.eop = st & RESULT_EOP != 0;
             }
             if self.calls[i].eop_flush && eop {
                 let done = self.calls[i].done;
-                self.calls[i].phase = Phase::Ended(Ok(done));
+                self.end(i, at, Ok(done));
                 return Ok(());
             }
         } else {
             self.calls[i].done.bytes += xfer.len as usize;
         }
-        self.next_transfer(i)
+        if self.calls[i].next >= self.calls[i].pieces.len() {
+            let done = self.calls[i].done;
+            self.end(i, at, Ok(done));
+            return Ok(());
+        }
+        // The request's next transfer: the driver builds it from here.
+        self.calls[i].phase = Phase::Starting { from: at };
+        let now = self.now();
+        self.start_phases(i, now)
     }
 
     /// `transfer_init` and `transfer_build`: descriptors for as many pieces as the ring's free
@@ -947,16 +1244,19 @@ impl Driver {
         self.dma_write(base + ereg::CONTROL, self.run_control())
     }
 
-    /// Whether the running transfer has ended: in poll mode the write-back looked at as the
-    /// completion thread does, otherwise the engine's interrupt handled if one came (the
-    /// work's end enables the engine's interrupts again).
+    /// Whether the running transfer has been serviced, and when: in poll mode the write-back
+    /// looked at as the completion thread does, otherwise the engine's interrupt handled if
+    /// one came (the work's end enables the engine's interrupts again). Either way the
+    /// handler's work takes `irq` from the moment the interrupt or write-back reached the host.
     fn check(
         &mut self,
         dir: Dir,
         channel: usize,
         xfer: Transfer,
         eop_flush: bool,
-    ) -> Result<State> {
+    ) -> Result<Serviced> {
+        let now = self.now();
+        let irq = self.costs.irq;
         if self.params.poll_mode {
             let wb = self.engines(dir)[channel].poll_wb;
             let v = self
@@ -964,16 +1264,32 @@ impl Driver {
                 .dword(wb)
                 .map_err(|e| DriverError::errno(Errno::Io, e.to_string()))?;
             let expected = if eop_flush { 1 } else { xfer.desc_num as u32 };
-            if v & WB_ERR != 0 || v & WB_COUNT_MASK >= expected {
-                return self.service(dir, channel, xfer, eop_flush, v);
+            if v & WB_ERR == 0 && v & WB_COUNT_MASK < expected {
+                return Ok(Serviced::Not);
             }
-            return Ok(State::Submitted);
+            let seen = *self
+                .engine_mut(dir, channel)
+                .map_or(&mut None, |e| &mut e.irq_at)
+                .get_or_insert(now);
+            let at = seen.saturating_add(irq);
+            if at > now {
+                return Ok(Serviced::Not);
+            }
+            if let Some(e) = self.engine_mut(dir, channel) {
+                e.irq_at = None;
+            }
+            let s = self.service(dir, channel, xfer, eop_flush, v)?;
+            return Ok(Serviced::At(at, s));
         }
-        if !self.engines(dir)[channel].irq_pending {
-            return Ok(State::Submitted);
+        let Some(came) = self.engines(dir)[channel].irq_at else {
+            return Ok(Serviced::Not);
+        };
+        let at = came.saturating_add(irq);
+        if at > now {
+            return Ok(Serviced::Not);
         }
         if let Some(e) = self.engine_mut(dir, channel) {
-            e.irq_pending = false;
+            e.irq_at = None;
         }
         let s = self.service(dir, channel, xfer, eop_flush, 0)?;
         let (ie, bit) = {
@@ -986,7 +1302,7 @@ impl Driver {
         } else {
             self.dma_write(ireg::BASE + ireg::CHANNEL_ENABLE_W1S, 1 << bit)?;
         }
-        Ok(s)
+        Ok(Serviced::At(at, s))
     }
 
     /// `engine_service` with `engine_service_final_transfer` for a single queued transfer:
@@ -1085,7 +1401,7 @@ pub fn next_adj(remaining: u32, next_lo: u32) -> u32 {
     (ADJ_BLOCK - next_index - 1).min(remaining - 1)
 }
 
-/// What a C2H read returned.
+/// What a call returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Received {
     /// The bytes read (C2H).
@@ -1094,9 +1410,45 @@ pub struct Received {
     pub written: usize,
     /// The read ended at end-of-packet (stream reads with `eop_flush`).
     pub end_of_packet: bool,
+    /// The value a user BAR read returned.
+    pub word: u32,
 }
 
-/// A call in the driver, from [`Driver::start_write`] or [`Driver::start_read`].
+/// A call's end with its times.
+#[derive(Debug)]
+pub struct Ended {
+    /// What the system call returns.
+    pub result: Result<Received>,
+    /// When the caller runs again.
+    pub end: Ps,
+    /// When the path the call used is free for the next call on it (a user BAR access: when
+    /// the card took it).
+    pub free: Ps,
+}
+
+/// A transfer's or a user BAR access's system call, as a thread makes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Submit {
+    /// The node's direction.
+    pub dir: Dir,
+    /// The node's channel.
+    pub channel: usize,
+    /// The card address (the file offset); ignored on a stream.
+    pub card_addr: u64,
+    /// Bytes.
+    pub len: usize,
+    /// Where the caller's buffer starts within its host page.
+    pub page_offset: usize,
+    /// The node opened with `O_TRUNC`: a stream read ends at end-of-packet.
+    pub eop_flush: bool,
+    /// When the system call is made, in simulated time.
+    pub at: Ps,
+    /// How long the call may take, in place of the direction's module parameter.
+    pub timeout: Option<Duration>,
+}
+
+/// A call in the driver, from [`Driver::start_write`], [`Driver::start_read`],
+/// [`Driver::submit`] or [`Driver::submit_user`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Call(u64);
 
@@ -1105,10 +1457,21 @@ pub struct Call(u64);
 enum Phase {
     /// Waiting for its engine.
     Queued,
-    /// A transfer of it runs on the engine until the deadline (in `axi_aclk` cycles).
-    Running { xfer: Transfer, deadline: u64 },
+    /// The driver builds the transfer and programs the engine from `from`.
+    Starting { from: Ps },
+    /// The doorbell reaches the engine at `at`.
+    Doorbell { at: Ps },
+    /// A transfer of it runs on the engine.
+    Running { xfer: Transfer },
     /// What the system call returns.
     Ended(Result<Done>),
+}
+
+/// Whether a running transfer has been serviced, and the driver's verdict.
+#[derive(Debug)]
+enum Serviced {
+    Not,
+    At(Ps, State),
 }
 
 /// A call's request (`struct xdma_request_cb`): its scatter list and how far it got.
@@ -1126,12 +1489,41 @@ struct Request {
     eop_flush: bool,
     done: Done,
     phase: Phase,
+    /// When the request is in the driver's queue.
+    ready_at: Ps,
+    /// When the call times out, and its timeout.
+    deadline: Ps,
+    timeout: Duration,
+    /// When the caller runs again, once ended.
+    end: Ps,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
 struct Done {
     bytes: usize,
     eop: bool,
+}
+
+/// A user BAR access in the driver.
+#[derive(Debug)]
+struct RegCall {
+    id: u64,
+    offset: u64,
+    write: Option<u32>,
+    stamp: Ps,
+    phase: RegPhase,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum RegPhase {
+    /// The system call.
+    Issue,
+    /// The request on the link, at the card at `at`.
+    Down { at: Ps },
+    /// On the card's `s_axil`.
+    OnCard(UserAccess),
+    /// Answered.
+    Ended { word: u32, end: Ps, free: Ps },
 }
 
 #[cfg(test)]
