@@ -455,6 +455,12 @@ impl CardHarness {
         self.env.cycles(self.clk) - self.reset_cycles
     }
 
+    /// When the next `axi_aclk` rising edge comes: where [`CardHarness::cycle`] goes next.
+    pub fn next_rise_ps(&self) -> u64 {
+        // Odd edges rise: the next rising edge is edge 2n + 1 after n completed cycles.
+        card_sim::edge_time_ps(2 * self.env.cycles(self.clk) + 1, AXI_HZ)
+    }
+
     /// One `axi_aclk` cycle.
     pub fn cycle(&mut self) -> Result<()> {
         self.env.tick(self.clk)

@@ -645,6 +645,12 @@ impl XdmaIp {
         }
     }
 
+    /// When the next `axi_aclk` cycle that [`XdmaIp::run`] would run ends: its rising edge,
+    /// the instant at which the engines next act.
+    pub fn next_cycle_ps(&self) -> Ps {
+        self.card.next_rise_ps()
+    }
+
     /// The card-side latencies the engines' bursts have seen on `s_axi` so far.
     pub fn latency(&self) -> LatencyStats {
         self.latency.stats()

@@ -1,8 +1,8 @@
-//! The XDMA IP's DMA engines' shape: how one transfer becomes descriptors, how each
-//! descriptor becomes AXI bursts and PCIe requests, and how many requests the engines keep in
-//! flight ([`EngineConfig`]).
+//! The XDMA IP's DMA engines' shape as the `[sim]` section sets it: bus width, burst length,
+//! alignment, and how many requests the engines keep in flight ([`EngineConfig`]). The engines
+//! themselves are the register-level IP's (`xdma_ip`); the driver cuts a transfer into
+//! descriptors (`xdma_driver`).
 
-use axi_bfm::burst::{self, Burst, Piece};
 use xdma_core::{Error, Result};
 
 /// The host page size by which the driver's scatter list is cut (one pinned page per entry).
@@ -10,6 +10,10 @@ pub use xdma_regmap::HOST_PAGE;
 
 /// The largest length one XDMA descriptor can carry: its length field has 28 bits.
 pub const MAX_DESCRIPTOR_BYTES: u64 = xdma_regmap::DESC_MAX_LEN as u64;
+
+/// The largest address alignment the IP can report: its alignments register holds it in
+/// bits 23:16.
+pub const MAX_ALIGNMENT: u64 = 128;
 
 /// The IP's range of H2C request IDs per channel (PG195: "Number of Request IDs for Read
 /// channel").
@@ -29,7 +33,7 @@ pub struct EngineConfig {
     /// bursts are sized by the link's max payload instead, since each becomes one memory write
     /// TLP.
     pub max_burst_beats: u32,
-    /// The engines' address alignment in bytes, a power of two up to 4096; 1 means any
+    /// The engines' address alignment in bytes, a power of two up to 128; 1 means any
     /// address. Default 1: the IP is built with unaligned transfers allowed, as the driver's
     /// alignment query reports on the reference board.
     pub alignment: u64,
@@ -112,9 +116,9 @@ impl EngineConfig {
                 return Err(Error::Config(format!("[sim] {name} = {v}: {why}")));
             }
         }
-        if !self.alignment.is_power_of_two() || self.alignment > HOST_PAGE {
+        if !self.alignment.is_power_of_two() || self.alignment > MAX_ALIGNMENT {
             return Err(Error::Config(format!(
-                "[sim] engine.alignment = {}: a power of two from 1 to {HOST_PAGE}",
+                "[sim] engine.alignment = {}: a power of two from 1 to {MAX_ALIGNMENT} (the IP's alignments register holds it in 8 bits)",
                 self.alignment
             )));
         }
@@ -125,99 +129,23 @@ impl EngineConfig {
     pub fn max_burst_bytes(&self) -> u64 {
         u64::from(self.max_burst_beats) * u64::from(self.data_bytes)
     }
-}
 
-/// One XDMA descriptor: a contiguous piece of a transfer on both the host and the card side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Descriptor {
-    /// Host bus address of the piece.
-    pub host_addr: u64,
-    /// Card address of the piece.
-    pub card_addr: u64,
-    /// Length in bytes.
-    pub len: u64,
-}
-
-/// Splits a transfer as the driver does: one descriptor per host page run of the pinned user
-/// buffer (pages are not physically contiguous in general, so each page is its own run), and
-/// never more than a descriptor's 28-bit length.
-pub fn descriptors(host_addr: u64, card_addr: u64, len: u64) -> Vec<Descriptor> {
-    xdma_regmap::page_pieces(host_addr, len)
-        .into_iter()
-        .map(|(off, n)| Descriptor {
-            host_addr: host_addr + off,
-            card_addr: card_addr + off,
-            len: n,
-        })
-        .collect()
-}
-
-/// The AXI bursts the engine issues for a descriptor list that starts at card address `card`:
-/// each descriptor's range split on its own (INCR, full-width beats of `data_bytes`, never
-/// across a 4 KiB boundary, never longer than `max_beats` beats), with the channel's AXI `id`
-/// and each piece's offset from the start of the transfer.
-pub fn bursts(
-    descs: &[Descriptor],
-    card: u64,
-    id: u32,
-    data_bytes: u32,
-    max_beats: u32,
-) -> Vec<Piece> {
-    descs
-        .iter()
-        .flat_map(|d| {
-            let off0 = (d.card_addr - card) as usize;
-            burst::split(
-                id,
-                d.card_addr,
-                d.len as usize,
-                data_bytes as usize,
-                max_beats,
-            )
-            .into_iter()
-            .map(move |p| Piece {
-                burst: Burst { id, ..p.burst },
-                offset: off0 + p.offset,
-                bytes: p.bytes,
-            })
-        })
-        .collect()
-}
-
-/// Splits `len` bytes at `addr` into pieces of at most `max` bytes that never cross a 4 KiB
-/// boundary: the rule for PCIe requests (memory reads up to the max read request size, memory
-/// writes up to the max payload size). It is the AXI split with one-byte lanes.
-pub fn pcie_pieces(addr: u64, len: u64, max: u64) -> Vec<u64> {
-    let max = u32::try_from(max).unwrap_or(u32::MAX);
-    burst::split(0, addr, len as usize, 1, max)
-        .into_iter()
-        .map(|p| p.bytes as u64)
-        .collect()
+    /// The IP's PCIe timing with these windows and the link and root complex of `timing`.
+    pub fn pcie(&self, timing: &crate::timing::TimingConfig) -> xdma_ip::PcieConfig {
+        xdma_ip::PcieConfig {
+            link: timing.link,
+            root: timing.root,
+            tags: self.pcie_tags,
+            h2c_request_ids: self.h2c_request_ids,
+            c2h_request_ids: self.c2h_request_ids,
+            descriptor_block: self.descriptor_block,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn descriptors_follow_host_pages() {
-        let d = descriptors(0x1000, 0x10_0000, 10_000);
-        assert_eq!(d.len(), 3);
-        assert_eq!(d[0].len, 4096);
-        assert_eq!(d[2].len, 10_000 - 8192);
-        assert_eq!(d[1].card_addr, 0x10_1000);
-        // An unaligned host buffer starts with a short piece.
-        let d = descriptors(0x1f00, 0, 512);
-        assert_eq!(d.iter().map(|x| x.len).collect::<Vec<_>>(), vec![256, 256]);
-    }
-
-    #[test]
-    fn pcie_pieces_respect_size_and_boundary() {
-        assert_eq!(pcie_pieces(0, 1024, 512), vec![512, 512]);
-        assert_eq!(pcie_pieces(0xf00, 512, 512), vec![256, 256]);
-        assert_eq!(pcie_pieces(0x10, 100, 64), vec![64, 36]);
-    }
 
     #[test]
     fn limits_are_checked_against_the_ip() {
@@ -243,38 +171,6 @@ mod tests {
             }
             .validate()
             .expect("inside the IP's range");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn bursts_cover_the_range_exactly(
-            host in 0u64..1 << 20,
-            addr in 0u64..1 << 20,
-            len in 1u64..20_000,
-            beats_log in 0u32..9,
-            width_log in 2u32..7,
-            id in 0u32..4,
-        ) {
-            let db = 1u64 << width_log;
-            let max_beats = 1u32 << beats_log.min(8);
-            let mut next = addr;
-            // The descriptors of a host buffer, as the driver cuts it by page.
-            let descs = descriptors(host, addr, len);
-            for x in bursts(&descs, addr, id, db as u32, max_beats) {
-                let b = x.burst;
-                prop_assert_eq!(b.addr, next);
-                prop_assert_eq!(b.id, id);
-                prop_assert_eq!(x.offset as u64, b.addr - addr, "offset from the transfer's start");
-                prop_assert!(x.bytes > 0);
-                prop_assert!(b.beats() <= max_beats);
-                let last = b.addr + x.bytes as u64 - 1;
-                prop_assert_eq!(b.addr / burst::BOUNDARY, last / burst::BOUNDARY, "crosses 4 KiB: {:?}", x);
-                prop_assert_eq!(u64::from(b.beats()), last / db - b.addr / db + 1);
-                prop_assert_eq!(b.lane_bytes(db as usize) as u64 >= x.bytes as u64, true);
-                next += x.bytes as u64;
-            }
-            prop_assert_eq!(next, addr + len);
         }
     }
 }

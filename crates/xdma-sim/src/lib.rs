@@ -7,12 +7,16 @@
 //! which Verilator ties to one thread, never leaves it. Arguments are checked on the caller's
 //! side with the same rules as every backend (`xdma_core::check`).
 //!
-//! - The IP ([`ip`](crate::ip)) drives the card's ports through the harness's bus models:
-//!   memory-mapped channels on `s_axi` (one AXI ID per channel), stream channels on
-//!   `s_axis_h2c<k>` and `m_axis_c2h<k>`, registers on `s_axil`, user interrupts on
-//!   `usr_irq_*`; every bus has its protocol monitor on.
-//! - The link, root complex and driver are timed by [`timing`]; the card's latencies are
-//!   whatever the RTL does. `docs/timing-model.md` names every phase of a call.
+//! - Each call is the system call the driver backend would make on a board, made into the
+//!   driver model (`xdma_driver`), which does what `xdma.ko` does for it: pins and cuts the
+//!   buffer, writes the descriptor chain, programs the register-level XDMA IP (`xdma_ip`),
+//!   takes its interrupt and services the engine. The IP drives the card's ports through the
+//!   harness's bus models: memory-mapped channels on `s_axi` (one AXI ID per channel), stream
+//!   channels on `s_axis_h2c<k>` and `m_axis_c2h<k>`, registers on `s_axil`, user interrupts
+//!   on `usr_irq_*`; every bus has its protocol monitor on.
+//! - The link and root complex are the IP's PCIe port, the driver's costs are spent by the
+//!   driver model, both set by [`timing`]; the card's latencies are whatever the RTL does.
+//!   `docs/timing-model.md` names every phase of a call.
 //! - Simulated time is deterministic: each handle ([`SimCard`], one per host thread or task: a
 //!   clone is a new one) has its own clock, and the card's clock advances only through the
 //!   model (see the `thread` module's documentation).
@@ -25,7 +29,7 @@
 
 mod config;
 pub mod engine;
-mod ip;
+mod job;
 mod thread;
 pub mod timing;
 
@@ -38,38 +42,24 @@ use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use card_harness::{CardHarness, HarnessConfig, IrqAck, AXI_HZ};
+use card_harness::AXI_HZ;
 use card_sim::Top;
 use xdma_core::{
     check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
     Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
 };
+use xdma_driver::{Costs, Driver, HostRam, InterruptMode, Params};
+use xdma_ip::{EngineKind, IpConfig, XdmaIp};
 use xdma_regmap::{Target, HOST_PAGE};
 
 pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
 
-use crate::ip::{Answer, Ip, Op};
+use crate::job::{Answer, Host, Kind, Op, Ports};
 use crate::thread::{ClientId, JobId, Lane, Msg, Reply, SimThread};
+use crate::timing::ns;
 
 /// Card-side latencies seen on `s_axi` so far, measured on the RTL.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct LatencyStats {
-    /// Read bursts measured.
-    pub reads: u64,
-    /// Shortest read latency in ns: from the burst's issue to its last beat, less the time
-    /// its beats take at one per cycle, which is the wait for the first beat when the burst
-    /// streams without gaps. The shortest is the unloaded latency.
-    pub read_min_ns: f64,
-    /// Mean read latency in ns, queueing behind earlier bursts of the window included.
-    pub read_mean_ns: f64,
-    /// Write bursts measured.
-    pub writes: u64,
-    /// Shortest write latency in ns: from the burst's issue to its response, less the time
-    /// its data beats take: about the last beat to the response.
-    pub write_min_ns: f64,
-    /// Mean write latency in ns.
-    pub write_mean_ns: f64,
-}
+pub use xdma_ip::LatencyStats;
 
 /// A simulator failure as the API's error.
 pub(crate) fn sim(e: card_sim::SimError) -> Error {
@@ -112,9 +102,6 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 struct Inner {
     tx: Mutex<Option<mpsc::Sender<Msg>>>,
     info: CardInfo,
-    /// Per H2C / C2H channel: its stream port when it is a stream channel.
-    h2c_port: Vec<Option<usize>>,
-    c2h_port: Vec<Option<usize>>,
     reply_timeout: Duration,
     next_client: AtomicU64,
     next_job: AtomicU64,
@@ -192,7 +179,6 @@ struct Found {
     card_id: u32,
     card_version: u32,
     bar_size: u64,
-    irq_lines: usize,
     memory_size: u64,
     h2c_ports: usize,
     c2h_ports: usize,
@@ -214,69 +200,127 @@ fn find_top(name: &str) -> Result<Top> {
         })
 }
 
-/// Builds the harness and the IP for `cfg` on the simulation thread.
+/// The bus address of the simulated host's memory: above 4 GiB, as a 64-bit host's DMA
+/// buffers are.
+const HOST_RAM_BASE: u64 = 1 << 32;
+
+/// Builds the IP in front of the card and probes it with the driver model, on the simulation
+/// thread.
 fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
     let top = find_top(&cfg.top)?;
-    let not_a_card = |e: axi_bfm::BfmError| Error::NoDevice {
+    let not_a_card = |e: String| Error::NoDevice {
         what: format!("simulated card `{}`", top.name()),
         hint: format!("this RTL top is not a card with the XDMA-side ports ({e}); use `sim_top`"),
     };
     let stall_cycles =
         u64::try_from(u128::from(cfg.stream_stall_limit_us) * u128::from(AXI_HZ) / 1_000_000)
             .unwrap_or(u64::MAX);
-    let hcfg = HarnessConfig {
+    let kinds = |v: &[ChannelKind]| -> Vec<EngineKind> {
+        v.iter()
+            .map(|k| match k {
+                ChannelKind::MemoryMapped => EngineKind::MemoryMapped,
+                ChannelKind::Stream => EngineKind::Stream,
+            })
+            .collect()
+    };
+    let ip_cfg = IpConfig {
         name: Some(name.to_string()),
         monitors: cfg.monitors,
-        dma: axi_bfm::AxiMasterConfig {
-            max_burst_len: 256,
-            // The engines' windows are the IP's; the bus model must not limit them.
-            max_outstanding_writes: 1024,
-            max_outstanding_reads: 1024,
-            ..axi_bfm::AxiMasterConfig::default()
-        },
         h2c_stall_bound: stall_cycles.max(1),
-        c2h_record: false,
-        irq_ack: IrqAck::After(0),
-        ..HarnessConfig::new(top)
+        user_irqs: cfg.events,
+        alignment: u32::try_from(cfg.engine.alignment).unwrap_or(u32::MAX),
+        max_burst_beats: cfg.engine.max_burst_beats,
+        pcie: Some(cfg.engine.pcie(&cfg.timing)),
+        ..IpConfig::new(top, kinds(&cfg.h2c), kinds(&cfg.c2h))
     };
-    let mut card = match CardHarness::with_config(hcfg) {
-        Ok(card) => card,
-        // The RTL failing or the model not building is the simulator's failure; anything
-        // else (a port the harness needs that the top lacks) means the top is not a card.
-        Err(axi_bfm::BfmError::Sim(
+    let mut ip = match XdmaIp::new(ip_cfg) {
+        Ok(ip) => ip,
+        // The RTL failing or the model not building is the simulator's failure; a port the
+        // harness needs that the top lacks means the top is not a card; a layout the card
+        // cannot hold is the configuration's.
+        Err(xdma_ip::IpError::Card(axi_bfm::BfmError::Sim(
             e @ (card_sim::SimError::Rtl { .. } | card_sim::SimError::Create { .. }),
-        )) => return Err(sim(e)),
-        Err(e) => return Err(not_a_card(e)),
+        ))) => return Err(sim(e)),
+        Err(xdma_ip::IpError::Card(e)) => return Err(not_a_card(e.to_string())),
+        Err(xdma_ip::IpError::Config(e)) => {
+            return Err(Error::Config(format!(
+                "[sim] the card cannot be built so: {e}; match h2c, c2h and events to the card"
+            )))
+        }
     };
-    for s in &card.c2h {
-        // A C2H stream engine takes data only while a receive has a buffer posted.
-        s.set_enabled(false);
-    }
     if let Some(p) = cfg.bus_pauses {
-        card.env
+        ip.card()
+            .env
             .set_pauses(&axi_bfm::PauseSpec::random(p.seed, p.percent));
     }
-    let card_id = card.read(0x000).map_err(bfm)?;
-    let card_version = card.read(0x004).map_err(bfm)?;
+    let card = ip.card();
     let found = Found {
-        card_id,
-        card_version,
+        card_id: 0,
+        card_version: 0,
         bar_size: card.bar_size(),
-        irq_lines: card.irq_lines(),
         memory_size: card.memory_size().unwrap_or(0),
         h2c_ports: card.h2c.len(),
         c2h_ports: card.c2h.len(),
         bus_bytes: card.dma.bus_bytes(),
     };
-    let ip = Ip::new(
-        &cfg.timing,
-        cfg.engine,
-        found.irq_lines.max(cfg.events),
-        found.c2h_ports,
-    );
+    // Host memory for the driver's rings and every buffer in flight: lazily zeroed, so only
+    // the pages transfers touch cost anything.
+    let ram_bytes = (2 * found.memory_size.max(64 << 20) + (64 << 20)) as usize;
+    let ram = HostRam::new(HOST_RAM_BASE, ram_bytes);
+    let params = Params {
+        poll_mode: false,
+        interrupt_mode: InterruptMode::MsiX,
+        ..Params::default()
+    };
+    let mut driver = Driver::probe(ip, ram, params).map_err(|e| {
+        Error::Backend(format!(
+            "simulated card: the driver model's probe failed: {e}"
+        ))
+    })?;
+    let h = &cfg.timing.host;
+    driver.set_costs(Costs {
+        submit: ns(h.submit_ns),
+        start: ns(h.start_ns),
+        irq: ns(h.irq_ns),
+        wake: ns(h.wake_ns),
+        register: 0,
+    });
+    let card_id = driver
+        .user_read(0x000)
+        .map_err(|e| Error::Backend(e.to_string()))?;
+    let card_version = driver
+        .user_read(0x004)
+        .map_err(|e| Error::Backend(e.to_string()))?;
+    // Register accesses from here on cost their system call.
+    driver.set_costs(Costs {
+        register: ns(h.register_ns),
+        ..Costs {
+            submit: ns(h.submit_ns),
+            start: ns(h.start_ns),
+            irq: ns(h.irq_ns),
+            wake: ns(h.wake_ns),
+            register: 0,
+        }
+    });
+    let found = Found {
+        card_id,
+        card_version,
+        ..found
+    };
+    let host = Host {
+        register: ns(h.register_ns),
+        wake: ns(h.wake_ns),
+        path: ns(h.submit_ns) + ns(h.start_ns) + ns(h.irq_ns),
+    };
+    let ports = Ports {
+        h2c: ports(&cfg.h2c, found.h2c_ports, Direction::H2C)?,
+        c2h: ports(&cfg.c2h, found.c2h_ports, Direction::C2H)?,
+    };
     let thread = SimThread::new(
-        card,
-        ip,
+        driver,
+        host,
+        ns(h.turnaround_ns),
+        ports,
         Duration::from_millis(cfg.host_grace_ms),
         cfg.reply_timeout(),
     );
@@ -418,14 +462,6 @@ impl SimCard {
                 cfg.engine.data_bytes, found.bus_bytes
             )));
         }
-        if cfg.events > found.irq_lines {
-            return Err(Error::Config(format!(
-                "[sim] events = {}: the card has {} user interrupt line(s) (usr_irq_req)",
-                cfg.events, found.irq_lines
-            )));
-        }
-        let h2c_port = ports(&cfg.h2c, found.h2c_ports, Direction::H2C)?;
-        let c2h_port = ports(&cfg.c2h, found.c2h_ports, Direction::C2H)?;
         let info = CardInfo {
             backend: "sim".into(),
             h2c: channels(Direction::H2C, Target::H2c, &cfg.h2c),
@@ -444,8 +480,6 @@ impl SimCard {
             inner: Arc::new(Inner {
                 tx: Mutex::new(Some(tx)),
                 info,
-                h2c_port,
-                c2h_port,
                 reply_timeout: cfg.reply_timeout(),
                 next_client: AtomicU64::new(1),
                 next_job: AtomicU64::new(0),
@@ -484,53 +518,27 @@ impl SimCard {
         }
         // Only the buffer's place within its page matters to the engine: it decides how the
         // driver's scatter list cuts the transfer into descriptors.
-        let host = ptr as u64 % HOST_PAGE;
-        let (ch, addr, len) = (c.channel, c.addr.raw(), c.buf.len());
-        let port = |map: &[Option<usize>]| {
-            map.get(ch).copied().flatten().ok_or_else(|| {
-                Error::Backend(format!(
-                    "{} channel {ch} has no stream port on the simulated card",
-                    c.dir
-                ))
-            })
+        let page_offset = (ptr as u64 % HOST_PAGE) as usize;
+        let (ch, len) = (c.channel, c.buf.len());
+        let (lane, kind) = match (c.kind, c.dir) {
+            (ChannelKind::MemoryMapped, Direction::H2C) => (Lane::H2c(ch), Kind::WriteMm),
+            (ChannelKind::MemoryMapped, Direction::C2H) => (Lane::C2h(ch), Kind::ReadMm),
+            (ChannelKind::Stream, Direction::H2C) => (Lane::H2c(ch), Kind::Send),
+            (ChannelKind::Stream, Direction::C2H) => (Lane::C2h(ch), Kind::Recv),
         };
-        Ok(match (c.kind, c.dir) {
-            (ChannelKind::MemoryMapped, Direction::H2C) => (
-                Lane::H2c(ch),
-                Op::WriteMm {
-                    ch,
-                    addr,
-                    host,
-                    data: c.buf.to_vec(),
-                },
-            ),
-            (ChannelKind::MemoryMapped, Direction::C2H) => (
-                Lane::C2h(ch),
-                Op::ReadMm {
-                    ch,
-                    addr,
-                    host,
-                    len,
-                },
-            ),
-            (ChannelKind::Stream, Direction::H2C) => (
-                Lane::H2c(ch),
-                Op::Send {
-                    port: port(&self.inner.h2c_port)?,
-                    host,
-                    data: c.buf.to_vec(),
-                },
-            ),
-            (ChannelKind::Stream, Direction::C2H) => (
-                Lane::C2h(ch),
-                Op::Recv {
-                    port: port(&self.inner.c2h_port)?,
-                    host,
-                    len,
-                    timeout: c.timeout,
-                },
-            ),
-        })
+        let data = (c.dir == Direction::H2C).then(|| c.buf.to_vec());
+        Ok((
+            lane,
+            Op::Transfer {
+                kind,
+                channel: ch,
+                addr: c.addr.raw(),
+                page_offset,
+                data,
+                len,
+                timeout: (kind == Kind::Recv).then_some(c.timeout),
+            },
+        ))
     }
 
     /// Runs a call, blocking: the caller waits on it at once.
@@ -576,7 +584,6 @@ impl SimCard {
             card: self,
             job,
             rx: r,
-            released: false,
             finished: false,
         })
     }
@@ -614,7 +621,6 @@ struct SimCall<'a> {
     card: &'a SimCard,
     job: JobId,
     rx: tokio::sync::oneshot::Receiver<Result<Answer>>,
-    released: bool,
     finished: bool,
 }
 
@@ -628,13 +634,13 @@ impl Future for SimCall<'_> {
                 Poll::Ready(r.unwrap_or_else(|_| Err(gone())))
             }
             Poll::Pending => {
-                // The caller waits on its calls now: the simulation need not hold for it.
-                if !self.released {
-                    self.released = true;
-                    let _ = self.card.inner.send(Msg::Release {
-                        client: self.card.client,
-                    });
-                }
+                // The caller waits on its calls now: the simulation need not hold for it. Said
+                // on every poll that finds no answer, since an answer to another of its calls
+                // makes the simulation hold for the caller again (it may call next), and a
+                // caller that waits on this one after that must say so once more.
+                let _ = self.card.inner.send(Msg::Release {
+                    client: self.card.client,
+                });
                 Poll::Pending
             }
         }

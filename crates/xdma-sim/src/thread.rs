@@ -15,11 +15,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::{Duration, Instant};
 
-use card_harness::CardHarness;
 use xdma_core::{Error, Result};
+use xdma_driver::{Driver, DriverError};
+use xdma_ip::IpError;
 
 use crate::bfm;
-use crate::ip::{Answer, Ip, Job, Op, Poll};
+use crate::job::{Answer, Host, Job, Op, Poll, Ports};
 use crate::timing::Ps;
 use crate::LatencyStats;
 
@@ -50,7 +51,8 @@ impl Reply {
 }
 
 /// The queues calls wait in: the register path, each interrupt line, each channel. Calls on
-/// one lane run one at a time in the order of their start times.
+/// one lane start in the order of their start times; on the register path and an interrupt
+/// line one at a time, on a channel as they come (the driver queues them for its engine).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Lane {
     Reg,
@@ -131,8 +133,13 @@ struct Running {
 
 /// The state the simulation thread owns.
 pub(crate) struct SimThread {
-    pub(crate) card: CardHarness,
-    pub(crate) ip: Ip,
+    /// The driver model with the IP and the card behind it.
+    pub(crate) driver: Driver,
+    host: Host,
+    turnaround: Ps,
+    ports: Ports,
+    h2c_names: Vec<String>,
+    c2h_names: Vec<String>,
     clients: BTreeMap<ClientId, Client>,
     lanes: BTreeMap<Lane, LaneState>,
     where_queued: HashMap<JobId, (Lane, Key)>,
@@ -157,12 +164,16 @@ const DRAIN_PS: Ps = 1_000_000_000; // 1 ms
 
 impl SimThread {
     pub(crate) fn new(
-        card: CardHarness,
-        ip: Ip,
+        mut driver: Driver,
+        host: Host,
+        turnaround: Ps,
+        ports: Ports,
         grace: Duration,
         reply_timeout: Duration,
     ) -> SimThread {
-        let now = card.env.time_ps();
+        let now = driver.now();
+        let h2c_names = driver.ip().card().h2c_ports().to_vec();
+        let c2h_names = driver.ip().card().c2h_ports().to_vec();
         let mut clients = BTreeMap::new();
         clients.insert(
             0,
@@ -176,8 +187,12 @@ impl SimThread {
             },
         );
         SimThread {
-            card,
-            ip,
+            driver,
+            host,
+            turnaround,
+            ports,
+            h2c_names,
+            c2h_names,
             clients,
             lanes: BTreeMap::new(),
             where_queued: HashMap::new(),
@@ -189,7 +204,7 @@ impl SimThread {
     }
 
     fn now(&self) -> Ps {
-        self.card.env.time_ps()
+        self.driver.now()
     }
 
     /// Serves messages until every handle is gone, then drains what is in flight.
@@ -216,12 +231,9 @@ impl SimThread {
                 }
                 continue;
             }
-            let next = self
-                .card
-                .env
-                .model()
-                .next_edges()
-                .map_or(Ps::MAX, |(t, _)| t);
+            // The model runs a whole cycle of axi_aclk at a time: it may run one only when no
+            // handle can still make a call that starts before the cycle ends.
+            let next = self.driver.ip().next_cycle_ps();
             if next < self.horizon() {
                 self.step();
                 continue;
@@ -341,7 +353,7 @@ impl SimThread {
                 let _ = reply.send(t);
             }
             Msg::Latency { reply } => {
-                let _ = reply.send(self.ip.latency());
+                let _ = reply.send(self.driver.ip().latency());
             }
         }
     }
@@ -415,13 +427,11 @@ impl SimThread {
     /// changes.
     fn settle(&mut self) {
         let now = self.now();
-        let irqs = self.card.take_irqs();
-        self.ip.advance(irqs, now);
         loop {
             let mut changed = self.start_jobs(now);
             let mut i = 0;
             while i < self.running.len() {
-                let p = self.running[i].job.poll(&mut self.ip, &mut self.card, now);
+                let p = self.running[i].job.poll(&mut self.driver, now, self.host);
                 match p {
                     Poll::Pending => i += 1,
                     Poll::Done {
@@ -444,45 +454,57 @@ impl SimThread {
     /// Starts the head of every lane whose engine is free, once its start time has come.
     fn start_jobs(&mut self, now: Ps) -> bool {
         let mut started = false;
+        let mut refused = Vec::new();
         for (&lane, l) in self.lanes.iter_mut() {
-            if l.busy {
-                continue;
+            // A channel's calls go to the driver as they come, which queues them for its
+            // engine; a register access or an event read waits for the one before it.
+            let exclusive = matches!(lane, Lane::Reg | Lane::Event(_));
+            loop {
+                if exclusive && l.busy {
+                    break;
+                }
+                let Some((&key, _)) = l.queue.first_key_value() else {
+                    break;
+                };
+                if key.0 > now {
+                    break;
+                }
+                let Some((_, q)) = l.queue.pop_first() else {
+                    break;
+                };
+                self.where_queued.remove(&q.job);
+                let stamp = if exclusive {
+                    key.0.max(l.free_at)
+                } else {
+                    key.0
+                };
+                match Job::new(&mut self.driver, self.host, q.op, stamp) {
+                    Ok(job) => {
+                        l.busy = true;
+                        self.running.push(Running {
+                            id: q.job,
+                            client: q.client,
+                            lane,
+                            job,
+                            reply: Some(q.reply),
+                            wall: q.wall,
+                        });
+                    }
+                    Err(e) => refused.push((q.client, q.reply, e)),
+                }
+                started = true;
             }
-            let Some((&key, _)) = l.queue.first_key_value() else {
-                continue;
-            };
-            if key.0 > now {
-                continue;
-            }
-            let Some((_, q)) = l.queue.pop_first() else {
-                continue;
-            };
-            self.where_queued.remove(&q.job);
-            let job = Job::new(&self.ip, q.op, key.0, l.free_at);
-            l.busy = true;
-            self.running.push(Running {
-                id: q.job,
-                client: q.client,
-                lane,
-                job,
-                reply: Some(q.reply),
-                wall: q.wall,
-            });
-            started = true;
+        }
+        for (client, reply, e) in refused {
+            self.answer(client, now, reply, Err(e));
         }
         started
     }
 
-    fn finish(&mut self, r: Running, end: Ps, free_at: Ps, answer: Result<Answer>) {
-        if let Some(l) = self.lanes.get_mut(&r.lane) {
-            l.busy = false;
-            l.free_at = free_at;
-        }
-        let Some(reply) = r.reply else {
-            return;
-        };
-        let turnaround = self.ip.costs.turnaround;
-        if let Some(c) = self.clients.get_mut(&r.client) {
+    /// Sends a call's answer, which reaches its caller at `end`.
+    fn answer(&mut self, client: ClientId, end: Ps, reply: Reply, answer: Result<Answer>) {
+        let turnaround = self.turnaround;
+        if let Some(c) = self.clients.get_mut(&client) {
             c.outstanding = c.outstanding.saturating_sub(1);
             c.clock = c.clock.max(end.saturating_add(turnaround));
             c.bounded = true;
@@ -492,21 +514,44 @@ impl SimThread {
         reply.send(answer);
     }
 
+    fn finish(&mut self, r: Running, end: Ps, free_at: Ps, answer: Result<Answer>) {
+        let lane = r.lane;
+        let still = self.running.iter().any(|o| o.lane == lane);
+        if let Some(l) = self.lanes.get_mut(&lane) {
+            l.busy = still;
+            l.free_at = l.free_at.max(free_at);
+        }
+        let Some(reply) = r.reply else {
+            return;
+        };
+        self.answer(r.client, end, reply, answer);
+    }
+
     /// Advances the model one edge instant. A protocol violation fails the calls on that
     /// bus; the environment finished the instant, so the others go on. Any other error (the
     /// RTL stopped) fails every call, now and later.
     fn step(&mut self) {
-        let Err(e) = self.card.env.step() else {
-            return;
+        let e = match self.driver.run(1) {
+            Ok(()) => return,
+            Err(DriverError::Ip(IpError::Card(e))) => e,
+            Err(other) => {
+                return self.poison(Error::Backend(format!(
+                    "simulated card: the driver model failed: {other}"
+                )))
+            }
         };
         let now = self.now();
         if let Some(bus) = e.violation().map(|v| v.bus.clone()) {
             let mut first = Some(bfm(e));
             let mut i = 0;
             while i < self.running.len() {
-                if self.running[i].job.bus(&self.card) == bus {
+                let on = self.running[i]
+                    .job
+                    .bus(&self.h2c_names, &self.c2h_names, &self.ports)
+                    == bus;
+                if on {
                     let mut r = self.running.remove(i);
-                    r.job.quiet(&mut self.card);
+                    r.job.quiet(&mut self.driver);
                     let err = first.take().unwrap_or_else(|| {
                         Error::Backend(format!(
                             "simulated card: an earlier protocol violation on `{bus}` failed this transfer too"
@@ -519,11 +564,17 @@ impl SimThread {
             }
             return;
         }
+        self.poison(bfm(e));
+    }
+
+    /// The model failed for good: every call fails, now and later.
+    fn poison(&mut self, e: Error) {
+        let now = self.now();
         let text = format!("the simulated card stopped: {e}; open a new card");
         self.poisoned = Some(text.clone());
-        let mut first = Some(bfm(e));
+        let mut first = Some(e);
         for mut r in std::mem::take(&mut self.running) {
-            r.job.quiet(&mut self.card);
+            r.job.quiet(&mut self.driver);
             let err = first.take().unwrap_or_else(|| Error::Backend(text.clone()));
             self.finish(r, now, now, Err(err));
         }
@@ -569,7 +620,7 @@ impl SimThread {
             self.step();
         }
         for mut r in std::mem::take(&mut self.running) {
-            r.job.quiet(&mut self.card);
+            r.job.quiet(&mut self.driver);
         }
     }
 }

@@ -339,7 +339,7 @@ fn the_extremes_of_every_range_run_without_a_panic() {
             c.engine.c2h_request_ids = 32;
             c.engine.pcie_tags = 256;
             c.engine.max_burst_beats = 256;
-            c.engine.alignment = 4096;
+            c.engine.alignment = 128;
         },
         |c| {
             c.timing.host.register_ns = 10_000_000.0;
