@@ -192,6 +192,10 @@ struct Engine {
     irq_at: Option<Ps>,
     /// When the driver last finished with the engine: the next request starts from here.
     free_at: Ps,
+    /// `engine->non_incr_addr`: the card address stays fixed for the whole transfer.
+    non_incr_addr: bool,
+    /// The completed count the driver last serviced in the engine's run.
+    seen_completed: u32,
 }
 
 /// A transfer on an engine's ring (`struct xdma_transfer`).
@@ -422,6 +426,8 @@ impl Driver {
             ie_mask: ie,
             irq_at: None,
             free_at: 0,
+            non_incr_addr: false,
+            seen_completed: 0,
         };
         match dir {
             Dir::H2c => self.h2c.push(e),
@@ -494,6 +500,45 @@ impl Driver {
     /// Writes a dword of the user BAR.
     pub fn user_write(&mut self, offset: u64, value: u32) -> Result<()> {
         self.bar_write(Bar::User, offset, value)
+    }
+
+    /// Reads a dword of the DMA BAR (a `pread` on the `_control` node: `char_ctrl_read`).
+    pub fn control_read(&mut self, offset: u64) -> Result<u32> {
+        self.dma_read(offset)
+    }
+
+    /// Writes a dword of the DMA BAR (a `pwrite` on the `_control` node).
+    pub fn control_write(&mut self, offset: u64, value: u32) -> Result<()> {
+        self.dma_write(offset, value)
+    }
+
+    /// `IOCTL_XDMA_ADDRMODE_SET` on an engine's node: the engine's non-incrementing address
+    /// mode set or cleared in its control register, and kept for every run the driver starts.
+    pub fn addrmode_set(&mut self, dir: Dir, channel: usize, fixed: bool) -> Result<()> {
+        let Some(e) = self.engine_mut(dir, channel) else {
+            return Err(DriverError::errno(
+                Errno::Invalid,
+                format!("no {dir:?} channel {channel}"),
+            ));
+        };
+        e.non_incr_addr = fixed;
+        let base = map::engine_base(dir == Dir::C2h, channel);
+        let alias = if fixed {
+            ereg::CONTROL_W1S
+        } else {
+            ereg::CONTROL_W1C
+        };
+        self.dma_write(base + alias, control::NON_INCR_ADDR)
+    }
+
+    /// `IOCTL_XDMA_ADDRMODE_GET`: whether the engine runs with a fixed card address.
+    pub fn addrmode_get(&self, dir: Dir, channel: usize) -> Result<bool> {
+        self.engines(dir)
+            .get(channel)
+            .map(|e| e.non_incr_addr)
+            .ok_or_else(|| {
+                DriverError::errno(Errno::Invalid, format!("no {dir:?} channel {channel}"))
+            })
     }
 
     /// Runs the card for `cycles` with the interrupt handlers in place (time passing while
@@ -847,7 +892,8 @@ impl Driver {
             done: Done::default(),
             phase: Phase::Queued,
             ready_at: s.at.saturating_add(self.costs.submit),
-            deadline: s.at.saturating_add(timeout_ps),
+            deadline: Ps::MAX,
+            timeout_ps,
             timeout,
             end: 0,
         });
@@ -865,20 +911,6 @@ impl Driver {
             let deadline = self.calls[i].deadline;
             match self.calls[i].phase {
                 Phase::Ended(_) => {}
-                Phase::Queued | Phase::Starting { .. } | Phase::Doorbell { .. }
-                    if now >= deadline =>
-                {
-                    // The engine never started this call's transfer in time.
-                    let timeout = self.calls[i].timeout;
-                    self.end(
-                        i,
-                        deadline,
-                        Err(DriverError::errno(
-                            Errno::TimedOut,
-                            format!("{dir:?} {channel}: not started within {timeout:?}"),
-                        )),
-                    );
-                }
                 Phase::Queued => {
                     // The engine's desc_lock: calls on one engine run one at a time, in order.
                     let busy = self.calls[..i].iter().any(|c| {
@@ -902,7 +934,18 @@ impl Driver {
                     if let (Some(at), Some(e)) = (at, self.engine_mut(dir, channel)) {
                         e.free_at = at;
                     }
-                    if matches!(state, State::Submitted) && now >= deadline {
+                    // The deadline passes a transfer whose completion is on its way (descriptors
+                    // completed since the driver last looked, their interrupt or write-back
+                    // not yet serviced) only once it is serviced. The driver's wait and its
+                    // interrupt's service race over the microseconds of the handler, which
+                    // its timeouts of seconds make rare; a model's caller may wait
+                    // microseconds, and would lose data that reached the host in time.
+                    let pending = at.is_none() && {
+                        let base = map::engine_base(dir == Dir::C2h, channel);
+                        let seen = self.engines(dir)[channel].seen_completed;
+                        self.dma_read(base + ereg::COMPLETED)? > seen
+                    };
+                    if matches!(state, State::Submitted) && now >= deadline && !pending {
                         // Still in flight at the timeout: abort it and stop the engine.
                         let base = map::engine_base(dir == Dir::C2h, channel);
                         let st = self.dma_read(base + ereg::STATUS)?;
@@ -1069,6 +1112,8 @@ impl Driver {
         c.next += taken;
         c.ep += xfer.len;
         c.phase = Phase::Running { xfer };
+        // The driver waits for each transfer from its start, for the direction's timeout.
+        c.deadline = at.saturating_add(c.timeout_ps);
         Ok(())
     }
 
@@ -1212,11 +1257,22 @@ impl Driver {
                 .write(wb, &[0; 8])
                 .map_err(|e| DriverError::errno(Errno::NoMemory, e.to_string()))?;
         }
+        if let Some(e) = self.engine_mut(dir, channel) {
+            e.seen_completed = 0;
+        }
         self.dma_write(sg + sgdma::FIRST_DESC_LO, xfer.desc_bus as u32)?;
         self.dma_write(sg + sgdma::FIRST_DESC_HI, (xfer.desc_bus >> 32) as u32)?;
         let adj = next_adj(xfer.desc_num as u32, xfer.desc_bus as u32);
         self.dma_write(sg + sgdma::FIRST_DESC_ADJACENT, adj)?;
-        self.dma_write(base + ereg::CONTROL, control::RUN | self.run_control())?;
+        let fixed = if self.engines(dir)[channel].non_incr_addr {
+            control::NON_INCR_ADDR
+        } else {
+            0
+        };
+        self.dma_write(
+            base + ereg::CONTROL,
+            control::RUN | self.run_control() | fixed,
+        )?;
         // The dummy read that flushes the writes, then engine_status_read(engine, 0, 0).
         self.dma_read(base + ereg::STATUS)?;
         self.dma_read(base + ereg::STATUS)?;
@@ -1241,7 +1297,12 @@ impl Driver {
     /// `xdma_engine_stop`: RUN cleared, the interrupt enables the driver keeps.
     fn engine_stop(&mut self, dir: Dir, channel: usize) -> Result<()> {
         let base = map::engine_base(dir == Dir::C2h, channel);
-        self.dma_write(base + ereg::CONTROL, self.run_control())
+        let fixed = if self.engines(dir)[channel].non_incr_addr {
+            control::NON_INCR_ADDR
+        } else {
+            0
+        };
+        self.dma_write(base + ereg::CONTROL, self.run_control() | fixed)
     }
 
     /// Whether the running transfer has been serviced, and when: in poll mode the write-back
@@ -1332,6 +1393,9 @@ impl Driver {
         // the status (the first descriptor failed), so that only the caller's timeout ends it.
         if desc_count == 0 {
             return Ok(State::Submitted);
+        }
+        if let Some(e) = self.engine_mut(dir, channel) {
+            e.seen_completed = desc_count;
         }
         let completed = desc_count as usize;
         if st & error_mask(dir) != 0 {
@@ -1491,8 +1555,9 @@ struct Request {
     phase: Phase,
     /// When the request is in the driver's queue.
     ready_at: Ps,
-    /// When the call times out, and its timeout.
+    /// When the running transfer times out (its start plus the timeout), and the timeout.
     deadline: Ps,
+    timeout_ps: Ps,
     timeout: Duration,
     /// When the caller runs again, once ended.
     end: Ps,

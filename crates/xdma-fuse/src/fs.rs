@@ -24,10 +24,9 @@ use xdma_core::{
     Card, CardAddr, CardInfo, ChannelKind, Direction, DmaBuffer, ErrorKind, DMA_ALIGN,
 };
 use xdma_regmap::{driver, DESC_MAX_LEN, DMA_BAR_SIZE};
-use xdma_sim::SimCard;
+use xdma_sim::{Control, SimCard};
 
 use crate::config::ServerConfig;
-use crate::regs::ControlRegs;
 
 /// The user interrupt event nodes the driver makes.
 pub const EVENT_NODES: usize = driver::EVENT_NODES;
@@ -139,7 +138,6 @@ pub struct Shared {
     /// Signalled when a C2H stream opener is released.
     c2h_released: Condvar,
     offline: AtomicBool,
-    control: Mutex<ControlRegs>,
     lines: Vec<Arc<Line>>,
     /// The pages of `_user` and `_control` last served to the page cache, by (inode, offset),
     /// so that a page written back changes only the words the mapping changed.
@@ -219,7 +217,6 @@ impl Shared {
         for name in driver::MODULE_PARAMETERS {
             add(name.to_string(), Kind::Param(name));
         }
-        let control = Mutex::new(ControlRegs::new(&info));
         Ok(Shared {
             card,
             info,
@@ -231,7 +228,6 @@ impl Shared {
             c2h_open: Mutex::new(HashMap::new()),
             c2h_released: Condvar::new(),
             offline: AtomicBool::new(false),
-            control,
             lines: (0..EVENT_NODES)
                 .map(|_| Arc::new(Line::default()))
                 .collect(),
@@ -354,7 +350,7 @@ impl Shared {
         if self.offline.load(Ordering::SeqCst) {
             return Err(Errno::EBUSY);
         }
-        let fixed = lock(&self.control).fixed_address(Direction::C2H, ch);
+        let fixed = self.fixed_address(Direction::C2H, ch)?;
         // In fixed-address mode every beat reads the same data-width word.
         let n = if fixed {
             self.data_bytes().min(size)
@@ -362,11 +358,9 @@ impl Shared {
             size
         };
         let (mut b, pad) = aligned_copy(&vec![0u8; n], addr)?;
-        let host = b[pad..].as_ptr() as u64;
         if let Err(e) = self.card.read_mm(ch, CardAddr(addr), &mut b[pad..]) {
             return Err(self.c2h_failed(addr, &e));
         }
-        lock(&self.control).completed(Direction::C2H, ch, host, size);
         Ok(if fixed {
             b[pad..].iter().copied().cycle().take(size).collect()
         } else {
@@ -378,7 +372,7 @@ impl Shared {
         if self.offline.load(Ordering::SeqCst) {
             return Err(Errno::EBUSY);
         }
-        let fixed = lock(&self.control).fixed_address(Direction::H2C, ch);
+        let fixed = self.fixed_address(Direction::H2C, ch)?;
         // In fixed-address mode every beat lands on the same word: the last one stays.
         let w = self.data_bytes();
         let part = if fixed && data.len() > w {
@@ -387,7 +381,6 @@ impl Shared {
             data
         };
         let (b, pad) = aligned_copy(part, addr)?;
-        let host = b[pad..].as_ptr() as u64;
         match self.card.write_mm(ch, CardAddr(addr), &b[pad..]) {
             // The driver enables no write errors in the engine (PG195: ie_write_error enables
             // logging and stopping on them), so a write the card's AXI port refuses completes
@@ -399,8 +392,16 @@ impl Shared {
                 r.map_err(|e| errno(&e))?;
             }
         }
-        lock(&self.control).completed(Direction::H2C, ch, host, data.len());
         Ok(())
+    }
+
+    /// Whether a channel's engine runs with a fixed card address: the driver model's
+    /// `engine->non_incr_addr`.
+    fn fixed_address(&self, dir: Direction, ch: usize) -> Result<bool, Errno> {
+        self.card
+            .control(Control::AddrModeGet(dir, ch))
+            .map(|v| v != 0)
+            .map_err(|e| errno(&e))
     }
 
     /// The errno of a memory-mapped C2H transfer that failed. The driver's service routine
@@ -462,8 +463,6 @@ impl Shared {
                         if got.len() == size && t.end_of_packet {
                             lock(&h.state).ended_at_eop = true;
                         }
-                        // Every piece's buffer starts on a page (a DmaBuffer does).
-                        lock(&self.control).completed(Direction::C2H, ch, 0, got.len());
                         return Ok(got);
                     }
                 }
@@ -484,7 +483,6 @@ impl Shared {
         }
         let b = DmaBuffer::from_slice(packet).map_err(|_| Errno::ENOMEM)?;
         self.card.send_stream(ch, &b).map_err(|e| errno(&e))?;
-        lock(&self.control).completed(Direction::H2C, ch, b.as_ptr() as u64, packet.len());
         Ok(())
     }
 
@@ -561,7 +559,10 @@ impl Shared {
         }
         match kind {
             Kind::User => self.card.read_reg(offset).map_err(|e| errno(&e)),
-            _ => Ok(lock(&self.control).read(offset)),
+            _ => self
+                .card
+                .control(Control::Read(offset))
+                .map_err(|e| errno(&e)),
         }
     }
 
@@ -571,10 +572,11 @@ impl Shared {
         }
         match kind {
             Kind::User => self.card.write_reg(offset, value).map_err(|e| errno(&e)),
-            _ => {
-                lock(&self.control).write(offset, value);
-                Ok(())
-            }
+            _ => self
+                .card
+                .control(Control::Write(offset, value))
+                .map(|_| ())
+                .map_err(|e| errno(&e)),
         }
     }
 
@@ -737,13 +739,15 @@ impl Shared {
         match kind {
             Kind::Dma(dir, ch, ck) => match cmd {
                 ALIGN_GET => Ok(int(self.info.alignment.min(i32::MAX as u64) as i32)),
-                ADDRMODE_GET => Ok(int(lock(&self.control).fixed_address(*dir, *ch) as i32)),
+                ADDRMODE_GET => Ok(int(i32::from(self.fixed_address(*dir, *ch)?))),
                 ADDRMODE_SET => {
                     let v = input.get(..4).ok_or(Errno::EFAULT)?;
                     let fixed = i32::from_ne_bytes([v[0], v[1], v[2], v[3]]) != 0;
                     // Only memory-mapped engines have an address to hold fixed.
                     if *ck == ChannelKind::MemoryMapped {
-                        lock(&self.control).set_fixed_address(*dir, *ch, fixed);
+                        self.card
+                            .control(Control::AddrModeSet(*dir, *ch, fixed))
+                            .map_err(|e| errno(&e))?;
                     }
                     Ok(Vec::new())
                 }

@@ -10,7 +10,6 @@
 
 pub mod config;
 pub mod fs;
-pub mod regs;
 
 use std::path::Path;
 use std::sync::{mpsc, Arc};

@@ -532,3 +532,42 @@ fn a_server_killed_under_the_driver_backend_is_a_device_that_went_away() {
     assert_eq!(e.kind(), xdma_core::ErrorKind::NoDevice, "{e}");
     assert!(e.to_string().contains("went away"), "{e}");
 }
+
+/// The `_control` node is the IP's DMA BAR: the completed-descriptor count an H2C write leaves
+/// is the one the driver model's chain made the IP complete, cut by host page. The server
+/// copies the caller's data into a buffer that starts on a page (FUSE does not pass the
+/// caller's address on), so 0x1100 bytes are a page and 0x100 bytes: two descriptors.
+#[test]
+fn the_control_node_reads_the_engines_own_completed_count() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    let control = File::open(s.node("_control")).expect("control node");
+    let h2c = OpenOptions::new()
+        .write(true)
+        .open(s.node("_h2c_0"))
+        .expect("h2c node");
+    let completed = |ch_base: u64| {
+        let mut w = [0u8; 4];
+        control
+            .read_exact_at(&mut w, ch_base + xdma_regmap::engine::COMPLETED)
+            .expect("completed count");
+        u32::from_le_bytes(w)
+    };
+    let base = xdma_regmap::engine_base(false, 0);
+    for (len, pages) in [(0x1100usize, 2u32), (0x1000, 1), (3 * 0x1000 + 1, 4)] {
+        assert_eq!(h2c.write_at(&vec![0x5a; len], 0x2000).expect("write"), len);
+        // The IP resets the count when the driver starts the engine's run.
+        assert_eq!(completed(base), pages, "{len:#x} bytes");
+    }
+    // The engine's identifier and the run it ended with, read from the IP: stopped, not busy.
+    let mut w = [0u8; 4];
+    control
+        .read_exact_at(&mut w, base + xdma_regmap::engine::STATUS)
+        .expect("status");
+    assert_eq!(
+        u32::from_le_bytes(w) & xdma_regmap::status::BUSY,
+        0,
+        "the engine is idle between calls"
+    );
+}

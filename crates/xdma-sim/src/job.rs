@@ -13,6 +13,8 @@ use xdma_ip::Ps;
 /// What a call asks of the card.
 #[derive(Debug)]
 pub(crate) enum Op {
+    /// The XDMA IP's own registers and the driver's engine settings.
+    Control(crate::Control),
     ReadReg(u64),
     WriteReg(u64, u32),
     WaitEvent(usize, Duration),
@@ -81,9 +83,6 @@ pub(crate) struct InDriver {
     len: usize,
     timeout: Option<Duration>,
     abort_at: Option<Ps>,
-    /// The driver's own costs on a receive's path: a timeout shorter than these always
-    /// expires.
-    path: Ps,
 }
 
 /// A job: one call on its way through the driver model.
@@ -91,6 +90,8 @@ pub(crate) struct InDriver {
 pub(crate) enum Job {
     Driver(InDriver),
     Wait(Wait),
+    /// Done when it started: its answer and when the caller has it.
+    Done(Option<Result<Answer>>, Ps),
 }
 
 /// A duration as ps, saturating.
@@ -103,8 +104,6 @@ pub(crate) fn dur_ps(d: Duration) -> Ps {
 pub(crate) struct Host {
     pub(crate) register: Ps,
     pub(crate) wake: Ps,
-    /// The driver's part of a receive: submission, start and interrupt handling.
-    pub(crate) path: Ps,
 }
 
 impl Job {
@@ -120,10 +119,27 @@ impl Job {
                 len,
                 timeout,
                 abort_at: None,
-                path: host.path,
             })
         };
         Ok(match op {
+            // The `_control` node maps the DMA BAR: an access is one MMIO access of the
+            // system call's thread.
+            Op::Control(c) => {
+                let r = match c {
+                    crate::Control::Read(off) => driver.control_read(off),
+                    crate::Control::Write(off, v) => driver.control_write(off, v).map(|()| 0),
+                    crate::Control::AddrModeGet(dir, ch) => {
+                        driver.addrmode_get(dir_of(dir), ch).map(u32::from)
+                    }
+                    crate::Control::AddrModeSet(dir, ch, fixed) => {
+                        driver.addrmode_set(dir_of(dir), ch, fixed).map(|()| 0)
+                    }
+                };
+                Job::Done(
+                    Some(r.map(Answer::Word).map_err(model)),
+                    stamp + host.register,
+                )
+            }
             Op::ReadReg(off) => in_driver(
                 driver.submit_user(off, None, stamp),
                 None,
@@ -176,7 +192,7 @@ impl Job {
                 };
                 let call = driver
                     .submit(s, data.as_deref())
-                    .map_err(|e| from_driver(e, kind, len, timeout, host.path))?;
+                    .map_err(|e| from_driver(e, kind, len, timeout))?;
                 in_driver(call, Some(kind), channel, false, len, timeout)
             }
         })
@@ -186,6 +202,7 @@ impl Job {
     pub(crate) fn bus<'h>(&self, h2c: &'h [String], c2h: &'h [String], ports: &Ports) -> &'h str {
         match self {
             Job::Wait(_) => "usr_irq",
+            Job::Done(..) => "",
             Job::Driver(d) => match d.kind {
                 None => "s_axil",
                 Some(Kind::WriteMm | Kind::ReadMm) => "s_axi",
@@ -213,6 +230,7 @@ impl Job {
         let slot = match self {
             Job::Driver(d) => &mut d.abort_at,
             Job::Wait(w) => &mut w.abort_at,
+            Job::Done(..) => return,
         };
         *slot = Some(slot.map_or(at, |t| t.min(at)));
     }
@@ -229,6 +247,11 @@ impl Job {
         match self {
             Job::Driver(d) => d.poll(driver, now),
             Job::Wait(w) => w.poll(driver, now, host),
+            Job::Done(answer, end) => Poll::Done {
+                end: *end,
+                free_at: now,
+                answer: answer.take().unwrap_or(Ok(Answer::Done)),
+            },
         }
     }
 }
@@ -283,7 +306,7 @@ impl InDriver {
         let Ended { result, end, free } = ended;
         let answer = match (self.kind, result) {
             (_, Err(e)) => Err(match self.kind {
-                Some(k) => from_driver(e, k, self.len, self.timeout, self.path),
+                Some(k) => from_driver(e, k, self.len, self.timeout),
                 None => model(e),
             }),
             (None, Ok(r)) if self.write => {
@@ -324,6 +347,13 @@ impl InDriver {
     }
 }
 
+fn dir_of(d: xdma_core::Direction) -> xdma_driver::Dir {
+    match d {
+        xdma_core::Direction::H2C => xdma_driver::Dir::H2c,
+        xdma_core::Direction::C2H => xdma_driver::Dir::C2h,
+    }
+}
+
 /// A failure of the model itself (the card's simulation) as the API's error.
 fn model(e: DriverError) -> Error {
     match e {
@@ -333,13 +363,7 @@ fn model(e: DriverError) -> Error {
 }
 
 /// The driver's errno for a transfer as the API's error.
-fn from_driver(
-    e: DriverError,
-    kind: Kind,
-    len: usize,
-    timeout: Option<Duration>,
-    path: Ps,
-) -> Error {
+fn from_driver(e: DriverError, kind: Kind, len: usize, timeout: Option<Duration>) -> Error {
     let (errno, why) = match e {
         DriverError::Errno { errno, why } => (errno, why),
         other => return model(other),
@@ -351,20 +375,10 @@ fn from_driver(
         Kind::Recv => "stream C2H receive",
     };
     match errno {
-        Errno::TimedOut if kind == Kind::Recv => {
-            let after = timeout.unwrap_or_default();
-            Error::Timeout {
-                what: if dur_ps(after) < path {
-                    format!(
-                        "a C2H stream packet (simulated time); the simulated driver's own part of a receive takes {:?} ([sim] timing.host submit_ns + start_ns + irq_ns), so a shorter timeout always expires: pass a longer one",
-                        Duration::from_nanos(path / 1_000)
-                    )
-                } else {
-                    "a C2H stream packet (simulated time)".into()
-                },
-                after,
-            }
-        }
+        Errno::TimedOut if kind == Kind::Recv => Error::Timeout {
+            what: "a C2H stream packet, counted from the engine's start as the driver waits (simulated time)".into(),
+            after: timeout.unwrap_or_default(),
+        },
         Errno::TimedOut => Error::Timeout {
             what: format!("the {what} of {len} bytes to complete (simulated time: {why})"),
             after: timeout.unwrap_or_default(),

@@ -95,6 +95,20 @@ pub(crate) fn bfm(e: axi_bfm::BfmError) -> Error {
     }
 }
 
+/// An access to the XDMA IP itself rather than the card: what the driver's `_control` node
+/// and its engine ioctls do, for a front end that serves the driver's nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// A dword read of the DMA BAR at this offset.
+    Read(u64),
+    /// A dword write of the DMA BAR.
+    Write(u64, u32),
+    /// Whether a channel's engine runs with a fixed card address (`ADDRMODE_GET`).
+    AddrModeGet(Direction, usize),
+    /// Sets or clears a channel's fixed-address mode (`ADDRMODE_SET`).
+    AddrModeSet(Direction, usize, bool),
+}
+
 /// How long dropping the card waits for the simulation thread to drain and stop.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 
@@ -310,7 +324,6 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
     let host = Host {
         register: ns(h.register_ns),
         wake: ns(h.wake_ns),
-        path: ns(h.submit_ns) + ns(h.start_ns) + ns(h.irq_ns),
     };
     let ports = Ports {
         h2c: ports(&cfg.h2c, found.h2c_ports, Direction::H2C)?,
@@ -488,6 +501,23 @@ impl SimCard {
             }),
             client: 0,
         })
+    }
+
+    /// An access to the XDMA IP's own registers or engine settings (see [`Control`]): what a
+    /// read returns, 0 for the rest. A DMA BAR offset must be a multiple of 4 inside the BAR.
+    pub fn control(&self, c: Control) -> Result<u32> {
+        if let Control::Read(off) | Control::Write(off, _) = c {
+            if off % 4 != 0 || off + 4 > xdma_regmap::DMA_BAR_SIZE {
+                return Err(Error::Invalid {
+                    op: "DMA BAR access",
+                    problem: format!(
+                        "offset {off:#x}: pass a multiple of 4 below {:#x}",
+                        xdma_regmap::DMA_BAR_SIZE
+                    ),
+                });
+            }
+        }
+        word(self.call(Lane::Reg, Op::Control(c))?)
     }
 
     /// The card-side AXI latencies measured on the RTL's `s_axi` by the transfers so far: the
