@@ -388,6 +388,33 @@ fn the_register_map_keeps_the_driver_free_of_the_simulator() {
     );
 }
 
+/// One IP model: the simulated card and the FUSE nodes reach the card only through the
+/// register-level IP (and the driver model in front of it), never through the card harness
+/// itself; and the FUSE nodes take the driver's contract from the register map, not from the
+/// driver backend.
+#[test]
+fn the_simulated_card_reaches_the_card_only_through_the_ip() {
+    for c in ["xdma-sim", "xdma-fuse"] {
+        let deps = dependencies(&root().join(format!("crates/{c}/Cargo.toml")));
+        let names: Vec<&str> = deps.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(
+            !names.contains(&"card-harness"),
+            "{c} must drive the card through xdma-ip, but depends on card-harness"
+        );
+        assert!(
+            !names.contains(&"xdma-hw"),
+            "{c} must take the driver's contract from xdma-regmap, but depends on xdma-hw"
+        );
+    }
+    let sim = dependencies(&root().join("crates/xdma-sim/Cargo.toml"));
+    for needed in ["xdma-ip", "xdma-driver"] {
+        assert!(
+            sim.iter().any(|(n, _)| n == needed),
+            "the simulated card runs on {needed}"
+        );
+    }
+}
+
 #[test]
 fn ci_runs_fmt_and_clippy() {
     let wf = read(&root().join(".github/workflows/ci.yml"));

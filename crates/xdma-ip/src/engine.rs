@@ -26,6 +26,35 @@ const UNTIMED_ON_BUS: usize = 16;
 /// Bytes of the status write-back in poll mode.
 const WRITEBACK_BYTES: u64 = 8;
 
+/// Bytes between two progress events of an engine's run.
+pub(crate) const PROGRESS_STEP: u64 = 64 << 20;
+
+/// Progress of a long run as `tracing` events (target `xdma_ip::progress`), one each
+/// [`PROGRESS_STEP`] bytes: a transfer of a GiB takes minutes of wall time on the simulated
+/// card, and a tool can show these as its progress.
+#[derive(Debug, Default)]
+pub(crate) struct Progress {
+    done: u64,
+    reported: u64,
+}
+
+impl Progress {
+    fn update(&mut self, engine: &str, bytes: u64) {
+        self.done += bytes;
+        let step = self.done / PROGRESS_STEP;
+        if step > self.reported {
+            self.reported = step;
+            tracing::info!(
+                target: "xdma_ip::progress",
+                engine,
+                done = self.done,
+                "{engine}: {} MiB of this run so far",
+                self.done >> 20
+            );
+        }
+    }
+}
+
 /// A descriptor as the engine fetched it, or the status bits its fetch failed with.
 type Fetched = std::result::Result<Descriptor, u32>;
 
@@ -218,6 +247,7 @@ pub(crate) struct Run {
     /// A descriptor fetch failed with these status bits: the run ends with them once what
     /// is on the bus before it has finished.
     fault: Option<u32>,
+    progress: Progress,
 }
 
 impl Run {
@@ -243,6 +273,7 @@ impl Run {
             open: false,
             stopping: false,
             fault: None,
+            progress: Progress::default(),
         }
     }
 }
@@ -338,6 +369,13 @@ impl XdmaIp {
         };
         e.completed = e.completed.wrapping_add(1);
         e.perf_dat += bytes.div_ceil(16);
+        let name = e.name();
+        if let Some(run) = e.run.as_mut() {
+            run.progress.update(&name, bytes);
+        }
+        let Some(e) = self.engine(c2h, ch) else {
+            return;
+        };
         let count = e.completed;
         let wb = e.wb;
         let poll = e.control & control::POLL_MODE_WB != 0;
@@ -1042,5 +1080,58 @@ impl XdmaIp {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// Counts the events of the progress target.
+    struct Count(Arc<AtomicUsize>);
+
+    impl tracing::Subscriber for Count {
+        fn enabled(&self, m: &tracing::Metadata<'_>) -> bool {
+            m.target() == "xdma_ip::progress"
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    fn events(f: impl FnOnce()) -> usize {
+        let n = Arc::new(AtomicUsize::new(0));
+        tracing::subscriber::with_default(Count(n.clone()), f);
+        n.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn long_runs_report_progress_each_step_and_short_ones_not() {
+        // 1 GiB in descriptors of a page: an event at each 64 MiB, 16 in all.
+        let gib = 1u64 << 30;
+        let n = events(|| {
+            let mut p = Progress::default();
+            for _ in 0..gib / 4096 {
+                p.update("H2C0-MM", 4096);
+            }
+        });
+        assert_eq!(n, (gib / PROGRESS_STEP) as usize);
+        // A run of less than one step says nothing.
+        let n = events(|| {
+            let mut p = Progress::default();
+            for _ in 0..(PROGRESS_STEP / 4096 - 1) {
+                p.update("C2H0-MM", 4096);
+            }
+        });
+        assert_eq!(n, 0);
     }
 }

@@ -701,3 +701,63 @@ fn a_user_interrupt_holds_intx_until_the_handler_reads_it() {
     );
     c.user_w(u64::from(card_regs::CONTROL), 0);
 }
+
+/// With PCIe timing, a memory-mapped H2C run of one 4 KiB descriptor cannot interrupt the host
+/// sooner than its two read round trips (the descriptor, then the data) plus the data's time
+/// on the link, and the message itself reaches the host a flight after it leaves; with one
+/// PCIe tag, the data's eight reads of 512 bytes go one round trip at a time.
+#[test]
+fn with_timing_host_memory_is_a_link_away() {
+    use xdma_ip::{LinkConfig, PcieConfig, RootConfig};
+    let flight_ns = 125.0;
+    let read_ns = 250.0;
+    let timed = |tags: u32| {
+        let mut cfg = IpConfig::new(
+            top("sim_top"),
+            vec![EngineKind::MemoryMapped],
+            vec![EngineKind::MemoryMapped],
+        );
+        cfg.pcie = Some(PcieConfig {
+            link: LinkConfig {
+                flight_ns,
+                ..LinkConfig::default()
+            },
+            root: RootConfig {
+                read_latency_ns: read_ns,
+                ack_latency_ns: 250.0,
+            },
+            tags,
+            ..PcieConfig::default()
+        });
+        let mut c = card(cfg);
+        c.msix_mode();
+        c.mem.write(DATA, &pattern(4096, 3)).expect("data in RAM");
+        c.chain(DESCS, &[(DATA, 0x1000, 4096)], desc::STOP | desc::COMPLETED);
+        c.start(false, 0, DESCS, false);
+        let started = c.ip.now();
+        while c.irq.msix.is_empty() {
+            c.run(1);
+            assert!(c.ip.now() - started < 100_000_000, "no interrupt in 100 us");
+        }
+        c.ip.now() - started
+    };
+    let round_trip_ps = ((2.0 * flight_ns + read_ns) * 1000.0) as u64;
+    // 4 KiB of completions at 128 bytes each: 32 TLPs of 148 wire bytes at 4 GB/s less SKP.
+    let data_ps = (32.0 * 148.0 / 4.0 * 1000.0) as u64;
+    let with_32 = timed(32);
+    assert!(
+        with_32 >= 2 * round_trip_ps + data_ps + (flight_ns * 1000.0) as u64,
+        "{with_32} ps"
+    );
+    // Far from a link-free run: the card's own path is a few hundred ns.
+    assert!(
+        with_32 < 2 * round_trip_ps + data_ps + 3_000_000,
+        "{with_32} ps"
+    );
+    // One tag: each of the eight data reads waits for the one before.
+    let with_1 = timed(1);
+    assert!(
+        with_1 >= round_trip_ps * 9,
+        "{with_1} ps with one tag, {with_32} ps with 32"
+    );
+}

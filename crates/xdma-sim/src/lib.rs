@@ -42,13 +42,13 @@ use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use card_harness::AXI_HZ;
 use card_sim::Top;
 use xdma_core::{
     check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
     Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
 };
 use xdma_driver::{Costs, Driver, HostRam, InterruptMode, Params};
+use xdma_ip::AXI_HZ;
 use xdma_ip::{EngineKind, IpConfig, XdmaIp};
 use xdma_regmap::{Target, HOST_PAGE};
 
