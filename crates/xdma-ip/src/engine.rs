@@ -21,8 +21,8 @@ use crate::{HostMemory, Result};
 /// planning a whole long chain at once.
 const PLAN_AHEAD: usize = 64;
 /// Bursts an engine keeps on the card's bus without timing (with timing its request IDs bound
-/// them).
-const UNTIMED_ON_BUS: usize = 16;
+/// them): 16 KiB of 256-byte H2C bursts, as many as keep the card's write path busy.
+const UNTIMED_ON_BUS: usize = 64;
 /// Bytes of the status write-back in poll mode.
 const WRITEBACK_BYTES: u64 = 8;
 
