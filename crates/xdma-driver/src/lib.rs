@@ -764,12 +764,19 @@ impl Driver {
     /// [`Driver::poll`]).
     pub fn poll_ended(&mut self, call: Call) -> Result<Option<Ended>> {
         self.advance()?;
+        Ok(self.ended(call))
+    }
+
+    /// The end of `call` if the driver has finished it by the last [`Driver::run`] (then it
+    /// is gone), without looking at the calls again: for a caller that runs the driver every
+    /// cycle and polls many calls.
+    pub fn ended(&mut self, call: Call) -> Option<Ended> {
         if let Some(i) = self.regs.iter().position(|c| c.id == call.0) {
             let RegPhase::Ended { word, end, free } = self.regs[i].phase else {
-                return Ok(None);
+                return None;
             };
             self.regs.remove(i);
-            return Ok(Some(Ended {
+            return Some(Ended {
                 result: Ok(Received {
                     data: Vec::new(),
                     written: 0,
@@ -778,25 +785,25 @@ impl Driver {
                 }),
                 end,
                 free,
-            }));
+            });
         }
         let Some(i) = self.calls.iter().position(|c| c.id == call.0) else {
-            return Ok(Some(Ended {
+            return Some(Ended {
                 result: Err(DriverError::errno(
                     Errno::Invalid,
                     format!("call {} is not in the driver", call.0),
                 )),
                 end: self.now(),
                 free: self.now(),
-            }));
+            });
         };
         if !matches!(self.calls[i].phase, Phase::Ended(_)) {
-            return Ok(None);
+            return None;
         }
         let c = self.calls.remove(i);
         self.ram.unpin(c.host);
         let Phase::Ended(r) = c.phase else {
-            return Ok(None);
+            return None;
         };
         let result = r.and_then(|done| {
             let data = if c.dir == Dir::C2h {
@@ -814,11 +821,11 @@ impl Driver {
                 word: 0,
             })
         });
-        Ok(Some(Ended {
+        Some(Ended {
             result,
             end: c.end,
             free: c.end,
-        }))
+        })
     }
 
     /// Gives up `call` as a signal does: a transfer in flight is aborted and its engine
@@ -940,7 +947,7 @@ impl Driver {
                     // interrupt's service race over the microseconds of the handler, which
                     // its timeouts of seconds make rare; a model's caller may wait
                     // microseconds, and would lose data that reached the host in time.
-                    let pending = at.is_none() && {
+                    let pending = at.is_none() && now >= deadline && {
                         let base = map::engine_base(dir == Dir::C2h, channel);
                         let seen = self.engines(dir)[channel].seen_completed;
                         self.dma_read(base + ereg::COMPLETED)? > seen

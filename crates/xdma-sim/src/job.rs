@@ -292,16 +292,9 @@ impl InDriver {
             }
             return drained(now);
         }
-        let ended = match driver.poll_ended(self.call) {
-            Ok(Some(e)) => e,
-            Ok(None) => return Poll::Pending,
-            Err(e) => {
-                return Poll::Done {
-                    end: now,
-                    free_at: now,
-                    answer: Err(model(e)),
-                }
-            }
+        // The thread runs the driver every cycle: what it finished is there to take.
+        let Some(ended) = driver.ended(self.call) else {
+            return Poll::Pending;
         };
         let Ended { result, end, free } = ended;
         let answer = match (self.kind, result) {
