@@ -1,6 +1,7 @@
 //! card-harness: the card's top (`sim_top`, `card_core` or a variant of them) in an axi-bfm
 //! environment, in one place for everything that drives the card: the RTL tests and the
-//! simulated XDMA IP of the host crate.
+//! register-level XDMA IP (crate `xdma-ip`) that the simulated card and the virtual machine
+//! put in front of it.
 //!
 //! [`CardHarness`] owns what the top's ports mean on the board:
 //! - the clocks: `axi_aclk` at 250 MHz (the XDMA IP's AXI clock) and, when the top has it and
@@ -17,7 +18,8 @@
 //! - the card's memory size, read from the RTL (the DDR3 model's size parameter).
 //!
 //! The harness knows nothing of PCIe, the host or its driver: timing the card as a host sees it
-//! is the job of the simulated XDMA IP (crate `xdma-sim`), which drives these same bus models.
+//! is the job of the XDMA IP model (crate `xdma-ip`, with its PCIe port), which drives these
+//! same bus models.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

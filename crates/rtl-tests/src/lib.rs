@@ -3,7 +3,7 @@
 //! The tests live in `tests/`; this library holds what several of them share: byte-lane
 //! helpers for AXI4 bursts built on `axi_bfm::burst`, a handshake recorder, a small
 //! deterministic random generator for test data, and (re-exported from `card-harness`, which
-//! the simulated XDMA IP uses too) [`Card`], the card's top with a bus model on every
+//! the XDMA IP model uses too) [`Card`], the card's top with a bus model on every
 //! interface, and the closure agents [`hook`] and [`on_sample`].
 
 use std::cell::RefCell;
