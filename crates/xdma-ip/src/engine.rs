@@ -605,19 +605,11 @@ impl XdmaIp {
     fn step_mm_h2c(&mut self, ch: usize, mem: &mut dyn HostMemory) -> Result<()> {
         let now = self.now();
         // Retire what the card has answered, in order.
-        loop {
+        while let Some((txn, p, issued)) = self.answered(false, ch) {
             let dma = self.card.dma.clone();
-            let Some(run) = self.run_of(false, ch) else {
-                return Ok(());
-            };
-            let Some(&(txn, p, issued)) = run.on_bus.front() else {
-                break;
-            };
-            if p.piece.bytes > 0 && !dma.is_done(txn) {
-                break;
+            if let Some(run) = self.run_of(false, ch) {
+                run.taken = p.off + p.piece.bytes as u64;
             }
-            run.on_bus.pop_front();
-            run.taken = p.off + p.piece.bytes as u64;
             if p.piece.bytes > 0 {
                 self.latency
                     .measure(true, issued, now, p.piece.burst.beats());
@@ -685,18 +677,8 @@ impl XdmaIp {
             run.write_ids.free_upto(now);
         }
         let mps = self.pcie.max_payload();
-        loop {
+        while let Some((txn, p, issued)) = self.answered(true, ch) {
             let dma = self.card.dma.clone();
-            let Some(run) = self.run_of(true, ch) else {
-                return Ok(());
-            };
-            let Some(&(txn, p, issued)) = run.on_bus.front() else {
-                break;
-            };
-            if p.piece.bytes > 0 && !dma.is_done(txn) {
-                break;
-            }
-            run.on_bus.pop_front();
             if p.piece.bytes > 0 {
                 self.latency
                     .measure(false, issued, now, p.piece.burst.beats());
@@ -761,6 +743,18 @@ impl XdmaIp {
         }
         self.end_mm(true, ch, mem);
         Ok(())
+    }
+
+    /// The oldest burst of a memory-mapped run, taken off the bus once the card has answered
+    /// it (one AXI ID per engine, so answers come in order); a burst of no bytes at once.
+    fn answered(&mut self, c2h: bool, ch: usize) -> Option<(TxnId, Planned, Ps)> {
+        let engines = if c2h { &mut self.c2h } else { &mut self.h2c };
+        let run = engines.get_mut(ch)?.run.as_mut()?;
+        let &(txn, p, _) = run.on_bus.front()?;
+        if p.piece.bytes > 0 && !self.card.dma.is_done(txn) {
+            return None;
+        }
+        run.on_bus.pop_front()
     }
 
     /// Bursts an engine may keep on the card's bus.
