@@ -22,6 +22,11 @@
 //!   engine aborted and stopped, `EIO` for an error status or a chain that stopped half-way,
 //!   `EINVAL` for a call the driver refuses.
 //!
+//! One setting follows another driver: [`DescLayout::FromStart`] places each transfer's
+//! descriptors as the Windows XDMA driver does (every transfer of up to 8 MiB from the start of
+//! the engine's buffer, adjacent counts of one max read request), for a host that ran it, as
+//! the reference board's did. Everything else stays `xdma.ko`'s.
+//!
 //! Time is the IP's simulated time: a wait runs the card. The driver's own work takes the time
 //! its [`Costs`] say, spent where the driver spends it: a call enters the driver's queue after
 //! its system call (`submit`), an engine is programmed (`start`) once it is free and its
@@ -52,6 +57,12 @@ pub const RING_DESCRIPTORS: usize = 0x800;
 const USER_MAX: u32 = map::MAX_USER_IRQ as u32;
 /// `XDMA_MAX_ADJ_BLOCK_SIZE`: the driver aligns blocks of adjacent descriptors to 64.
 const ADJ_BLOCK: u32 = 0x40;
+/// The Windows XDMA driver's `XDMA_MAX_TRANSFER_SIZE`: the longest DMA transfer, the DMA
+/// enabler's maximum length, so the framework cuts a longer request into transfers of this.
+pub const FROM_START_MAX_TRANSFER: u64 = 8 << 20;
+/// The Windows driver's descriptor buffer per engine: `XDMA_MAX_TRANSFER_SIZE / PAGE_SIZE + 2`,
+/// room for an 8 MiB transfer that starts and ends within a page.
+pub const FROM_START_DESCRIPTORS: usize = (FROM_START_MAX_TRANSFER / map::HOST_PAGE) as usize + 2;
 /// The MSI-X message address the model's "kernel" programs: the x86 local APIC window.
 const MSIX_ADDR: u64 = 0xFEE0_0000;
 /// Cycles the IP runs between two looks at the interrupts or the write-back.
@@ -68,6 +79,24 @@ pub enum InterruptMode {
     Legacy,
 }
 
+/// Where the driver writes a transfer's descriptors, which decides how a request is cut into
+/// engine runs and how many descriptors each fetch takes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DescLayout {
+    /// `xdma.ko`: a ring of [`RING_DESCRIPTORS`] per engine. A transfer starts at the ring's
+    /// next free index, and one that reaches the ring's end is cut there (`transfer_init`), so
+    /// where a request's descriptors fall depends on the calls before it; blocks of adjacent
+    /// descriptors are aligned to 64 within a page (`xdma_get_next_adj`).
+    #[default]
+    Ring,
+    /// The Windows XDMA driver (`XDMA_EngineProgramDma`): a buffer of
+    /// [`FROM_START_DESCRIPTORS`] per engine, every transfer of at most
+    /// [`FROM_START_MAX_TRANSFER`] bytes written from its start; blocks of adjacent
+    /// descriptors of at most one max read request, within a 4 KiB page
+    /// (`OptimizeDescriptors`).
+    FromStart,
+}
+
 /// The driver's module parameters that change what a call does, each with the driver's
 /// default.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +111,8 @@ pub struct Params {
     pub c2h_timeout: Duration,
     /// `desc_blen_max` (`XDMA_DESC_BLEN_MAX`, 2^28 - 1): the longest descriptor.
     pub desc_blen_max: u32,
+    /// Where transfers' descriptors go: `xdma.ko`'s ring by default.
+    pub desc_layout: DescLayout,
 }
 
 impl Default for Params {
@@ -92,6 +123,7 @@ impl Default for Params {
             h2c_timeout: Duration::from_secs(10),
             c2h_timeout: Duration::from_secs(10),
             desc_blen_max: map::DESC_MAX_LEN,
+            desc_layout: DescLayout::Ring,
         }
     }
 }
@@ -205,6 +237,8 @@ struct Transfer {
     res_bus: u64,
     desc_num: usize,
     len: u64,
+    /// Adjacent descriptors of the first fetch (`FIRST_DESC_ADJACENT`).
+    first_adj: u32,
 }
 
 /// How a transfer ended, as `engine_service` leaves it.
@@ -255,6 +289,8 @@ pub struct Driver {
     regs: Vec<RegCall>,
     next_call: u64,
     costs: Costs,
+    /// The max read request size in bytes, from the IP's config block.
+    max_read: u32,
 }
 
 impl Driver {
@@ -274,6 +310,7 @@ impl Driver {
             regs: Vec::new(),
             next_call: 0,
             costs: Costs::default(),
+            max_read: 512,
         };
         // The PCI core enables the interrupt capability the driver asked for.
         let mode = match d.params.interrupt_mode {
@@ -287,6 +324,8 @@ impl Driver {
             InterruptMode::Legacy => IrqMode::Intx { disabled: false },
         };
         d.ip.set_irq_mode(mode, &mut d.irqs);
+        let mrrs = d.dma_read(map::config::BASE + map::config::MAX_READ)? & 0x7;
+        d.max_read = 128 << mrrs.min(5);
         // probe_engines: an engine is there when its identifier names its target and channel.
         for dir in [Dir::H2c, Dir::C2h] {
             for ch in 0..map::MAX_CHANNELS {
@@ -310,6 +349,14 @@ impl Driver {
     /// The driver's parameters.
     pub fn params(&self) -> &Params {
         &self.params
+    }
+
+    /// Descriptors in each engine's ring or buffer.
+    fn ring_descriptors(&self) -> usize {
+        match self.params.desc_layout {
+            DescLayout::Ring => RING_DESCRIPTORS,
+            DescLayout::FromStart => FROM_START_DESCRIPTORS,
+        }
     }
 
     /// Sets the host's costs of the driver's work.
@@ -404,11 +451,11 @@ impl Driver {
         self.dma_write(base + ereg::IE_MASK, ie)?;
         let desc_bus = self
             .ram
-            .alloc_coherent(RING_DESCRIPTORS * DESC_BYTES)
+            .alloc_coherent(self.ring_descriptors() * DESC_BYTES)
             .ok_or_else(no_room)?;
         let result_bus = if streaming && dir == Dir::C2h {
             self.ram
-                .alloc_coherent(RING_DESCRIPTORS * RESULT_BYTES)
+                .alloc_coherent(self.ring_descriptors() * RESULT_BYTES)
                 .ok_or_else(no_room)?
         } else {
             0
@@ -874,15 +921,11 @@ impl Driver {
     fn queue(&mut self, s: Submit, host: u64) -> Call {
         let streaming = self.engines(s.dir)[s.channel].streaming;
         let blen = u64::from(self.params.desc_blen_max.max(1));
-        let mut pieces: Vec<(u64, u64)> = Vec::new();
-        for (off, n) in map::page_pieces(host, s.len as u64) {
-            let mut done = 0;
-            while done < n {
-                let k = (n - done).min(blen);
-                pieces.push((off + done, k));
-                done += k;
-            }
-        }
+        let cut = match self.params.desc_layout {
+            DescLayout::Ring => u64::MAX,
+            DescLayout::FromStart => FROM_START_MAX_TRANSFER,
+        };
+        let pieces = scatter(host, s.len as u64, blen, cut);
         let id = self.next_call;
         self.next_call += 1;
         let timeout = s.timeout.unwrap_or_else(|| self.timeout(s.dir));
@@ -1187,10 +1230,31 @@ impl Driver {
                 e.streaming && dir == Dir::C2h,
             )
         };
-        let mut desc_max = pieces.len().min(RING_DESCRIPTORS);
-        if desc_idx + desc_max >= RING_DESCRIPTORS {
-            desc_max = RING_DESCRIPTORS - desc_idx;
-        }
+        let layout = self.params.desc_layout;
+        let (desc_idx, desc_max) = match layout {
+            DescLayout::Ring => {
+                let mut desc_max = pieces.len().min(RING_DESCRIPTORS);
+                if desc_idx + desc_max >= RING_DESCRIPTORS {
+                    desc_max = RING_DESCRIPTORS - desc_idx;
+                }
+                (desc_idx, desc_max)
+            }
+            // The pieces were cut at every 8 MiB of the request: a transfer is the pieces up
+            // to the next cut.
+            DescLayout::FromStart => {
+                let mut bytes = 0;
+                let n = pieces
+                    .iter()
+                    .take(FROM_START_DESCRIPTORS)
+                    .take_while(|p| {
+                        bytes += p.1;
+                        bytes <= FROM_START_MAX_TRANSFER
+                    })
+                    .count();
+                (0, n.max(1))
+            }
+        };
+        let adjacency = Adjacency::new(layout, self.max_read, desc_max as u32);
         let desc_bus = desc_ring + (desc_idx * DESC_BYTES) as u64;
         let res_bus = res_ring + (desc_idx * RESULT_BYTES) as u64;
         let mut len = 0;
@@ -1209,7 +1273,7 @@ impl Driver {
             } else if eop_flush {
                 ctl |= desc::COMPLETED;
             }
-            let adj = next_adj((desc_max - i - 1) as u32, next as u32);
+            let adj = adjacency.next(i as u32, next as u32);
             ctl |= (adj & desc::ADJ_MASK) << desc::ADJ_SHIFT;
             let (src, dst) = match dir {
                 Dir::H2c => (host + off, ep),
@@ -1241,6 +1305,7 @@ impl Driver {
         if let Some(e) = self.engine_mut(dir, channel) {
             e.desc_idx = (desc_idx + desc_max) % RING_DESCRIPTORS;
         }
+        let first_adj = adjacency.first(desc_bus as u32);
         debug!(?dir, channel, desc_max, len, "transfer built");
         Ok((
             Transfer {
@@ -1248,6 +1313,7 @@ impl Driver {
                 res_bus,
                 desc_num: desc_max,
                 len,
+                first_adj,
             },
             desc_max,
         ))
@@ -1269,8 +1335,7 @@ impl Driver {
         }
         self.dma_write(sg + sgdma::FIRST_DESC_LO, xfer.desc_bus as u32)?;
         self.dma_write(sg + sgdma::FIRST_DESC_HI, (xfer.desc_bus >> 32) as u32)?;
-        let adj = next_adj(xfer.desc_num as u32, xfer.desc_bus as u32);
-        self.dma_write(sg + sgdma::FIRST_DESC_ADJACENT, adj)?;
+        self.dma_write(sg + sgdma::FIRST_DESC_ADJACENT, xfer.first_adj)?;
         let fixed = if self.engines(dir)[channel].non_incr_addr {
             control::NON_INCR_ADDR
         } else {
@@ -1586,6 +1651,78 @@ struct RegCall {
     phase: RegPhase,
 }
 
+/// The scatter list of a buffer at bus address `host`: `(offset, length)` pieces, one per host
+/// page, none longer than `blen` (`desc_blen_max`) and none across a multiple of `cut` bytes
+/// of the request. The Windows driver's framework cuts a request into transfers of at most
+/// 8 MiB at that byte count whatever the pages, so a page that straddles the cut is two
+/// pieces; `u64::MAX` cuts nowhere, as `xdma.ko`.
+pub fn scatter(host: u64, len: u64, blen: u64, cut: u64) -> Vec<(u64, u64)> {
+    let (blen, cut) = (blen.max(1), cut.max(1));
+    let mut pieces = Vec::with_capacity(len.div_ceil(map::HOST_PAGE) as usize + 1);
+    for (off, n) in map::page_pieces(host, len) {
+        let mut done = 0;
+        while done < n {
+            let to_cut = cut - (off + done) % cut;
+            let k = (n - done).min(blen).min(to_cut);
+            pieces.push((off + done, k));
+            done += k;
+        }
+    }
+    pieces
+}
+
+/// The adjacent counts of one transfer's descriptors, by the layout's rule.
+struct Adjacency {
+    layout: DescLayout,
+    /// Descriptors in the transfer.
+    total: u32,
+    /// The Windows rule's largest count: one max read request of descriptors, less one.
+    adj_max: u32,
+}
+
+impl Adjacency {
+    fn new(layout: DescLayout, max_read: u32, total: u32) -> Adjacency {
+        Adjacency {
+            layout,
+            total: total.max(1),
+            adj_max: (max_read / DESC_BYTES as u32).max(1) - 1,
+        }
+    }
+
+    /// Descriptors left in the 4 KiB page after the one at `addr`.
+    fn to_4k(addr: u32) -> u32 {
+        (0x1000 - (addr & 0xFFF)) / DESC_BYTES as u32 - 1
+    }
+
+    /// The count the engine's first fetch takes beyond the first descriptor, at `first`.
+    fn first(&self, first: u32) -> u32 {
+        match self.layout {
+            DescLayout::Ring => next_adj(self.total, first),
+            DescLayout::FromStart => (self.total - 1).min(self.adj_max).min(Self::to_4k(first)),
+        }
+    }
+
+    /// The count in descriptor `i`'s control word, whose next pointer is `next`: how many
+    /// follow the next one in the fetch that the engine makes when `i` ends a block. The
+    /// Windows rule counts a block's room down from `adj_max - 1` and starts again at
+    /// `adj_max` once it reaches zero, which on a page-aligned buffer makes blocks of
+    /// `adj_max + 1` descriptors in step with the first one.
+    fn next(&self, i: u32, next: u32) -> u32 {
+        match self.layout {
+            DescLayout::Ring => next_adj(self.total - i - 1, next),
+            DescLayout::FromStart => {
+                let last = self.total - 1;
+                let after_next = last.saturating_sub(i + 1);
+                let room = match i % (self.adj_max + 1) {
+                    k if k < self.adj_max => self.adj_max - 1 - k,
+                    _ => self.adj_max,
+                };
+                after_next.min(room).min(Self::to_4k(next))
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum RegPhase {
     /// The system call.
@@ -1614,5 +1751,71 @@ mod tests {
         assert_eq!(next_adj(100, 60 * 32), 3);
         // The second block of a page starts again at 63.
         assert_eq!(next_adj(100, 64 * 32), 63);
+    }
+
+    /// The Windows rule's fetches, walked as the engine walks them: a fetch of `adj + 1`
+    /// descriptors from the first, the next fetch's count in the last one fetched.
+    fn fetches(total: u32, max_read: u32, base: u32) -> Vec<u32> {
+        let a = Adjacency::new(DescLayout::FromStart, max_read, total);
+        let mut out = Vec::new();
+        let (mut at, mut n) = (0, a.first(base) + 1);
+        while at < total {
+            out.push(n);
+            let last = at + n - 1;
+            at = last + 1;
+            n = a.next(last, base + at * DESC_BYTES as u32) + 1;
+        }
+        out
+    }
+
+    #[test]
+    fn the_scatter_list_is_cut_at_every_8_mib_of_the_request_only_when_asked() {
+        let page = map::HOST_PAGE;
+        // 8 MiB + 1 byte from a page's start: 2048 pages and one byte, cut after the pages.
+        let p = scatter(0x1_0000_0000, (8 << 20) + 1, u64::MAX, 8 << 20);
+        assert_eq!(p.len(), 2049);
+        assert_eq!(p[2048], (8 << 20, 1));
+        // From 100 bytes into a page the cut falls inside page 2048: it is two pieces there.
+        let host = 0x1_0000_0000 + 100;
+        let p = scatter(host, 16 << 20, u64::MAX, 8 << 20);
+        let sum = |v: &[(u64, u64)]| v.iter().map(|x| x.1).sum::<u64>();
+        assert_eq!(sum(&p), 16 << 20);
+        let at_cut = p
+            .iter()
+            .position(|x| x.0 == 8 << 20)
+            .expect("a piece starts at the cut");
+        assert_eq!(sum(&p[..at_cut]), 8 << 20);
+        assert!(p
+            .iter()
+            .all(|&(o, n)| o / (8 << 20) == (o + n - 1) / (8 << 20)));
+        // xdma.ko's list does not cut: one piece per page, the same 16 MiB.
+        let q = scatter(host, 16 << 20, u64::MAX, u64::MAX);
+        assert_eq!(q.len() as u64, (16 << 20) / page + 1);
+        assert_eq!(p.len(), q.len() + 1);
+        // desc_blen_max still splits pages.
+        assert_eq!(scatter(0, 4096, 1024, u64::MAX).len(), 4);
+    }
+
+    #[test]
+    fn the_windows_rule_fetches_one_read_request_of_descriptors_at_a_time() {
+        // 512-byte read requests hold 16 descriptors of 32 bytes: 40 descriptors are fetched
+        // 16, 16 and 8; 2048 (an 8 MiB transfer of pages) are 128 fetches of 16.
+        assert_eq!(fetches(40, 512, 0), vec![16, 16, 8]);
+        assert_eq!(fetches(2048, 512, 0), vec![16; 128]);
+        // 128-byte read requests: 4 at a time; one descriptor alone is one fetch of one.
+        assert_eq!(fetches(10, 128, 0), vec![4, 4, 2]);
+        assert_eq!(fetches(1, 512, 0), vec![1]);
+        // A buffer 3 descriptors before a 4 KiB boundary: the first fetch stops there, and the
+        // next ones keep their count from the buffer's start, never crossing a page.
+        let f = fetches(40, 512, 0x1000 - 3 * 32);
+        assert_eq!(f.iter().sum::<u32>(), 40);
+        assert_eq!(f[0], 3);
+        let mut at = 0x1000 - 3 * 32;
+        for n in f {
+            assert!(n >= 1 && n <= 16);
+            let end = at + n * 32 - 1;
+            assert_eq!(at / 0x1000, end / 0x1000, "a fetch crosses a page");
+            at += n * 32;
+        }
     }
 }

@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use rstest::rstest;
-use xdma_driver::{Costs, Dir, Driver, Errno, HostRam, InterruptMode, Params};
-use xdma_ip::{Variant, XdmaIp};
+use xdma_driver::{Costs, DescLayout, Dir, Driver, Errno, HostRam, InterruptMode, Params};
+use xdma_ip::{PcieConfig, Variant, XdmaIp};
 
 /// Host memory above 4 GiB, so that every address needs its upper half.
 const RAM_BASE: u64 = 0x1_0000_0000;
@@ -109,6 +109,55 @@ fn longer_than_the_ring_is_several_engine_runs() {
     assert_eq!(d.ip().stats().descriptors - before, 2_400);
     let got = d.read(0, 0, data.len(), 0, false).expect("read");
     assert!(got.data == data);
+}
+
+#[test]
+fn the_windows_layout_starts_every_transfer_at_its_buffers_start() {
+    // Descriptors of at most 256 bytes make 512 KiB 2048 descriptors: the size of xdma.ko's
+    // ring and, at 4 KiB pages, of an 8 MiB transfer, with a 2 000th of the data.
+    let run = |desc_layout, max_read_request: Option<u32>| {
+        let mut cfg = Variant::Mm.ip_config().expect("the variant's top is built");
+        // A link whose read requests are smaller: the IP reports its size in the config
+        // block, and the Windows rule sizes its fetches by it.
+        cfg.pcie = max_read_request.map(|m| {
+            let mut p = PcieConfig::default();
+            p.link.max_read_request = m;
+            p
+        });
+        let ip = XdmaIp::new(cfg).expect("the IP builds");
+        let p = Params {
+            desc_blen_max: 256,
+            desc_layout,
+            ..Params::default()
+        };
+        let mut d = Driver::probe(ip, HostRam::new(RAM_BASE, RAM_BYTES), p).expect("probe");
+        // One descriptor first: xdma.ko's ring goes on from index 1.
+        let small = pattern(256, 1);
+        assert_eq!(d.write(0, 0, &small, 0).expect("write"), small.len());
+        let big = pattern(512 << 10, 2);
+        let (runs, fetches) = (d.ip().stats().messages, d.ip().stats().descriptor_fetches);
+        assert_eq!(d.write(0, 0, &big, 0).expect("write"), big.len());
+        let got = d.read(0, 0, big.len(), 0, false).expect("read");
+        assert!(got.data == big, "the data read back is what was written");
+        (
+            d.ip().stats().messages - runs,
+            d.ip().stats().descriptor_fetches - fetches,
+        )
+    };
+    // The Windows driver: the write is one engine run, fetched one 512-byte read request (16
+    // descriptors) at a time, 2048 / 16 = 128 fetches; so is the read.
+    let (runs, fetches) = run(DescLayout::FromStart, None);
+    assert_eq!(runs, 2, "one run for the write, one for the read");
+    assert_eq!(fetches, 2 * 128);
+    // 256-byte read requests hold 8 descriptors: 256 fetches a transfer.
+    let (runs, fetches) = run(DescLayout::FromStart, Some(256));
+    assert_eq!(runs, 2);
+    assert_eq!(fetches, 2 * 256);
+    // xdma.ko: the write's 2048 descriptors reach the H2C ring's end after 2047 and take a
+    // second run for the last one; the read runs on the C2H engine, whose own ring is still
+    // at index 0, and is one run.
+    let (runs, _) = run(DescLayout::Ring, None);
+    assert_eq!(runs, 3);
 }
 
 fn user_w(d: &mut Driver, reg: u32, value: u64) {

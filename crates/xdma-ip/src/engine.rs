@@ -39,19 +39,39 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    fn update(&mut self, engine: &str, bytes: u64) {
+    fn update(&mut self, engine: EngineName, bytes: u64) {
         self.done += bytes;
         let step = self.done / PROGRESS_STEP;
         if step > self.reported {
             self.reported = step;
             tracing::info!(
                 target: "xdma_ip::progress",
-                engine,
+                %engine,
                 done = self.done,
                 "{engine}: {} MiB of this run so far",
                 self.done >> 20
             );
         }
+    }
+}
+
+/// An engine's name, `H2C0-MM` or `C2H1-ST`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EngineName {
+    c2h: bool,
+    channel: usize,
+    stream: bool,
+}
+
+impl std::fmt::Display for EngineName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}{}-{}",
+            if self.c2h { "C2H" } else { "H2C" },
+            self.channel,
+            if self.stream { "ST" } else { "MM" }
+        )
     }
 }
 
@@ -116,13 +136,14 @@ impl Engine {
         self.kind == EngineKind::Stream
     }
 
-    pub(crate) fn name(&self) -> String {
-        format!(
-            "{}{}-{}",
-            if self.c2h { "C2H" } else { "H2C" },
-            self.channel,
-            if self.stream() { "ST" } else { "MM" }
-        )
+    /// The engine's name for messages, formatted only when a message is written: the engine
+    /// looks it up on every cycle it runs.
+    pub(crate) fn name(&self) -> EngineName {
+        EngineName {
+            c2h: self.c2h,
+            channel: self.channel,
+            stream: self.stream(),
+        }
     }
 
     /// Sets status bits, as far as the control register enables their logging.
@@ -371,7 +392,7 @@ impl XdmaIp {
         e.perf_dat += bytes.div_ceil(16);
         let name = e.name();
         if let Some(run) = e.run.as_mut() {
-            run.progress.update(&name, bytes);
+            run.progress.update(name, bytes);
         }
         let Some(e) = self.engine(c2h, ch) else {
             return;
@@ -423,6 +444,7 @@ impl XdmaIp {
         let Some(cpls) = self.pcie.read(now, addr, (n * map::DESC_BYTES) as u64) else {
             return;
         };
+        self.stats.descriptor_fetches += 1;
         let ready_at = cpls.last().map_or(now, |c| c.0);
         let mut got = Vec::with_capacity(n);
         let mut next = None;
@@ -606,14 +628,13 @@ impl XdmaIp {
         let now = self.now();
         // Retire what the card has answered, in order.
         while let Some((txn, p, issued)) = self.answered(false, ch) {
-            let dma = self.card.dma.clone();
             if let Some(run) = self.run_of(false, ch) {
                 run.taken = p.off + p.piece.bytes as u64;
             }
             if p.piece.bytes > 0 {
                 self.latency
                     .measure(true, issued, now, p.piece.burst.beats());
-                let resp = dma.take_write(txn)?;
+                let resp = self.card.dma.take_write(txn)?;
                 if !resp.is_ok() && self.bus_error(false, ch, resp, mem)? {
                     return Ok(());
                 }
@@ -678,11 +699,10 @@ impl XdmaIp {
         }
         let mps = self.pcie.max_payload();
         while let Some((txn, p, issued)) = self.answered(true, ch) {
-            let dma = self.card.dma.clone();
             if p.piece.bytes > 0 {
                 self.latency
                     .measure(false, issued, now, p.piece.burst.beats());
-                let (data, resp) = dma.take_read(txn)?;
+                let (data, resp) = self.card.dma.take_read(txn)?;
                 if !resp.is_ok() {
                     if self.bus_error(true, ch, resp, mem)? {
                         return Ok(());
@@ -815,12 +835,11 @@ impl XdmaIp {
             if p.piece.bytes == 0 {
                 continue;
             }
-            let dma = self.card.dma.clone();
-            dma.wait(&mut self.card.env, txn)?;
+            self.card.dma.wait(&mut self.card.env, txn)?;
             if c2h {
-                dma.take_read(txn)?;
+                self.card.dma.take_read(txn)?;
             } else {
-                dma.take_write(txn)?;
+                self.card.dma.take_write(txn)?;
             }
         }
         Ok(())
@@ -1109,13 +1128,34 @@ mod tests {
     }
 
     #[test]
+    fn an_engine_is_named_by_direction_channel_and_kind() {
+        let name = |c2h, channel, stream| {
+            EngineName {
+                c2h,
+                channel,
+                stream,
+            }
+            .to_string()
+        };
+        assert_eq!(name(false, 0, false), "H2C0-MM");
+        assert_eq!(name(true, 2, true), "C2H2-ST");
+    }
+
+    #[test]
     fn long_runs_report_progress_each_step_and_short_ones_not() {
         // 1 GiB in descriptors of a page: an event at each 64 MiB, 16 in all.
         let gib = 1u64 << 30;
         let n = events(|| {
             let mut p = Progress::default();
             for _ in 0..gib / 4096 {
-                p.update("H2C0-MM", 4096);
+                p.update(
+                    EngineName {
+                        c2h: false,
+                        channel: 0,
+                        stream: false,
+                    },
+                    4096,
+                );
             }
         });
         assert_eq!(n, (gib / PROGRESS_STEP) as usize);
@@ -1123,7 +1163,14 @@ mod tests {
         let n = events(|| {
             let mut p = Progress::default();
             for _ in 0..(PROGRESS_STEP / 4096 - 1) {
-                p.update("C2H0-MM", 4096);
+                p.update(
+                    EngineName {
+                        c2h: true,
+                        channel: 0,
+                        stream: false,
+                    },
+                    4096,
+                );
             }
         });
         assert_eq!(n, 0);

@@ -84,6 +84,8 @@ impl IpConfig {
 pub struct IpStats {
     /// Descriptors the engines completed.
     pub descriptors: u64,
+    /// Reads of descriptor blocks the engines made.
+    pub descriptor_fetches: u64,
     /// Data bytes the engines moved.
     pub bytes: u64,
     /// MSI or MSI-X messages sent.
@@ -838,9 +840,10 @@ impl XdmaIp {
             }
             Target::Config => match off - map::config::BASE {
                 map::config::IDENTIFIER => Target::Config.identifier(0, false),
-                // 256-byte payload and 512-byte read requests, encoded as in Device Control.
-                map::config::MAX_PAYLOAD => 1,
-                map::config::MAX_READ => 2,
+                // The link's sizes, encoded as in Device Control; untimed, the reference
+                // board's 256-byte payload and 512-byte read requests.
+                map::config::MAX_PAYLOAD => device_control_size(self.pcie.max_payload(), 1),
+                map::config::MAX_READ => device_control_size(self.pcie.max_read_request(), 2),
                 map::config::MSI_ENABLE => match self.irq.mode {
                     IrqMode::Msi { .. } => 1,
                     IrqMode::MsiX { .. } => 2,
@@ -1027,5 +1030,15 @@ impl XdmaIp {
             Some(Target::Config) | None => {}
         }
         self.update_irq(irq);
+    }
+}
+
+/// A size as PCIe's Device Control register encodes it (128 bytes << code), or `untimed` for
+/// a port without a link, whose sizes are unbounded.
+fn device_control_size(bytes: u64, untimed: u32) -> u32 {
+    if bytes == u64::MAX {
+        untimed
+    } else {
+        (bytes.max(128) / 128).trailing_zeros().min(5)
     }
 }

@@ -284,6 +284,7 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
     let params = Params {
         poll_mode: false,
         interrupt_mode: InterruptMode::MsiX,
+        desc_layout: cfg.timing.host.descriptors.layout(),
         ..Params::default()
     };
     let mut driver = Driver::probe(ip, ram, params).map_err(|e| {

@@ -41,6 +41,37 @@ pub struct HostConfig {
     /// A register access through the user BAR node: the system call and the MMIO access's
     /// host side, in ns. Default 1000.
     pub register_ns: f64,
+    /// Where the driver writes each transfer's descriptors (see [`Descriptors`]). Default
+    /// `from-start`, as the reference board's host driver did.
+    pub descriptors: Descriptors,
+}
+
+/// Where the host driver writes a transfer's descriptors: this decides where a long request
+/// is cut into engine runs (each run pays `start_ns` and `irq_ns` on the engine's critical
+/// path) and how many descriptors each fetch of the IP takes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Descriptors {
+    /// As the Windows XDMA driver, which the reference board's host ran (its measurements were
+    /// taken with ReadFile/WriteFile): each transfer of up to 8 MiB is written from the start
+    /// of the engine's descriptor buffer, so a request of up to 8 MiB is always one engine
+    /// run; fetches of at most one max read request of descriptors.
+    #[default]
+    FromStart,
+    /// As `xdma.ko`: a ring of 2048 descriptors per engine, each transfer from the ring's next
+    /// free index, cut at the ring's end into a second engine run; fetches aligned to 64
+    /// descriptors within a page.
+    Ring,
+}
+
+impl Descriptors {
+    /// The driver model's layout.
+    pub fn layout(self) -> xdma_driver::DescLayout {
+        match self {
+            Descriptors::FromStart => xdma_driver::DescLayout::FromStart,
+            Descriptors::Ring => xdma_driver::DescLayout::Ring,
+        }
+    }
 }
 
 impl Default for HostConfig {
@@ -52,6 +83,7 @@ impl Default for HostConfig {
             wake_ns: 6000.0,
             turnaround_ns: 2000.0,
             register_ns: 1000.0,
+            descriptors: Descriptors::FromStart,
         }
     }
 }
