@@ -1812,7 +1812,7 @@ mod tests {
         assert_eq!(f[0], 3);
         let mut at = 0x1000 - 3 * 32;
         for n in f {
-            assert!(n >= 1 && n <= 16);
+            assert!((1..=16).contains(&n));
             let end = at + n * 32 - 1;
             assert_eq!(at / 0x1000, end / 0x1000, "a fetch crosses a page");
             at += n * 32;
