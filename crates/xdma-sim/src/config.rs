@@ -313,6 +313,23 @@ mod tests {
     }
 
     #[test]
+    fn the_descriptor_placement_is_chosen_by_name() {
+        assert_eq!(
+            SimConfig::default().timing.host.descriptors,
+            crate::timing::Descriptors::FromStart
+        );
+        let toml = Config::from_toml("[sim.timing.host]\ndescriptors = \"ring\"\n").expect("toml");
+        let c = SimConfig::from_config(&toml).expect("ring");
+        assert_eq!(c.timing.host.descriptors, crate::timing::Descriptors::Ring);
+        let bad = Config::from_toml("[sim.timing.host]\ndescriptors = \"windows\"\n");
+        let e = bad
+            .and_then(|c| SimConfig::from_config(&c))
+            .expect_err("no such placement");
+        assert_eq!(e.kind(), xdma_core::ErrorKind::Config);
+        assert!(e.to_string().contains("from-start"), "{e}");
+    }
+
+    #[test]
     fn the_section_round_trips_and_rejects_unknown_fields() {
         let cfg = SimConfig::default().into_config().expect("config");
         assert_eq!(
