@@ -1239,17 +1239,15 @@ impl Driver {
                 }
                 (desc_idx, desc_max)
             }
-            // The pieces were cut at every 8 MiB of the request: a transfer is the pieces up
-            // to the next cut.
+            // The pieces were cut at every 8 MiB of the request (`scatter`): a transfer is the
+            // pieces in the same 8 MiB of it as the first, as many as the buffer holds.
             DescLayout::FromStart => {
-                let mut bytes = 0;
+                let window = |p: &(u64, u64)| p.0 / FROM_START_MAX_TRANSFER;
+                let first = pieces.first().map(window);
                 let n = pieces
                     .iter()
                     .take(FROM_START_DESCRIPTORS)
-                    .take_while(|p| {
-                        bytes += p.1;
-                        bytes <= FROM_START_MAX_TRANSFER
-                    })
+                    .take_while(|p| Some(window(p)) == first)
                     .count();
                 (0, n.max(1))
             }
