@@ -209,6 +209,7 @@ impl ModelBuilder {
             time_ps: 0,
             last_dump_ps: None,
             poisoned: false,
+            evaluations: 0,
             waves,
             _not_send: PhantomData,
         };
@@ -270,6 +271,8 @@ pub struct Model {
     time_ps: u64,
     last_dump_ps: Option<u64>,
     poisoned: bool,
+    /// Evaluations of the whole model so far: what a harness's per-cycle cost is made of.
+    evaluations: u64,
     waves: Option<PathBuf>,
     _not_send: PhantomData<*mut ()>,
 }
@@ -615,6 +618,12 @@ impl Model {
         self.sched.peek()
     }
 
+    /// How many times the model has been evaluated (by [`Model::eval`], steps and ticks):
+    /// the unit a harness's speed is made of, for counting what a change of stepping saves.
+    pub fn evaluations(&self) -> u64 {
+        self.evaluations
+    }
+
     /// Evaluates the model at the current time: call after driving inputs so that
     /// combinational outputs settle.
     pub fn eval(&mut self) -> Result<()> {
@@ -856,6 +865,7 @@ impl Model {
             });
         };
         m.as_mut().set_time(t);
+        self.evaluations += 1;
         if let Err(e) = m.eval() {
             self.poisoned = true;
             return Err(SimError::Rtl {

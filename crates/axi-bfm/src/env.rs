@@ -474,6 +474,14 @@ impl Env {
         self.settle()
     }
 
+    /// Steps until `clock` has risen once more and leaves what the agents drove at that edge
+    /// unevaluated: the next step evaluates it together with its own edge, so a loop that sees
+    /// the model only through its agents (which sample settled values) saves one evaluation
+    /// of the whole model per cycle. Read a port directly only after [`Env::settle`].
+    pub fn advance(&mut self, clock: ClockId) -> Result<()> {
+        self.tick_inner(clock, None)
+    }
+
     fn tick_inner(&mut self, clock: ClockId, release: Option<ClockId>) -> Result<()> {
         // Bounded so that a clock the model does not have cannot spin forever.
         for _ in 0..1_000_000 {
