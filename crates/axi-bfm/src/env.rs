@@ -148,6 +148,9 @@ pub struct Env {
     active: u32,
     /// Agent-driven inputs not yet evaluated.
     dirty: bool,
+    /// Rising clocks (a mask) whose agents sampled and whose edge the model took, but whose
+    /// drive phase waits for [`Env::drive`] (see [`Env::rise`]).
+    held: u32,
     resets: Vec<ResetLine>,
     monitors: bool,
     violations: Vec<Violation>,
@@ -177,6 +180,7 @@ impl Env {
             groups: Vec::new(),
             active: 0,
             dirty: false,
+            held: 0,
             resets: Vec::new(),
             monitors: true,
             violations: Vec::new(),
@@ -215,6 +219,7 @@ impl Env {
     /// Evaluates the model if agents drove inputs since its last evaluation, so that its
     /// combinational outputs are current.
     pub fn settle(&mut self) -> Result<()> {
+        self.drive()?;
         if self.dirty {
             self.dirty = false;
             self.model.eval()?;
@@ -363,11 +368,14 @@ impl Env {
     /// steps, those agents drive. Returns the first violation any agent reported; the instant
     /// is completed either way, so the environment stays usable.
     pub fn step(&mut self) -> Result<Edges> {
-        let e = self.step_inner(None)?;
+        let e = self.step_inner(None, None)?;
         Ok(e)
     }
 
-    fn step_inner(&mut self, release: Option<ClockId>) -> Result<Edges> {
+    /// One edge instant; with `hold` rising at it, everything but its agents' drive phase,
+    /// which then waits for [`Env::drive`].
+    fn step_inner(&mut self, release: Option<ClockId>, hold: Option<ClockId>) -> Result<Edges> {
+        self.drive()?;
         let Some((time_ps, edges)) = self.model.next_edges() else {
             return Err(BfmError::BadRequest {
                 bus: self.model.name().to_string(),
@@ -427,6 +435,21 @@ impl Env {
                 self.drive_resets(c, false);
             }
         }
+        if hold.is_some_and(|c| edges.rising(c)) {
+            self.held = rising;
+        } else if let Err(e) = self.drive_phase(rising) {
+            first.get_or_insert(e);
+        }
+        match first {
+            Some(e) => Err(e),
+            None => Ok(edges),
+        }
+    }
+
+    /// The agents of the clocks in `rising` drive after their edge. Returns the first
+    /// violation; every agent drives either way.
+    fn drive_phase(&mut self, rising: u32) -> Result<()> {
+        let mut first: Option<BfmError> = None;
         for g in &mut self.groups {
             if rising & (1 << g.clock.index()) == 0 {
                 continue;
@@ -439,9 +462,13 @@ impl Env {
             }
             let cx = g.cx;
             for (i, s) in g.slots.iter().enumerate() {
-                if s.monitor || (i < 64 && g.skipped & (1 << i) != 0) {
-                    // Monitors only watch; they drive nothing. A skipped agent would drive
-                    // what it already drives.
+                // Monitors only watch; they drive nothing. An agent skipped at the sample
+                // would drive what it already drives, unless it was given work since (between
+                // `rise` and `drive`), which lowered its idle flag.
+                let skipped = i < 64
+                    && g.skipped & (1 << i) != 0
+                    && s.idle.as_ref().is_none_or(|(flag, _)| flag.get());
+                if s.monitor || skipped {
                     continue;
                 }
                 if let Err(e) = s.agent.borrow_mut().drive(&mut self.model, &cx) {
@@ -452,12 +479,25 @@ impl Env {
         self.dirty = true;
         if self.model.waves_path().is_some() {
             // With waves on, what the agents drove shows one picosecond after the edge.
-            self.settle()?;
+            self.dirty = false;
+            self.model.eval()?;
         }
         match first {
             Some(e) => Err(e),
-            None => Ok(edges),
+            None => Ok(()),
         }
+    }
+
+    /// Runs the drive phase that [`Env::rise`] held, if any: the agents drive what they have
+    /// now, including what they were given since the edge. Every other call that moves or
+    /// reads through the environment does this first, so forgetting it only delays the drive
+    /// to the next step, never loses it.
+    pub fn drive(&mut self) -> Result<()> {
+        let held = std::mem::take(&mut self.held);
+        if held == 0 {
+            return Ok(());
+        }
+        self.drive_phase(held)
     }
 
     /// Runs `n` rising edges of `clock`.
@@ -474,18 +514,31 @@ impl Env {
         self.settle()
     }
 
-    /// Steps until `clock` has risen once more and leaves what the agents drove at that edge
-    /// unevaluated: the next step evaluates it together with its own edge, so a loop that sees
-    /// the model only through its agents (which sample settled values) saves one evaluation
-    /// of the whole model per cycle. Read a port directly only after [`Env::settle`].
-    pub fn advance(&mut self, clock: ClockId) -> Result<()> {
-        self.tick_inner(clock, None)
+    /// Steps until `clock` has risen once more, and stops between that edge's two halves:
+    /// its agents have sampled and the model has taken the edge, but the agents have not
+    /// driven yet. Work given to them now (a burst started, a beat queued) goes out at this
+    /// edge, as the output of logic clocked by the same edge does, instead of one cycle later;
+    /// [`Env::drive`] then completes the edge. For logic modelled in software beside the RTL
+    /// that reacts to what the agents saw at an edge.
+    ///
+    /// What the agents then drive is left unevaluated: the next step evaluates it together
+    /// with its own edge, so a loop that sees the model only through its agents (which
+    /// sample settled values) also saves the evaluation [`Env::tick`] spends on settling.
+    /// Read a port directly only after [`Env::settle`].
+    pub fn rise(&mut self, clock: ClockId) -> Result<()> {
+        // Bounded so that a clock the model does not have cannot spin forever.
+        for _ in 0..1_000_000 {
+            if self.step_inner(None, Some(clock))?.rising(clock) {
+                return Ok(());
+            }
+        }
+        Err(self.timeout(clock, 0, "a rising edge of a clock that never rises"))
     }
 
     fn tick_inner(&mut self, clock: ClockId, release: Option<ClockId>) -> Result<()> {
         // Bounded so that a clock the model does not have cannot spin forever.
         for _ in 0..1_000_000 {
-            if self.step_inner(release)?.rising(clock) {
+            if self.step_inner(release, None)?.rising(clock) {
                 return Ok(());
             }
         }

@@ -51,6 +51,36 @@ fn several_accesses_in_flight_complete_in_order() {
     }
 }
 
+#[test]
+fn work_given_between_rise_and_drive_goes_out_at_that_edge() {
+    // A read started after an edge's drive phase waits for the next edge's; one started
+    // between `rise` and `drive` is driven at the edge it was decided on, as a registered
+    // output of logic on that clock is: the same read completes exactly one cycle sooner.
+    let latency = |early: bool| {
+        let (mut env, clk, m, _s) = axil();
+        env.reset(clk, 4).expect("reset");
+        env.run(clk, 3).expect("idle cycles");
+        let t = if early {
+            env.rise(clk).expect("rises");
+            let t = m.start_read(0x40).expect("queued");
+            env.drive().expect("drives");
+            t
+        } else {
+            env.tick(clk).expect("ticks");
+            m.start_read(0x40).expect("queued")
+        };
+        let start = env.cycles(clk);
+        while !m.is_done(t) {
+            env.tick(clk).expect("ticks");
+            assert!(env.cycles(clk) - start < 100, "the read never completed");
+        }
+        assert!(env.violations().is_empty());
+        env.cycles(clk) - start
+    };
+    let (late, early) = (latency(false), latency(true));
+    assert_eq!(early + 1, late, "early {early} cycles, late {late}");
+}
+
 fn with(
     f: LiteFaults,
 ) -> (

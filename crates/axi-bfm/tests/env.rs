@@ -97,8 +97,9 @@ fn agents_sample_before_and_drive_after_their_own_edges_in_two_domains() {
 }
 
 #[test]
-fn advancing_without_settling_saves_evaluations_and_changes_nothing_agents_see() {
-    // Two identical benches, one ticked (settled after every edge) and one advanced: the
+fn rising_and_driving_without_settling_saves_evaluations_and_changes_nothing_agents_see() {
+    // Two identical benches, one ticked (settled after every edge) and one risen and driven
+    // edge by edge (settled only by the next step): the
     // agents must see the same values at every edge of both clocks, and the advanced bench
     // must skip the settling evaluation after its agents' drive wherever nothing else settles.
     let bench = || {
@@ -115,7 +116,8 @@ fn advancing_without_settling_saves_evaluations_and_changes_nothing_agents_see()
     const CYCLES: u64 = 200;
     for _ in 0..CYCLES {
         ticked.tick(axi_t).expect("tick");
-        advanced.advance(axi_a).expect("advance");
+        advanced.rise(axi_a).expect("rises");
+        advanced.drive().expect("drives");
     }
     assert_eq!(*a_t.borrow(), *a_a.borrow());
     assert_eq!(*d_t.borrow(), *d_a.borrow());

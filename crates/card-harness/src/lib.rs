@@ -468,12 +468,19 @@ impl CardHarness {
         self.env.tick(self.clk)
     }
 
-    /// One `axi_aclk` cycle for a caller that reaches the card only through its bus models
-    /// and interrupt log: the model is not settled on return (see [`Env::advance`]). All the
-    /// harness's agents run on `axi_aclk`, so the falling edge that follows evaluates what
-    /// they drove, and this saves one evaluation of the model in every cycle.
-    pub fn advance(&mut self) -> Result<()> {
-        self.env.advance(self.clk)
+    /// Runs to the next `axi_aclk` rising edge and stops before the bus models drive after
+    /// it (see [`Env::rise`]): what the caller starts on them now goes out at this edge, as
+    /// from logic clocked by it. [`CardHarness::drive`] completes the edge. For a model of the
+    /// logic beside the card (the XDMA IP) that reaches the card only through its bus models
+    /// and interrupt log; all of the harness's agents run on `axi_aclk`, so the falling edge
+    /// that follows evaluates what they drove, and the model is not settled on return.
+    pub fn rise(&mut self) -> Result<()> {
+        self.env.rise(self.clk)
+    }
+
+    /// Completes the edge that [`CardHarness::rise`] stopped in: the bus models drive.
+    pub fn drive(&mut self) -> Result<()> {
+        self.env.drive()
     }
 
     /// `n` `axi_aclk` cycles.

@@ -589,9 +589,9 @@ impl XdmaIp {
         irq: &mut dyn InterruptSink,
     ) -> Result<()> {
         for _ in 0..cycles {
-            // The IP reaches the card only through its bus models and interrupt log, which
-            // sample settled values at the edges: no evaluation of its own between them.
-            self.card.advance()?;
+            // The IP is logic clocked by axi_aclk: it reacts to what its bus models saw at an
+            // edge, and what it starts then goes out at that same edge, before they drive.
+            self.card.rise()?;
             self.stats.cycles += 1;
             let now = self.now();
             self.pcie.advance(now);
@@ -612,6 +612,7 @@ impl XdmaIp {
                 }
             }
             self.update_irq(irq);
+            self.card.drive()?;
         }
         Ok(())
     }
