@@ -137,6 +137,35 @@ pub fn split(id: u32, addr: u64, len: usize, bus_bytes: usize, max_beats: u32) -
     out
 }
 
+/// AXI4's longest FIXED burst, in beats.
+pub const FIXED_MAX_BEATS: u32 = 16;
+
+/// Splits `len` bytes moved through the one address `addr` (a keyhole, such as a FIFO's
+/// window) into FIXED bursts of full-width beats on a bus of `bus_bytes` lanes, each at most
+/// [`FIXED_MAX_BEATS`] long. `addr` and `len` are multiples of `bus_bytes` (a FIXED burst
+/// repeats its first beat's lanes, so an unaligned one could not carry whole beats): the
+/// caller checks, and an unaligned `addr` is taken down to its beat.
+pub fn split_fixed(id: u32, addr: u64, len: usize, bus_bytes: usize) -> Vec<Piece> {
+    let bb = bus_bytes.max(1);
+    let size = bb.trailing_zeros() as u8;
+    let at = addr & !(bb as u64 - 1);
+    let span = FIXED_MAX_BEATS as usize * bb;
+    (0..len)
+        .step_by(span)
+        .map(|off| {
+            let bytes = (len - off).min(span);
+            Piece {
+                burst: Burst {
+                    burst: FIXED,
+                    ..Burst::incr(id, at, size, bytes.div_ceil(bb) as u32)
+                },
+                offset: off,
+                bytes,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +183,28 @@ mod tests {
             ..Burst::incr(0, 0x1030, 3, 4)
         };
         assert!((0..4).all(|k| fixed.beat_addr(k) == 0x1030));
+    }
+
+    #[test]
+    fn a_keyhole_range_is_fixed_bursts_of_sixteen_beats_at_one_address() {
+        // 608 bytes on a 16-byte bus: 38 beats, so 16 + 16 + 6.
+        let p = split_fixed(3, 0x2000, 608, 16);
+        let shape: Vec<(u64, u32, usize, usize)> = p
+            .iter()
+            .map(|p| (p.burst.addr, p.burst.beats(), p.offset, p.bytes))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                (0x2000, 16, 0, 256),
+                (0x2000, 16, 256, 256),
+                (0x2000, 6, 512, 96)
+            ]
+        );
+        assert!(p
+            .iter()
+            .all(|p| p.burst.burst == FIXED && p.burst.size == 4 && p.burst.id == 3));
+        assert!(split_fixed(0, 0, 0, 16).is_empty());
     }
 
     #[test]

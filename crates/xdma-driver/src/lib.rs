@@ -113,6 +113,14 @@ pub struct Params {
     pub desc_blen_max: u32,
     /// Where transfers' descriptors go: `xdma.ko`'s ring by default.
     pub desc_layout: DescLayout,
+    /// Not a parameter of the driver's: end at once, with the ETIMEDOUT the driver returns at
+    /// its timeout, a transfer whose engine has stopped on an error with no descriptor
+    /// completed. The driver's service routine fails nothing then, so its call waits out
+    /// `h2c_timeout`/`c2h_timeout` for an outcome that can no longer change: seconds that a
+    /// simulated card would spend minutes simulating. Off by default (the driver's wait);
+    /// on, the call ends when the service routine has found the engine so, not at the
+    /// deadline.
+    pub end_dead_waits: bool,
 }
 
 impl Default for Params {
@@ -124,6 +132,7 @@ impl Default for Params {
             c2h_timeout: Duration::from_secs(10),
             desc_blen_max: map::DESC_MAX_LEN,
             desc_layout: DescLayout::Ring,
+            end_dead_waits: false,
         }
     }
 }
@@ -226,8 +235,15 @@ struct Engine {
     free_at: Ps,
     /// `engine->non_incr_addr`: the card address stays fixed for the whole transfer.
     non_incr_addr: bool,
+    /// `engine->addr_align` and `engine->len_granularity`, from the engine's alignments
+    /// register (`engine_alignments`), read again after every change of the address mode.
+    addr_align: u64,
+    len_granularity: u64,
     /// The completed count the driver last serviced in the engine's run.
     seen_completed: u32,
+    /// The service routine found the engine stopped on an error with nothing completed: the
+    /// transfer can only time out (see [`Params::end_dead_waits`]).
+    stopped_on_error: bool,
 }
 
 /// A transfer on an engine's ring (`struct xdma_transfer`).
@@ -474,11 +490,32 @@ impl Driver {
             irq_at: None,
             free_at: 0,
             non_incr_addr: false,
+            addr_align: 1,
+            len_granularity: 1,
             seen_completed: 0,
+            stopped_on_error: false,
         };
         match dir {
             Dir::H2c => self.h2c.push(e),
             Dir::C2h => self.c2h.push(e),
+        }
+        self.engine_alignments(dir, ch)
+    }
+
+    /// `engine_alignments`: the address alignment and length granularity the engine asks
+    /// for, from its alignments register; 1 and 1 when the register reads zero.
+    fn engine_alignments(&mut self, dir: Dir, ch: usize) -> Result<()> {
+        let w = self.dma_read(map::engine_base(dir == Dir::C2h, ch) + ereg::ALIGNMENTS)?;
+        let (align, granularity) = if w == 0 {
+            (1, 1)
+        } else {
+            (u64::from((w >> 16) & 0xFF), u64::from((w >> 8) & 0xFF))
+        };
+        if let Some(e) = self.engine_mut(dir, ch) {
+            // A zero field would make every length a multiple of it; the driver would divide
+            // by nothing. Treat it as no constraint.
+            e.addr_align = align.max(1);
+            e.len_granularity = granularity.max(1);
         }
         Ok(())
     }
@@ -575,7 +612,8 @@ impl Driver {
         } else {
             ereg::CONTROL_W1C
         };
-        self.dma_write(base + alias, control::NON_INCR_ADDR)
+        self.dma_write(base + alias, control::NON_INCR_ADDR)?;
+        self.engine_alignments(dir, channel)
     }
 
     /// `IOCTL_XDMA_ADDRMODE_GET`: whether the engine runs with a fixed card address.
@@ -761,10 +799,56 @@ impl Driver {
         )
     }
 
+    /// `check_transfer_align`: with a fixed card address, the buffer and the card address
+    /// aligned to the engine's alignment and the length a multiple of its granularity;
+    /// otherwise the buffer and the card address alike within the alignment. EINVAL if not.
+    /// Only the buffer's place within its page is known here, which decides every alignment
+    /// up to a page.
+    fn check_transfer_align(&self, s: &Submit) -> Result<()> {
+        let Some(e) = self.engines(s.dir).get(s.channel) else {
+            return Ok(());
+        };
+        let mask = e.addr_align - 1;
+        let buf = s.page_offset as u64 & mask;
+        let pos = s.card_addr & mask;
+        let problem = if e.non_incr_addr {
+            if buf != 0 {
+                Some(format!(
+                    "the buffer is not aligned to {} bytes",
+                    e.addr_align
+                ))
+            } else if pos != 0 {
+                Some(format!(
+                    "card address {:#x} is not aligned to {} bytes",
+                    s.card_addr, e.addr_align
+                ))
+            } else if s.len as u64 % e.len_granularity != 0 {
+                Some(format!(
+                    "{} bytes is not a multiple of {}",
+                    s.len, e.len_granularity
+                ))
+            } else {
+                None
+            }
+        } else if buf != pos {
+            Some(format!(
+                "the buffer and card address {:#x} are not alike modulo {}",
+                s.card_addr, e.addr_align
+            ))
+        } else {
+            None
+        };
+        match problem {
+            Some(p) => Err(DriverError::errno(Errno::Invalid, p)),
+            None => Ok(()),
+        }
+    }
+
     /// Starts a transfer whose system call is made at `s.at` (now or later, in simulated
     /// time), with `data` for a write. The request waits in the driver's queue from
     /// `s.at + submit`.
     pub fn submit(&mut self, s: Submit, data: Option<&[u8]>) -> Result<Call> {
+        self.check_transfer_align(&s)?;
         let host = self.pin(s.dir, s.channel, s.len, s.page_offset)?;
         if let Some(data) = data {
             if let Err(e) = self.ram.write(host, data) {
@@ -995,7 +1079,11 @@ impl Driver {
                         let seen = self.engines(dir)[channel].seen_completed;
                         self.dma_read(base + ereg::COMPLETED)? > seen
                     };
-                    if matches!(state, State::Submitted) && now >= deadline && !pending {
+                    let dead = self.params.end_dead_waits
+                        && matches!(state, State::Submitted)
+                        && self.engines(dir)[channel].stopped_on_error;
+                    if matches!(state, State::Submitted) && (now >= deadline || dead) && !pending {
+                        let deadline = if dead { now.min(deadline) } else { deadline };
                         // Still in flight at the timeout: abort it and stop the engine.
                         let base = map::engine_base(dir == Dir::C2h, channel);
                         let st = self.dma_read(base + ereg::STATUS)?;
@@ -1003,6 +1091,7 @@ impl Driver {
                         if let Some(e) = self.engine_mut(dir, channel) {
                             e.free_at = deadline;
                             e.irq_at = None;
+                            e.stopped_on_error = false;
                         }
                         let timeout = self.calls[i].timeout;
                         self.end(
@@ -1221,13 +1310,14 @@ impl Driver {
         ep_addr: u64,
         eop_flush: bool,
     ) -> Result<(Transfer, usize)> {
-        let (desc_idx, desc_ring, res_ring, c2h_stream) = {
+        let (desc_idx, desc_ring, res_ring, c2h_stream, fixed) = {
             let e = &self.engines(dir)[channel];
             (
                 e.desc_idx,
                 e.desc_bus,
                 e.result_bus,
                 e.streaming && dir == Dir::C2h,
+                e.non_incr_addr,
             )
         };
         let layout = self.params.desc_layout;
@@ -1298,7 +1388,10 @@ impl Driver {
                 )?;
             }
             len += n;
-            ep += n;
+            // A fixed card address stays for every descriptor (`transfer_build`).
+            if !fixed {
+                ep += n;
+            }
         }
         if let Some(e) = self.engine_mut(dir, channel) {
             e.desc_idx = (desc_idx + desc_max) % RING_DESCRIPTORS;
@@ -1330,6 +1423,7 @@ impl Driver {
         }
         if let Some(e) = self.engine_mut(dir, channel) {
             e.seen_completed = 0;
+            e.stopped_on_error = false;
         }
         self.dma_write(sg + sgdma::FIRST_DESC_LO, xfer.desc_bus as u32)?;
         self.dma_write(sg + sgdma::FIRST_DESC_HI, (xfer.desc_bus >> 32) as u32)?;
@@ -1462,6 +1556,9 @@ impl Driver {
         // Nothing completed: the driver leaves the transfer as it is, even with an error in
         // the status (the first descriptor failed), so that only the caller's timeout ends it.
         if desc_count == 0 {
+            if let Some(e) = self.engine_mut(dir, channel) {
+                e.stopped_on_error = st & error_mask(dir) != 0;
+            }
             return Ok(State::Submitted);
         }
         if let Some(e) = self.engine_mut(dir, channel) {

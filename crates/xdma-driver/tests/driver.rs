@@ -95,6 +95,53 @@ fn a_buffer_is_cut_into_one_descriptor_per_page() {
 }
 
 #[test]
+fn fixed_address_mode_keeps_the_card_address_and_checks_alignment_as_xdma_ko() {
+    // xdma.ko (`transfer_build`): with `non_incr_addr` every descriptor gets the request's card
+    // address; `check_transfer_align`: the buffer and card address aligned to the engine's
+    // alignment and the length a multiple of its granularity, else EINVAL; the alignments
+    // come from the engine's register, read again after ADDRMODE_SET (16-byte beats here).
+    let mut d = driver(Variant::Mm, Params::default());
+    d.addrmode_set(Dir::H2c, 0, true).expect("ADDRMODE_SET");
+    assert!(d.addrmode_get(Dir::H2c, 0).expect("ADDRMODE_GET"));
+    let einval = |r: xdma_driver::Result<usize>| match r {
+        Err(e) => e.kind() == Some(Errno::Invalid),
+        Ok(_) => false,
+    };
+    assert!(
+        einval(d.write(0, 0x1008, &[1; 64], 8)),
+        "card address off a beat"
+    );
+    assert!(einval(d.write(0, 0x1000, &[1; 64], 8)), "buffer off a beat");
+    assert!(einval(d.write(0, 0x1000, &[1; 60], 0)), "length off a beat");
+    // Three pages of data in three descriptors, all at card address 0x2000. This card's AXI
+    // port answers the FIXED bursts with SLVERR, and the driver enables no write errors, so
+    // the write completes and the card's memory keeps what it had.
+    let before = d.ip().stats().descriptors;
+    let data = pattern(3 * 4096, 5);
+    assert_eq!(d.write(0, 0x2000, &data, 0).expect("write"), data.len());
+    assert_eq!(d.ip().stats().descriptors - before, 3);
+    let mut ddr = vec![0xEE; 64];
+    d.ip()
+        .card()
+        .ddr_read(0x2000, &mut ddr)
+        .expect("DDR backdoor");
+    assert!(ddr.iter().all(|&b| b == 0), "nothing landed: {ddr:?}");
+    let err = u64::from(d.user_read(u64::from(card_regs::ERROR)).expect("ERROR"));
+    assert_ne!(err & card_regs::error::DMA_BURST_MASK, 0);
+    // Back to incrementing: the same write lands, and a misaligned pair is refused only when
+    // buffer and card address differ within the (1-byte) alignment, which never happens.
+    d.addrmode_set(Dir::H2c, 0, false).expect("ADDRMODE_SET");
+    assert_eq!(d.write(0, 0x2000, &data, 0).expect("write"), data.len());
+    let mut ddr = vec![0; data.len()];
+    d.ip()
+        .card()
+        .ddr_read(0x2000, &mut ddr)
+        .expect("DDR backdoor");
+    assert!(ddr == data);
+    assert_eq!(d.write(0, 0x1008, &[1; 60], 3).expect("write"), 60);
+}
+
+#[test]
 fn longer_than_the_ring_is_several_engine_runs() {
     // 2 048 descriptors a ring: with descriptors of at most 256 bytes, 600 KiB is 2 400 of them,
     // two engine runs of one request.
@@ -307,6 +354,36 @@ fn dma_past_the_ddr_fails_as_the_driver_fails_it(#[values("msix", "poll")] mode:
     let p = pattern(65_536, 11);
     d.write(0, 0x4000, &p, 0).expect("write after the errors");
     assert!(d.read(0, 0x4000, p.len(), 0, false).expect("read").data == p);
+}
+
+#[rstest]
+fn a_dead_wait_ends_at_once_when_asked(#[values(false, true)] end_dead_waits: bool) {
+    // The read past the DDR stops its engine on the first descriptor: the driver's call waits
+    // out c2h_timeout (400 us here), or with `end_dead_waits` ends as soon as the engine has
+    // stopped, with the same errno.
+    let p = Params {
+        end_dead_waits,
+        ..params("msix")
+    };
+    let timeout = p.c2h_timeout;
+    let mut d = driver(Variant::Mm, p);
+    let start = d.now();
+    let err = d
+        .read(0, 0x8000_0000, 4096, 0, false)
+        .expect_err("C2H past the DDR fails");
+    assert_eq!(err.kind(), Some(Errno::TimedOut), "{err}");
+    let took = d.now() - start;
+    let timeout_ps = timeout.as_nanos() as u64 * 1000;
+    if end_dead_waits {
+        // The engine's read of the card and its error take a few microseconds.
+        assert!(took < timeout_ps / 10, "ended after {took} ps");
+    } else {
+        assert!(took >= timeout_ps, "ended after {took} ps");
+    }
+    // A healthy read is not cut short by it.
+    let data = pattern(256 << 10, 3);
+    d.write(0, 0x4000, &data, 0).expect("write");
+    assert!(d.read(0, 0x4000, data.len(), 0, false).expect("read").data == data);
 }
 
 #[test]

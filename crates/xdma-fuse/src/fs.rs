@@ -350,37 +350,20 @@ impl Shared {
         if self.offline.load(Ordering::SeqCst) {
             return Err(Errno::EBUSY);
         }
-        let fixed = self.fixed_address(Direction::C2H, ch)?;
-        // In fixed-address mode every beat reads the same data-width word.
-        let n = if fixed {
-            self.data_bytes().min(size)
-        } else {
-            size
-        };
-        let (mut b, pad) = aligned_copy(&vec![0u8; n], addr)?;
+        // The engine's address mode (ADDRMODE) is the driver model's and the IP's: a fixed
+        // card address is the IP's FIXED bursts, whatever the card answers to them.
+        let (mut b, pad) = aligned_copy(&vec![0u8; size], addr)?;
         if let Err(e) = self.card.read_mm(ch, CardAddr(addr), &mut b[pad..]) {
             return Err(self.c2h_failed(addr, &e));
         }
-        Ok(if fixed {
-            b[pad..].iter().copied().cycle().take(size).collect()
-        } else {
-            b[pad..].to_vec()
-        })
+        Ok(b[pad..].to_vec())
     }
 
     fn write_mm(&self, ch: usize, addr: u64, data: &[u8]) -> Result<(), Errno> {
         if self.offline.load(Ordering::SeqCst) {
             return Err(Errno::EBUSY);
         }
-        let fixed = self.fixed_address(Direction::H2C, ch)?;
-        // In fixed-address mode every beat lands on the same word: the last one stays.
-        let w = self.data_bytes();
-        let part = if fixed && data.len() > w {
-            &data[data.len() - w..]
-        } else {
-            data
-        };
-        let (b, pad) = aligned_copy(part, addr)?;
+        let (b, pad) = aligned_copy(data, addr)?;
         match self.card.write_mm(ch, CardAddr(addr), &b[pad..]) {
             // The driver enables no write errors in the engine (PG195: ie_write_error enables
             // logging and stopping on them), so a write the card's AXI port refuses completes
@@ -407,22 +390,21 @@ impl Shared {
     /// The errno of a memory-mapped C2H transfer that failed. The driver's service routine
     /// reads the engine's completed count, and with none completed it fails nothing: a read
     /// whose first descriptor the card refused ends only at `c2h_timeout`, with ETIMEDOUT.
-    /// The first descriptor starts at the request's card address, so a request that starts
-    /// past the card's memory is that case; one that fails later is EIO. With no timeout the
-    /// driver would wait for ever, which a server must not: it answers at once.
+    /// The driver model says so itself (a timeout, which it reports as soon as the engine has
+    /// stopped so: a fixed-address read of this card, whose port refuses FIXED bursts). A
+    /// read that starts past the card's memory is the same case, which the API refuses before
+    /// the driver model sees it; one that fails later is EIO. Either way the answer waits
+    /// `c2h_timeout` of wall-clock time, as the driver's does; with no timeout the driver
+    /// would wait for ever, which a server must not: it answers at once.
     fn c2h_failed(&self, addr: u64, e: &xdma_core::Error) -> Errno {
         let refused = matches!(e.kind(), ErrorKind::TransferFailed | ErrorKind::OutOfRange);
-        if refused && addr >= self.card.info().memory_size {
+        if e.kind() == ErrorKind::Timeout || (refused && addr >= self.card.info().memory_size) {
             if let Some(t) = self.server.c2h_timeout() {
                 std::thread::sleep(t);
             }
             return Errno::from_i32(libc::ETIMEDOUT);
         }
         errno(e)
-    }
-
-    fn data_bytes(&self) -> usize {
-        16
     }
 
     /// One read request on a C2H stream node: up to end-of-packet with O_TRUNC, else the whole

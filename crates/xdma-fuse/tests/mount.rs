@@ -462,6 +462,71 @@ fn a_request_the_card_cannot_serve_is_answered() {
     assert_eq!(u32::from_le_bytes(w), regs::id::RESET as u32);
 }
 
+/// ADDRMODE_SET on an open node, as a program calls it.
+fn set_addrmode(f: &File, fixed: bool) {
+    let mut v: libc::c_int = fixed.into();
+    // SAFETY: ADDRMODE_SET reads one int through the pointer, which lives across the call.
+    let r = unsafe {
+        libc::ioctl(
+            f.as_raw_fd(),
+            xdma_regmap::driver::IOCTL_XDMA_ADDRMODE_SET as _,
+            &mut v,
+        )
+    };
+    assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn fixed_address_mode_is_the_ips_and_this_card_refuses_its_bursts() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    let h2c = OpenOptions::new()
+        .write(true)
+        .open(s.node("_h2c_0"))
+        .expect("h2c node");
+    let c2h = File::open(s.node("_c2h_0")).expect("c2h node");
+    let data = pattern(4096);
+    assert_eq!(h2c.write_at(&data, 0x1_0000).expect("write"), data.len());
+    set_addrmode(&h2c, true);
+    set_addrmode(&c2h, true);
+    // The driver's rules for the mode (check_transfer_align): the card address aligned to the
+    // engine's alignment, which the IP gives as one 16-byte beat in this mode.
+    let mut b = vec![0u8; 4096];
+    let e = c2h
+        .read_at(&mut b, 0x1_0008)
+        .expect_err("card address off a beat");
+    assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
+    // The IP sends FIXED bursts, which the card's AXI port answers with SLVERR: the read's
+    // engine stops on its first descriptor, which the driver leaves to c2h_timeout (2 s), and
+    // the write completes as any write error does with the driver's enables.
+    let started = Instant::now();
+    let e = c2h
+        .read_at(&mut b, 0x1_0000)
+        .expect_err("FIXED bursts refused");
+    assert_eq!(e.raw_os_error(), Some(libc::ETIMEDOUT));
+    assert!(started.elapsed() >= Duration::from_secs(2));
+    assert_eq!(
+        h2c.write_at(&[0xA5; 4096], 0x1_0000)
+            .expect("the driver reports success"),
+        4096
+    );
+    let user = File::open(s.node("_user")).expect("user");
+    let mut w = [0u8; 4];
+    user.read_exact_at(&mut w, u64::from(regs::ERROR))
+        .expect("ERROR");
+    assert_ne!(
+        u64::from(u32::from_le_bytes(w)) & regs::error::DMA_BURST_MASK,
+        0,
+        "the card saw FIXED bursts"
+    );
+    // Back to incrementing addresses: the memory still holds the first write.
+    set_addrmode(&h2c, false);
+    set_addrmode(&c2h, false);
+    c2h.read_exact_at(&mut b, 0x1_0000).expect("read");
+    assert!(b == data);
+}
+
 #[test]
 fn sigint_and_sigterm_unmount() {
     for sig in [libc::SIGINT, libc::SIGTERM] {

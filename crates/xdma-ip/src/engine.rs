@@ -528,6 +528,7 @@ impl XdmaIp {
             return;
         };
         let id = e.axi_id();
+        let fixed = e.control & control::NON_INCR_ADDR != 0;
         let Some(run) = e.run.as_mut() else { return };
         while !run.stopping && run.fault.is_none() && run.planned.len() < PLAN_AHEAD {
             let Some(f) = run.supply.ready.pop_front() else {
@@ -543,12 +544,28 @@ impl XdmaIp {
             };
             let len = d.length() as u64;
             let (card, host) = if c2h { (d.src, d.dst) } else { (d.dst, d.src) };
+            // PG195's fixed-address mode ("AXI4 MM fixed address" in its alignment and length
+            // granularity tables) needs the card address and the length in whole beats of the
+            // data path; a descriptor that breaks the rule stops the engine on it.
+            let whole = |v: u64| v % bus as u64 == 0;
+            if fixed && !(whole(card) && whole(len)) {
+                run.fault = Some(status::ALIGN_MISMATCH);
+                run.supply.next = None;
+                break;
+            }
             let off = if c2h {
                 0
             } else {
                 run.reads.push(host, len, max_read)
             };
-            let pieces = burst::split(id, card, len as usize, bus, beats);
+            // Every beat of a fixed-address descriptor goes to its card address: FIXED
+            // bursts, as a keyhole is addressed on AXI (PG195 names no burst type for the
+            // mode; FIXED is the one AXI has for it).
+            let pieces = if fixed {
+                burst::split_fixed(id, card, len as usize, bus)
+            } else {
+                burst::split(id, card, len as usize, bus, beats)
+            };
             let n = pieces.len();
             if n == 0 {
                 // A descriptor of no bytes has no burst: it completes with the one before.

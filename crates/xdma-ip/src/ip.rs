@@ -790,6 +790,13 @@ impl XdmaIp {
                     ereg::CONTROL | ereg::CONTROL_W1S | ereg::CONTROL_W1C => e.control,
                     ereg::STATUS | ereg::STATUS_RC => e.status,
                     ereg::COMPLETED => e.completed,
+                    // In fixed-address mode addresses and lengths go in whole beats of the
+                    // data path (PG195's alignment and granularity tables); the driver reads
+                    // the register again after changing the mode.
+                    ereg::ALIGNMENTS if e.control & control::NON_INCR_ADDR != 0 => {
+                        let w = self.card.dma.bus_bytes() as u32;
+                        (w << 16) | (w << 8) | (ALIGNMENTS_LOW & 0xFF)
+                    }
                     ereg::ALIGNMENTS => (self.cfg.alignment << 16) | ALIGNMENTS_LOW,
                     ereg::POLL_WB_LO => e.wb as u32,
                     ereg::POLL_WB_HI => (e.wb >> 32) as u32,

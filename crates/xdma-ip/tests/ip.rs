@@ -429,6 +429,50 @@ fn a_card_read_error_is_logged_and_stops_the_engine() {
 }
 
 #[test]
+fn fixed_address_mode_asks_whole_beats_and_sends_fixed_bursts_that_this_card_refuses() {
+    let mut c = combined();
+    let e = map::engine_base(true, 0);
+    // The alignments register: bits 23:16 the address alignment, 15:8 the length
+    // granularity. Any byte by default; whole 16-byte beats of the data path in fixed-address
+    // mode (PG195's alignment and granularity tables, "AXI4 MM fixed address").
+    let fields = |c: &mut Card| (c.r(e + ereg::ALIGNMENTS) >> 8) & 0xFFFF;
+    assert_eq!(fields(&mut c), 0x0101);
+    c.w(e + ereg::CONTROL_W1S, control::NON_INCR_ADDR);
+    assert_eq!(fields(&mut c), 0x1010);
+    c.w(e + ereg::CONTROL_W1C, control::NON_INCR_ADDR);
+    assert_eq!(fields(&mut c), 0x0101);
+
+    // A read from one card address: the card's AXI port supports INCR bursts only (its
+    // ERROR.DMA_BURST), so it answers the FIXED burst with SLVERR and the engine stops on the
+    // read error the driver enables.
+    c.chain(DESCS, &[(0x1000, DATA, 256)], desc::STOP | desc::COMPLETED);
+    c.start(true, 0, DESCS, false);
+    c.w(e + ereg::CONTROL_W1S, control::NON_INCR_ADDR);
+    c.run_until_idle(true, 0, 50_000);
+    assert_eq!(c.r(e + ereg::STATUS), status::C2H_R_SLAVE_ERR);
+    assert_eq!(c.r(e + ereg::COMPLETED), 0);
+    let err = u64::from(c.user_r(u64::from(card_regs::ERROR)));
+    assert_eq!(
+        err & card_regs::error::DMA_BURST_MASK,
+        card_regs::error::DMA_BURST_MASK,
+        "the card saw a FIXED burst"
+    );
+    c.stop(true, 0);
+
+    // A descriptor that is not whole beats stops the engine on it before any burst.
+    c.user_w(u64::from(card_regs::ERROR), err as u32);
+    c.chain(DESCS, &[(0x1000, DATA, 100)], desc::STOP | desc::COMPLETED);
+    c.start(true, 0, DESCS, false);
+    c.w(e + ereg::CONTROL_W1S, control::NON_INCR_ADDR);
+    c.run_until_idle(true, 0, 50_000);
+    assert_eq!(c.r(e + ereg::STATUS), status::ALIGN_MISMATCH);
+    assert_eq!(
+        u64::from(c.user_r(u64::from(card_regs::ERROR))) & card_regs::error::DMA_BURST_MASK,
+        0
+    );
+}
+
+#[test]
 fn a_card_write_error_without_its_ie_bits_goes_unlogged() {
     // PG195: ie_write_error enables logging a write error and stopping on it; the driver does
     // not set it, so the engine completes the descriptor as if nothing had happened.

@@ -382,7 +382,12 @@ fn from_driver(e: DriverError, kind: Kind, len: usize, timeout: Option<Duration>
         Errno::NoMemory => Error::Backend(format!(
             "{what} of {len} bytes: the simulated host memory cannot hold it ({why})"
         )),
-        Errno::Invalid => Error::Backend(format!("{what}: the driver refused it ({why})")),
+        // EINVAL is the caller's: the request broke a rule of the driver's (an alignment
+        // in fixed-address mode, say), as the same call on a board's driver reports it.
+        Errno::Invalid => Error::Invalid {
+            op: what,
+            problem: format!("the driver refused it ({why}); meet the engine's rule or change its address mode"),
+        },
     }
 }
 
