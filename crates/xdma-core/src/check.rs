@@ -34,6 +34,25 @@ pub fn mm(
     mm_align(op, info.alignment, buf_addr, addr)
 }
 
+/// Checks a memory-mapped transfer as the driver's device node takes it: the channel exists
+/// and is memory-mapped, and the length is not zero. Not the card's memory, which the driver
+/// does not know (a request past it goes to the card, which answers as its bus does), nor
+/// the alignment, which the driver checks against the engine's own alignments register. For
+/// a front end that stands in for the driver's nodes.
+pub fn mm_node(
+    info: &CardInfo,
+    op: &'static str,
+    dir: Direction,
+    channel: usize,
+    len: usize,
+) -> Result<()> {
+    channel_kind(info, op, dir, channel, ChannelKind::MemoryMapped)?;
+    if len == 0 {
+        return Err(Error::ZeroLength { op });
+    }
+    Ok(())
+}
+
 /// The driver's rule for incrementing-address (memory-mapped) transfers: the buffer's and the
 /// card address's offsets within the alignment must match, because the engine moves data in
 /// aligned beats on both sides.

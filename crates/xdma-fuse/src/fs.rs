@@ -350,11 +350,11 @@ impl Shared {
         if self.offline.load(Ordering::SeqCst) {
             return Err(Errno::EBUSY);
         }
-        // The engine's address mode (ADDRMODE) is the driver model's and the IP's: a fixed
-        // card address is the IP's FIXED bursts, whatever the card answers to them.
+        // As the driver's node: the driver model and the IP decide what a request past the
+        // card's memory or in fixed-address mode does, as the driver and the IP would.
         let (mut b, pad) = aligned_copy(&vec![0u8; size], addr)?;
-        if let Err(e) = self.card.read_mm(ch, CardAddr(addr), &mut b[pad..]) {
-            return Err(self.c2h_failed(addr, &e));
+        if let Err(e) = self.card.node_read_mm(ch, CardAddr(addr), &mut b[pad..]) {
+            return Err(self.c2h_failed(&e));
         }
         Ok(b[pad..].to_vec())
     }
@@ -363,18 +363,14 @@ impl Shared {
         if self.offline.load(Ordering::SeqCst) {
             return Err(Errno::EBUSY);
         }
+        // The driver enables no write errors in the engine (PG195: ie_write_error enables
+        // logging and stopping on them), so a write the card's AXI port refuses completes as
+        // if it had landed: the driver model answers so, and the card's own ERROR register is
+        // where it shows.
         let (b, pad) = aligned_copy(data, addr)?;
-        match self.card.write_mm(ch, CardAddr(addr), &b[pad..]) {
-            // The driver enables no write errors in the engine (PG195: ie_write_error enables
-            // logging and stopping on them), so a write the card's AXI port refuses completes
-            // as if it had landed; the card's own ERROR register is where it shows.
-            // The simulated card refuses an address past its memory before its RTL sees it, so
-            // the card's ERROR.DMA_ADDR, which a board sets, stays clear here.
-            Err(e) if matches!(e.kind(), ErrorKind::TransferFailed | ErrorKind::OutOfRange) => {}
-            r => {
-                r.map_err(|e| errno(&e))?;
-            }
-        }
+        self.card
+            .node_write_mm(ch, CardAddr(addr), &b[pad..])
+            .map_err(|e| errno(&e))?;
         Ok(())
     }
 
@@ -389,16 +385,13 @@ impl Shared {
 
     /// The errno of a memory-mapped C2H transfer that failed. The driver's service routine
     /// reads the engine's completed count, and with none completed it fails nothing: a read
-    /// whose first descriptor the card refused ends only at `c2h_timeout`, with ETIMEDOUT.
-    /// The driver model says so itself (a timeout, which it reports as soon as the engine has
-    /// stopped so: a fixed-address read of this card, whose port refuses FIXED bursts). A
-    /// read that starts past the card's memory is the same case, which the API refuses before
-    /// the driver model sees it; one that fails later is EIO. Either way the answer waits
-    /// `c2h_timeout` of wall-clock time, as the driver's does; with no timeout the driver
-    /// would wait for ever, which a server must not: it answers at once.
-    fn c2h_failed(&self, addr: u64, e: &xdma_core::Error) -> Errno {
-        let refused = matches!(e.kind(), ErrorKind::TransferFailed | ErrorKind::OutOfRange);
-        if e.kind() == ErrorKind::Timeout || (refused && addr >= self.card.info().memory_size) {
+    /// whose first descriptor the card refused (past its memory, or FIXED bursts it does not
+    /// take) ends only at `c2h_timeout`, with ETIMEDOUT. The driver model reports that
+    /// timeout as soon as the engine has stopped so; the answer waits `c2h_timeout` of
+    /// wall-clock time, as the driver's does. With no timeout the driver would wait for ever,
+    /// which a server must not: it answers at once. A read that fails later is EIO.
+    fn c2h_failed(&self, e: &xdma_core::Error) -> Errno {
+        if e.kind() == ErrorKind::Timeout {
             if let Some(t) = self.server.c2h_timeout() {
                 std::thread::sleep(t);
             }

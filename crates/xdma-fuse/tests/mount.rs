@@ -438,7 +438,8 @@ fn a_request_the_card_cannot_serve_is_answered() {
     let e = c2h.read_at(&mut b, 4 << 30).expect_err("past the memory");
     assert_eq!(e.raw_os_error(), Some(libc::ETIMEDOUT));
     assert!(started.elapsed() >= std::time::Duration::from_secs(2));
-    // A write there completes: the driver enables no write errors in the engine.
+    // A write there completes: the driver enables no write errors in the engine. The card saw
+    // both requests and refused them, as its ERROR register says (DMA_ADDR).
     let h2c = OpenOptions::new()
         .write(true)
         .open(s.node("_h2c_0"))
@@ -448,6 +449,15 @@ fn a_request_the_card_cannot_serve_is_answered() {
             .expect("the driver reports success"),
         16
     );
+    let user = File::open(s.node("_user")).expect("user");
+    let mut w = [0u8; 4];
+    user.read_exact_at(&mut w, u64::from(regs::ERROR))
+        .expect("ERROR");
+    assert_ne!(
+        u64::from(u32::from_le_bytes(w)) & regs::error::DMA_ADDR_MASK,
+        0,
+        "the card refused a burst past its memory"
+    );
     // Writes to a C2H node and reads from an H2C node are refused, as the driver refuses them.
     let e = OpenOptions::new()
         .write(true)
@@ -456,8 +466,6 @@ fn a_request_the_card_cannot_serve_is_answered() {
         .expect_err("write to C2H");
     assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
     // The server still serves.
-    let user = File::open(s.node("_user")).expect("user");
-    let mut w = [0u8; 4];
     user.read_exact_at(&mut w, 0).expect("id");
     assert_eq!(u32::from_le_bytes(w), regs::id::RESET as u32);
 }

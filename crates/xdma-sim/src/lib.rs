@@ -389,6 +389,8 @@ struct DataCall<'a> {
     addr: CardAddr,
     buf: &'a [u8],
     timeout: Duration,
+    /// Checked as the driver's node checks it ([`check::mm_node`]), not as the API does.
+    node: bool,
 }
 
 impl DataCall<'_> {
@@ -404,6 +406,7 @@ impl DataCall<'_> {
             addr,
             buf,
             timeout: Duration::ZERO,
+            node: false,
         }
     }
 
@@ -419,6 +422,7 @@ impl DataCall<'_> {
             addr: CardAddr(0),
             buf,
             timeout,
+            node: false,
         }
     }
 }
@@ -524,6 +528,32 @@ impl SimCard {
         word(self.call(Lane::Reg, Op::Control(c))?)
     }
 
+    /// A memory-mapped write as a program's `pwrite` on the driver's H2C node makes it: checked
+    /// only as the driver checks it ([`check::mm_node`]), so a card address past the card's
+    /// memory goes to the card, which answers as its RTL does; the driver model then applies
+    /// the driver's own rules (its alignment checks, the write errors it leaves unlogged). For
+    /// a front end that stands in for the driver's nodes, such as the FUSE mount.
+    pub fn node_write_mm(&self, channel: usize, addr: CardAddr, data: &[u8]) -> Result<Transfer> {
+        let c = DataCall {
+            node: true,
+            ..DataCall::mm(Direction::H2C, channel, addr, data)
+        };
+        let (lane, op) = self.data_op(c)?;
+        landed(self.call(lane, op)?, None)
+    }
+
+    /// A memory-mapped read as a `pread` on the driver's C2H node makes it (see
+    /// [`SimCard::node_write_mm`]): a read whose engine stops on its first descriptor ends with
+    /// the driver's timeout, at once rather than after the driver's 10 s.
+    pub fn node_read_mm(&self, channel: usize, addr: CardAddr, buf: &mut [u8]) -> Result<Transfer> {
+        let c = DataCall {
+            node: true,
+            ..DataCall::mm(Direction::C2H, channel, addr, buf)
+        };
+        let (lane, op) = self.data_op(c)?;
+        landed(self.call(lane, op)?, Some(buf))
+    }
+
     /// The card-side AXI latencies measured on the RTL's `s_axi` by the transfers so far: the
     /// part of each transfer's time that comes from the card rather than the timing model.
     pub fn card_latency(&self) -> Result<LatencyStats> {
@@ -545,6 +575,9 @@ impl SimCard {
         let info = &self.inner.info;
         let ptr = c.buf.as_ptr() as usize;
         match c.kind {
+            ChannelKind::MemoryMapped if c.node => {
+                check::mm_node(info, c.op, c.dir, c.channel, c.buf.len())?
+            }
             ChannelKind::MemoryMapped => {
                 check::mm(info, c.op, c.dir, c.channel, c.addr, ptr, c.buf.len())?
             }
