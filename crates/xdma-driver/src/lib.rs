@@ -822,7 +822,7 @@ impl Driver {
                     "card address {:#x} is not aligned to {} bytes",
                     s.card_addr, e.addr_align
                 ))
-            } else if s.len as u64 % e.len_granularity != 0 {
+            } else if !(s.len as u64).is_multiple_of(e.len_granularity) {
                 Some(format!(
                     "{} bytes is not a multiple of {}",
                     s.len, e.len_granularity

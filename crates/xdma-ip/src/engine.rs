@@ -547,7 +547,7 @@ impl XdmaIp {
             // PG195's fixed-address mode ("AXI4 MM fixed address" in its alignment and length
             // granularity tables) needs the card address and the length in whole beats of the
             // data path; a descriptor that breaks the rule stops the engine on it.
-            let whole = |v: u64| v % bus as u64 == 0;
+            let whole = |v: u64| v.is_multiple_of(bus as u64);
             if fixed && !(whole(card) && whole(len)) {
                 run.fault = Some(status::ALIGN_MISMATCH);
                 run.supply.next = None;
