@@ -17,10 +17,7 @@ pub fn mm(
     buf_addr: usize,
     len: usize,
 ) -> Result<()> {
-    channel_kind(info, op, dir, channel, ChannelKind::MemoryMapped)?;
-    if len == 0 {
-        return Err(Error::ZeroLength { op });
-    }
+    mm_node(info, op, dir, channel, len)?;
     let len64 = len as u64;
     let end = addr.checked_add(len64);
     if end.is_none_or(|e| e.raw() > info.memory_size) {

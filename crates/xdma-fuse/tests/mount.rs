@@ -449,12 +449,8 @@ fn a_request_the_card_cannot_serve_is_answered() {
             .expect("the driver reports success"),
         16
     );
-    let user = File::open(s.node("_user")).expect("user");
-    let mut w = [0u8; 4];
-    user.read_exact_at(&mut w, u64::from(regs::ERROR))
-        .expect("ERROR");
     assert_ne!(
-        u64::from(u32::from_le_bytes(w)) & regs::error::DMA_ADDR_MASK,
+        card_error(&s) & regs::error::DMA_ADDR_MASK,
         0,
         "the card refused a burst past its memory"
     );
@@ -466,8 +462,19 @@ fn a_request_the_card_cannot_serve_is_answered() {
         .expect_err("write to C2H");
     assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
     // The server still serves.
+    let user = File::open(s.node("_user")).expect("user");
+    let mut w = [0u8; 4];
     user.read_exact_at(&mut w, 0).expect("id");
     assert_eq!(u32::from_le_bytes(w), regs::id::RESET as u32);
+}
+
+/// The card's ERROR register, read through the user BAR's node.
+fn card_error(s: &Server) -> u64 {
+    let user = File::open(s.node("_user")).expect("user");
+    let mut w = [0u8; 4];
+    user.read_exact_at(&mut w, u64::from(regs::ERROR))
+        .expect("ERROR");
+    u64::from(u32::from_le_bytes(w))
 }
 
 /// ADDRMODE_SET on an open node, as a program calls it.
@@ -519,12 +526,8 @@ fn fixed_address_mode_is_the_ips_and_this_card_refuses_its_bursts() {
             .expect("the driver reports success"),
         4096
     );
-    let user = File::open(s.node("_user")).expect("user");
-    let mut w = [0u8; 4];
-    user.read_exact_at(&mut w, u64::from(regs::ERROR))
-        .expect("ERROR");
     assert_ne!(
-        u64::from(u32::from_le_bytes(w)) & regs::error::DMA_BURST_MASK,
+        card_error(&s) & regs::error::DMA_BURST_MASK,
         0,
         "the card saw FIXED bursts"
     );
