@@ -43,11 +43,7 @@ pub fn mm_node(
     channel: usize,
     len: usize,
 ) -> Result<()> {
-    channel_kind(info, op, dir, channel, ChannelKind::MemoryMapped)?;
-    if len == 0 {
-        return Err(Error::ZeroLength { op });
-    }
-    Ok(())
+    channel_and_length(info, op, dir, channel, ChannelKind::MemoryMapped, len)
 }
 
 /// The driver's rule for incrementing-address (memory-mapped) transfers: the buffer's and the
@@ -82,10 +78,7 @@ pub fn stream(
     buf_addr: usize,
     len: usize,
 ) -> Result<()> {
-    channel_kind(info, op, dir, channel, ChannelKind::Stream)?;
-    if len == 0 {
-        return Err(Error::ZeroLength { op });
-    }
+    channel_and_length(info, op, dir, channel, ChannelKind::Stream, len)?;
     let align = info.alignment;
     if align > 1 && buf_addr as u64 & (align - 1) != 0 {
         return Err(Error::Misaligned {
@@ -93,6 +86,22 @@ pub fn stream(
             problem: format!("stream buffer at host address {buf_addr:#x} is not aligned"),
             align,
         });
+    }
+    Ok(())
+}
+
+/// What every transfer needs: a channel of the wanted kind and at least one byte.
+fn channel_and_length(
+    info: &CardInfo,
+    op: &'static str,
+    dir: Direction,
+    channel: usize,
+    wanted: ChannelKind,
+    len: usize,
+) -> Result<()> {
+    channel_kind(info, op, dir, channel, wanted)?;
+    if len == 0 {
+        return Err(Error::ZeroLength { op });
     }
     Ok(())
 }
