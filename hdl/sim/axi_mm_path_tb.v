@@ -252,6 +252,8 @@ ddr3_model #(
 ddr_inst (
     .clk(ddr_clk),
     .rst(ddr_rst),
+    // MIG's default scheme, RD_PRI_REG, and no QoS, as axi_mm_path drives none.
+    .arb_algorithm(2'd0),
     .s_axi_awid(m_axi_ddr_awid),
     .s_axi_awaddr(m_axi_ddr_awaddr),
     .s_axi_awlen(m_axi_ddr_awlen),
@@ -260,6 +262,7 @@ ddr_inst (
     .s_axi_awlock(m_axi_ddr_awlock),
     .s_axi_awcache(m_axi_ddr_awcache),
     .s_axi_awprot(m_axi_ddr_awprot),
+    .s_axi_awqos(4'd0),
     .s_axi_awvalid(m_axi_ddr_awvalid),
     .s_axi_awready(m_axi_ddr_awready),
     .s_axi_wdata(m_axi_ddr_wdata),
@@ -279,6 +282,7 @@ ddr_inst (
     .s_axi_arlock(m_axi_ddr_arlock),
     .s_axi_arcache(m_axi_ddr_arcache),
     .s_axi_arprot(m_axi_ddr_arprot),
+    .s_axi_arqos(4'd0),
     .s_axi_arvalid(m_axi_ddr_arvalid),
     .s_axi_arready(m_axi_ddr_arready),
     .s_axi_rid(m_axi_ddr_rid),

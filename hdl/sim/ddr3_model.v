@@ -12,14 +12,30 @@
  *   order; a context that finishes a burst takes the next one in the following cycle. Every
  *   beat (DATA_WIDTH bits = one BL8 burst of the 64-bit DDR3 bus at 4:1) is one column
  *   command, at most one per cycle, and an arbiter picks which context issues the next one.
- * - Read/write arbitration follows MIG's AXI shim with its default scheme (RD_PRI_REG): the
- *   direction that gets the command slot holds it while it has beats to issue, also across
- *   burst boundaries while more bursts of that direction are queued, until it has issued
- *   HOLD_BEATS beats (then it yields at the next burst boundary) or has had no beat ready for
- *   HOLD_IDLE cycles (write data not yet arrived, read data buffer full). When no direction
- *   holds, a read goes first. A write beat is ready when its data is in the write buffer, a
- *   read beat when the read data pipeline has room; a refresh that is due stops both contexts
- *   from taking new bursts and goes once both are between bursts.
+ * - Read/write arbitration follows the AXI shim of MIG 7-series v4.x
+ *   (mig_7series_v4_2_axi_mc_cmd_arbiter.v, the RD_PRI_REG branch, L159-216; the v4.0 file has
+ *   the same logic), chosen at run time on the arb_algorithm port (MIG fixes it when the core is
+ *   generated; a port lets one build answer what-if questions):
+ *     RD_PRI_REG (0, MIG's default, arbiter L76) - the direction holding the command slot keeps
+ *       it while it has bursts (a transaction "present": the burst being issued or one queued),
+ *       and the other direction gets it as soon as the holder has none (the switch needs only
+ *       the other side's address, not its data: L213-215). The holder yields at a burst
+ *       boundary once it has issued HOLD_BEATS beats (the starve counter starts at 2 and ends
+ *       the hold at 256, checked when a burst's last command is accepted, L168-205: 256
+ *       commands in a simulation of that RTL), or at a boundary when the other side's pending
+ *       burst has a non-zero AxQOS (L197-205; QoS values are not compared), or at any time
+ *       after HOLD_IDLE cycles in which it had a burst but no beat ready (the wait limit,
+ *       L172-176: write data not yet arrived, or no read credit).
+ *     ROUND_ROBIN (1, L148-158) - no hold: when both directions have a beat ready they
+ *       alternate beat by beat; otherwise the one that is ready goes.
+ *     TDM (2, L137-147) - the slot belongs to reads and writes on alternate cycles, whatever
+ *       is waiting; a direction cannot use the other's cycles.
+ *   A write beat is ready when its data is at the shim (W_DEPTH: MIG takes a W beat only in
+ *   the cycle its command is accepted, w_channel.v L142-199, behind a one-entry skid), a read
+ *   beat while fewer than READ_CREDITS read beats are between their column command and their R
+ *   handshake (r_channel.v L124-131: the read data and transaction FIFOs, 32 and 30 deep, stop
+ *   new commands when almost full). A refresh that is due stops both contexts from taking new
+ *   bursts and goes once both are between bursts.
  * - Bank and row come from the address, mapped row-bank-column as MIG's default:
  *   byte = {row, bank, column, BUS_BYTES_LOG2 bits}. Open-page policy: a row stays open until a
  *   conflict or a refresh closes it.
@@ -73,8 +89,13 @@
  *            4 T_RRD (not for DDR3-1600 at 4:1, even with 2 KiB pages: 40 ns -> 8)
  *   T_RFC  = 160 ns (2 Gb devices: 2 GiB as 8 x8 chips) -> 32
  *   T_REFI = 7.8 us -> 1560
- *   HOLD_BEATS = 510: MIG's starve counter starts at 2 and ends a hold when it reaches 512,
- *                counting one per command at 4:1;  HOLD_IDLE = 16: MIG's wait limit.
+ *   HOLD_BEATS = 256: MIG v4.x's starve counter starts at 2 and ends a hold when it reaches
+ *                256, counting one per command at 4:1 (the switch cycle's command is not
+ *                counted), so a saturated direction issues 256 commands and then ends its burst;
+ *   HOLD_IDLE = 16: MIG's wait limit (bit 4 of a counter of idle command slots);
+ *   READ_CREDITS = 30: the shim's transaction FIFO (30 deep) less nothing: its almost-full
+ *                flag stops read commands with about 29-30 outstanding;
+ *   W_DEPTH = 2: the shim's W skid and the beat taken with the command.
  *   CTRL_LAT = 20 (100 ns): an estimate of MIG 7-series AXI read overhead, not a measured
  *   figure of the reference board; override it when a measurement is available.
  */
@@ -126,19 +147,28 @@ module ddr3_model #
     // Fixed read latency of controller, AXI shim and PHY on top of CL, in clk cycles
     parameter CTRL_LAT = 20,
     // Beats after which the direction holding the command slot yields at a burst boundary
-    parameter HOLD_BEATS = 510,
+    // (RD_PRI_REG's starve limit)
+    parameter HOLD_BEATS = 256,
     // Cycles without a ready beat after which the direction holding the slot yields
     parameter HOLD_IDLE = 16,
     // Entries of the AW, AR and B queues (bursts accepted ahead of service)
     parameter QUEUE_DEPTH = 8,
-    // Entries of the write data buffer (beats accepted ahead of service)
-    parameter W_DEPTH = 64,
-    // Entries of the read data pipeline (beats issued but not yet returned)
-    parameter R_DEPTH = 64
+    // Entries of the write data buffer (beats accepted ahead of service; a power of two)
+    parameter W_DEPTH = 2,
+    // Entries of the read data pipeline (beats issued but not yet returned; a power of two)
+    parameter R_DEPTH = 32,
+    // Read beats that may be between their column command and their R handshake before no
+    // more read column commands are issued (the shim's read FIFOs), at most R_DEPTH
+    parameter READ_CREDITS = 30
 )
 (
     input  wire                   clk,
     input  wire                   rst,
+
+    /*
+     * Read/write arbitration scheme: 0 RD_PRI_REG, 1 ROUND_ROBIN, 2 TDM (held constant)
+     */
+    input  wire [1:0]             arb_algorithm,
 
     /*
      * AXI4 slave
@@ -151,6 +181,7 @@ module ddr3_model #
     input  wire                   s_axi_awlock,
     input  wire [3:0]             s_axi_awcache,
     input  wire [2:0]             s_axi_awprot,
+    input  wire [3:0]             s_axi_awqos,
     input  wire                   s_axi_awvalid,
     output wire                   s_axi_awready,
     input  wire [DATA_WIDTH-1:0]  s_axi_wdata,
@@ -170,6 +201,7 @@ module ddr3_model #
     input  wire                   s_axi_arlock,
     input  wire [3:0]             s_axi_arcache,
     input  wire [2:0]             s_axi_arprot,
+    input  wire [3:0]             s_axi_arqos,
     input  wire                   s_axi_arvalid,
     output wire                   s_axi_arready,
     output wire [ID_WIDTH-1:0]    s_axi_rid,
@@ -196,6 +228,12 @@ localparam RW = $clog2(R_DEPTH);
 localparam [1:0]
     BURST_INCR = 2'b01,
     RESP_OKAY = 2'b00;
+
+// read/write arbitration schemes (arb_algorithm)
+localparam [1:0]
+    ARB_RD_PRI_REG = 2'd0,
+    ARB_ROUND_ROBIN = 2'd1,
+    ARB_TDM = 2'd2;
 
 // transfer directions of the command slot
 localparam [0:0]
@@ -235,6 +273,11 @@ initial begin
         $finish;
     end
 
+    if (READ_CREDITS < 1 || READ_CREDITS > R_DEPTH) begin
+        $error("Error: READ_CREDITS must be 1 to R_DEPTH (instance %m)");
+        $finish;
+    end
+
     if (2**QW != QUEUE_DEPTH || 2**WW != W_DEPTH || 2**RW != R_DEPTH || QW < 1 || WW < 1 || RW < 1) begin
         $error("Error: QUEUE_DEPTH, W_DEPTH and R_DEPTH must be powers of two, at least 2 (instance %m)");
         $finish;
@@ -264,6 +307,7 @@ reg [ID_WIDTH-1:0]   aw_q_id[QUEUE_DEPTH-1:0];
 reg [ADDR_WIDTH-1:0] aw_q_addr[QUEUE_DEPTH-1:0];
 reg [7:0]            aw_q_len[QUEUE_DEPTH-1:0];
 reg [63:0]           aw_q_time[QUEUE_DEPTH-1:0];
+reg [3:0]            aw_q_qos[QUEUE_DEPTH-1:0];
 reg [QW-1:0] aw_q_rd = 0, aw_q_wr = 0;
 reg [QW:0]   aw_q_count = 0;
 
@@ -271,6 +315,7 @@ reg [ID_WIDTH-1:0]   ar_q_id[QUEUE_DEPTH-1:0];
 reg [ADDR_WIDTH-1:0] ar_q_addr[QUEUE_DEPTH-1:0];
 reg [7:0]            ar_q_len[QUEUE_DEPTH-1:0];
 reg [63:0]           ar_q_time[QUEUE_DEPTH-1:0];
+reg [3:0]            ar_q_qos[QUEUE_DEPTH-1:0];
 reg [QW-1:0] ar_q_rd = 0, ar_q_wr = 0;
 reg [QW:0]   ar_q_count = 0;
 
@@ -321,6 +366,7 @@ reg [ADDR_WIDTH-1:0] rd_addr = {ADDR_WIDTH{1'b0}};
 reg [8:0]            rd_left = 9'd0;          // beats still to issue
 reg [63:0]           rd_known = 64'd0;        // earliest ACT for the burst's row
 reg [63:0]           rd_start = 64'd0;        // first cycle a beat of the burst may issue
+reg [3:0]            rd_qos = 4'd0;
 
 reg                  wr_busy = 1'b0;
 reg                  wr_fresh = 1'b0;
@@ -329,14 +375,17 @@ reg [ADDR_WIDTH-1:0] wr_addr = {ADDR_WIDTH{1'b0}};
 reg [8:0]            wr_left = 9'd0;
 reg [63:0]           wr_known = 64'd0;
 reg [63:0]           wr_start = 64'd0;
+reg [3:0]            wr_qos = 4'd0;
 
 /*
  * Arbiter: the direction holding the command slot, and the beat it has planned
  */
-reg                  hold = 1'b0;
-reg [0:0]            hold_dir = DIR_WRITE;
+reg                  hold = 1'b1;
+reg [0:0]            hold_dir = DIR_READ;
 reg [31:0]           hold_beats = 32'd0;      // beats issued since the direction took the slot
 reg [31:0]           hold_wait = 32'd0;       // cycles the holder has had no beat ready
+reg [0:0]            last_dir = DIR_READ;     // the direction of the last arbitration (MIG's rnw_i)
+reg                  tdm_read = 1'b1;         // TDM: this cycle belongs to reads
 reg                  plan_valid = 1'b0;       // a beat's bank commands are scheduled...
 reg [0:0]            plan_dir = DIR_WRITE;
 reg [BANK_BITS-1:0]  plan_bank = {BANK_BITS{1'b0}};
@@ -390,6 +439,8 @@ always @(posedge clk) begin : model
     reg b_valid_next, r_valid_next;
     reg any_open;
     reg rd_ready, wr_ready, more, boundary;
+    reg rd_present, wr_present, rd_qos_on, wr_qos_on, other, other_qos;
+    reg [0:0] sel_dir;
     reg [BANK_BITS-1:0] bank;
     reg [ROW_BITS-1:0] row;
     reg [63:0] t_act, t_free, t_col;
@@ -420,7 +471,13 @@ always @(posedge clk) begin : model
         wr_col_seen = 1'b0;
         rd_busy = 1'b0;
         wr_busy = 1'b0;
-        hold = 1'b0;
+        // MIG's arbiter leaves reset with reads selected, and the selected side holds.
+        hold = 1'b1;
+        hold_dir = DIR_READ;
+        hold_beats = 32'd0;
+        hold_wait = 32'd0;
+        last_dir = DIR_READ;
+        tdm_read = 1'b1;
         plan_valid = 1'b0;
         s_axi_awready_reg <= 1'b0;
         s_axi_wready_reg <= 1'b0;
@@ -440,6 +497,7 @@ always @(posedge clk) begin : model
             aw_q_addr[aw_q_wr] = s_axi_awaddr;
             aw_q_len[aw_q_wr] = s_axi_awlen;
             aw_q_time[aw_q_wr] = now;
+            aw_q_qos[aw_q_wr] = s_axi_awqos;
             aw_q_wr = aw_q_wr + 1;
             aw_q_count = aw_q_count + 1;
         end
@@ -452,6 +510,7 @@ always @(posedge clk) begin : model
             ar_q_addr[ar_q_wr] = s_axi_araddr;
             ar_q_len[ar_q_wr] = s_axi_arlen;
             ar_q_time[ar_q_wr] = now;
+            ar_q_qos[ar_q_wr] = s_axi_arqos;
             ar_q_wr = ar_q_wr + 1;
             ar_q_count = ar_q_count + 1;
         end
@@ -505,6 +564,7 @@ always @(posedge clk) begin : model
             rd_left = {1'b0, ar_q_len[ar_q_rd]} + 9'd1;
             rd_known = ar_q_time[ar_q_rd] + 64'd1;
             rd_start = now + 64'd1;
+            rd_qos = ar_q_qos[ar_q_rd];
             ar_q_rd = ar_q_rd + 1;
             ar_q_count = ar_q_count - 1;
         end
@@ -516,43 +576,77 @@ always @(posedge clk) begin : model
             wr_left = {1'b0, aw_q_len[aw_q_rd]} + 9'd1;
             wr_known = aw_q_time[aw_q_rd] + 64'd1;
             wr_start = now + 64'd1;
+            wr_qos = aw_q_qos[aw_q_rd];
             aw_q_rd = aw_q_rd + 1;
             aw_q_count = aw_q_count - 1;
         end
 
         /*
-         * Arbiter: decide which direction holds the command slot, then schedule the bank
-         * commands of its next beat.
+         * Arbiter: decide which direction has the command slot (sel_dir), then, if that
+         * direction has a beat ready, schedule the bank commands of its next beat. Cycles in
+         * which a planned beat still waits for its column time, or a refresh runs, are cycles
+         * in which MIG's app_rdy is low: nothing is decided and no counter moves.
          */
         if (!plan_valid && now >= busy_until) begin
-            rd_ready = rd_busy && now >= rd_start && r_q_count < R_DEPTH;
+            rd_ready = rd_busy && now >= rd_start && r_q_count < READ_CREDITS;
             wr_ready = wr_busy && now >= wr_start && w_q_count != 0;
-            if (hold) begin
+            // A burst is present when a context works on one or one waits in its queue
+            // (MIG's arvalid_int / awvalid_int).
+            rd_present = rd_busy || (ar_q_count != 0 && !ref_pending);
+            wr_present = wr_busy || (aw_q_count != 0 && !ref_pending);
+            rd_qos_on = rd_busy ? rd_qos != 4'd0 : (ar_q_count != 0 && ar_q_qos[ar_q_rd] != 4'd0);
+            wr_qos_on = wr_busy ? wr_qos != 4'd0 : (aw_q_count != 0 && aw_q_qos[aw_q_rd] != 4'd0);
+            sel_dir = hold_dir;
+            if (arb_algorithm == ARB_ROUND_ROBIN) begin
+                // Beat by beat: reads go when ready and it is their turn or writes are not
+                // ready; the turn passes to reads after any cycle in which reads did not go.
+                sel_dir = rd_ready && (last_dir == DIR_WRITE || !wr_ready) ? DIR_READ : DIR_WRITE;
+                last_dir = sel_dir;
+            end else if (arb_algorithm == ARB_TDM) begin
+                sel_dir = tdm_read ? DIR_READ : DIR_WRITE;
+            end else begin
+                // RD_PRI_REG. The holder's hold ends at a burst boundary on the starve limit or
+                // the other side's QoS, and at any time on the wait limit.
                 if (hold_dir == DIR_READ) begin
-                    more = rd_busy || (ar_q_count != 0 && !ref_pending);
+                    more = rd_present;
+                    other = wr_present;
+                    other_qos = wr_qos_on;
                     boundary = !rd_busy || rd_fresh;
                 end else begin
-                    more = wr_busy || (aw_q_count != 0 && !ref_pending);
+                    more = wr_present;
+                    other = rd_present;
+                    other_qos = rd_qos_on;
                     boundary = !wr_busy || wr_fresh;
                 end
-                if (!more || (boundary && hold_beats >= HOLD_BEATS) || hold_wait >= HOLD_IDLE) begin
+                if (hold && more && ((boundary && hold_beats != 32'd0 &&
+                        (hold_beats >= HOLD_BEATS || other_qos)) ||
+                        hold_wait >= HOLD_IDLE)) begin
                     hold = 1'b0;
                 end
-            end
-            if (!hold) begin
-                hold_beats = 32'd0;
-                hold_wait = 32'd0;
-                if (rd_ready) begin
+                // The other direction takes the slot when it has a burst and the current one
+                // has none, or has lost its hold; the switch costs no cycle.
+                if (other && (!more || !hold)) begin
+                    hold_dir = ~hold_dir;
+                    hold_beats = 32'd0;
+                    hold_wait = 32'd0;
                     hold = 1'b1;
-                    hold_dir = DIR_READ;
-                end else if (wr_ready) begin
+                end else if (!hold) begin
+                    hold_beats = 32'd0;
+                    hold_wait = 32'd0;
                     hold = 1'b1;
-                    hold_dir = DIR_WRITE;
+                end
+                sel_dir = hold_dir;
+                if (!(sel_dir == DIR_READ ? rd_ready : wr_ready)) begin
+                    if (sel_dir == DIR_READ ? rd_present : wr_present) begin
+                        hold_wait = hold_wait + 32'd1;
+                    end else begin
+                        hold_wait = 32'd0;
+                    end
                 end
             end
-            if (hold && (hold_dir == DIR_READ ? rd_ready : wr_ready)) begin
+            if (sel_dir == DIR_READ ? rd_ready : wr_ready) begin
                 hold_wait = 32'd0;
-                if (hold_dir == DIR_READ) begin
+                if (sel_dir == DIR_READ) begin
                     bank = rd_addr[BANK_LSB +: BANK_BITS];
                     row = rd_addr[ROW_LSB +: ROW_BITS];
                 end else begin
@@ -563,7 +657,7 @@ always @(posedge clk) begin : model
                     // Row hit.
                     t_col = max64(now, bank_col_ok[bank]);
                 end else begin
-                    t_act = hold_dir == DIR_READ ? rd_known : wr_known;
+                    t_act = sel_dir == DIR_READ ? rd_known : wr_known;
                     if (bank_open[bank]) begin
                         // Row conflict: precharge first.
                         t_act = max64(t_act, bank_pre_ok[bank]) + T_RP;
@@ -587,18 +681,16 @@ always @(posedge clk) begin : model
                     t_col = max64(now, t_act + T_RCD);
                 end
                 // Bus turnaround.
-                if (hold_dir == DIR_READ && wr_col_seen) begin
+                if (sel_dir == DIR_READ && wr_col_seen) begin
                     t_col = max64(t_col, last_wr_col + T_WTR);
                 end
-                if (hold_dir == DIR_WRITE && rd_col_seen) begin
+                if (sel_dir == DIR_WRITE && rd_col_seen) begin
                     t_col = max64(t_col, last_rd_col + T_RTW);
                 end
                 plan_valid = 1'b1;
-                plan_dir = hold_dir;
+                plan_dir = sel_dir;
                 plan_bank = bank;
                 plan_col_at = t_col;
-            end else if (hold) begin
-                hold_wait = hold_wait + 32'd1;
             end
         end
 
@@ -682,6 +774,12 @@ always @(posedge clk) begin : model
         s_axi_arready_reg <= ar_q_count < QUEUE_DEPTH;
         s_axi_wready_reg <= w_q_count < W_DEPTH;
 
+        if (arb_algorithm != ARB_RD_PRI_REG && arb_algorithm != ARB_ROUND_ROBIN &&
+                arb_algorithm != ARB_TDM) begin
+            $error("ddr3_model %m: arb_algorithm 3 is not a scheme (0 RD_PRI_REG, 1 ROUND_ROBIN, 2 TDM)");
+        end
+        // TDM's owner of the slot changes every cycle, whether or not a command went.
+        tdm_read = ~tdm_read;
         now = now + 64'd1;
     end
 end

@@ -56,6 +56,11 @@ module ddr3_model_tb #
     input  wire                    rst,
 
     /*
+     * Read/write arbitration scheme of both instances (ddr3_model's arb_algorithm)
+     */
+    input  wire [1:0]              arb_algorithm,
+
+    /*
      * AXI4 slave of instance ddr_std (DDR3-1600 defaults)
      */
     input  wire [ID_WIDTH-1:0]     s0_axi_awid,
@@ -66,6 +71,7 @@ module ddr3_model_tb #
     input  wire                    s0_axi_awlock,
     input  wire [3:0]              s0_axi_awcache,
     input  wire [2:0]              s0_axi_awprot,
+    input  wire [3:0]              s0_axi_awqos,
     input  wire                    s0_axi_awvalid,
     output wire                    s0_axi_awready,
     input  wire [DATA_WIDTH-1:0]   s0_axi_wdata,
@@ -85,6 +91,7 @@ module ddr3_model_tb #
     input  wire                    s0_axi_arlock,
     input  wire [3:0]              s0_axi_arcache,
     input  wire [2:0]              s0_axi_arprot,
+    input  wire [3:0]              s0_axi_arqos,
     input  wire                    s0_axi_arvalid,
     output wire                    s0_axi_arready,
     output wire [ID_WIDTH-1:0]     s0_axi_rid,
@@ -105,6 +112,7 @@ module ddr3_model_tb #
     input  wire                    s1_axi_awlock,
     input  wire [3:0]              s1_axi_awcache,
     input  wire [2:0]              s1_axi_awprot,
+    input  wire [3:0]              s1_axi_awqos,
     input  wire                    s1_axi_awvalid,
     output wire                    s1_axi_awready,
     input  wire [DATA_WIDTH-1:0]   s1_axi_wdata,
@@ -124,6 +132,7 @@ module ddr3_model_tb #
     input  wire                    s1_axi_arlock,
     input  wire [3:0]              s1_axi_arcache,
     input  wire [2:0]              s1_axi_arprot,
+    input  wire [3:0]              s1_axi_arqos,
     input  wire                    s1_axi_arvalid,
     output wire                    s1_axi_arready,
     output wire [ID_WIDTH-1:0]     s1_axi_rid,
@@ -220,6 +229,7 @@ ddr3_model #(
 ddr_std (
     .clk(clk),
     .rst(rst),
+    .arb_algorithm(arb_algorithm),
     .s_axi_awid(s0_axi_awid),
     .s_axi_awaddr(s0_axi_awaddr),
     .s_axi_awlen(s0_axi_awlen),
@@ -228,6 +238,7 @@ ddr_std (
     .s_axi_awlock(s0_axi_awlock),
     .s_axi_awcache(s0_axi_awcache),
     .s_axi_awprot(s0_axi_awprot),
+    .s_axi_awqos(s0_axi_awqos),
     .s_axi_awvalid(s0_axi_awvalid),
     .s_axi_awready(s0_axi_awready),
     .s_axi_wdata(s0_axi_wdata),
@@ -247,6 +258,7 @@ ddr_std (
     .s_axi_arlock(s0_axi_arlock),
     .s_axi_arcache(s0_axi_arcache),
     .s_axi_arprot(s0_axi_arprot),
+    .s_axi_arqos(s0_axi_arqos),
     .s_axi_arvalid(s0_axi_arvalid),
     .s_axi_arready(s0_axi_arready),
     .s_axi_rid(s0_axi_rid),
@@ -280,6 +292,7 @@ ddr3_model #(
 ddr_alt (
     .clk(clk),
     .rst(rst),
+    .arb_algorithm(arb_algorithm),
     .s_axi_awid(s1_axi_awid),
     .s_axi_awaddr(s1_axi_awaddr),
     .s_axi_awlen(s1_axi_awlen),
@@ -288,6 +301,7 @@ ddr_alt (
     .s_axi_awlock(s1_axi_awlock),
     .s_axi_awcache(s1_axi_awcache),
     .s_axi_awprot(s1_axi_awprot),
+    .s_axi_awqos(s1_axi_awqos),
     .s_axi_awvalid(s1_axi_awvalid),
     .s_axi_awready(s1_axi_awready),
     .s_axi_wdata(s1_axi_wdata),
@@ -307,6 +321,7 @@ ddr_alt (
     .s_axi_arlock(s1_axi_arlock),
     .s_axi_arcache(s1_axi_arcache),
     .s_axi_arprot(s1_axi_arprot),
+    .s_axi_arqos(s1_axi_arqos),
     .s_axi_arvalid(s1_axi_arvalid),
     .s_axi_arready(s1_axi_arready),
     .s_axi_rid(s1_axi_rid),

@@ -35,6 +35,11 @@ pub struct AxiMasterConfig {
     pub cache: u8,
     /// AxPROT driven when the bus has it.
     pub prot: u8,
+    /// AxQOS driven on AW when the bus has it (0 to 15), e.g. to ask a memory controller's
+    /// arbiter to end the other direction's hold.
+    pub aw_qos: u8,
+    /// AxQOS driven on AR when the bus has it (0 to 15).
+    pub ar_qos: u8,
     /// Drive changing garbage on the payload of AW, W and AR whenever their VALID is low, so
     /// that a slave that uses a payload without its VALID reads nonsense and fails its test.
     pub idle_garbage: bool,
@@ -49,6 +54,8 @@ impl Default for AxiMasterConfig {
             timeout_cycles: DEFAULT_TIMEOUT_CYCLES,
             cache: 0b0011,
             prot: 0,
+            aw_qos: 0,
+            ar_qos: 0,
             idle_garbage: false,
         }
     }
@@ -131,7 +138,7 @@ fn ax_drive(b: &Bind<'_>, p: &str) -> Result<AwPorts> {
     })
 }
 
-fn ax_set(m: &mut Model, p: &AwPorts, b: &Burst, cache: u8, prot: u8) {
+fn ax_set(m: &mut Model, p: &AwPorts, b: &Burst, cache: u8, prot: u8, qos: u8) {
     if let Some(x) = p.id {
         m.set(x, u64::from(b.id));
     }
@@ -153,7 +160,7 @@ fn ax_set(m: &mut Model, p: &AwPorts, b: &Burst, cache: u8, prot: u8) {
         m.set(x, u64::from(prot));
     }
     if let Some(x) = p.qos {
-        m.set(x, 0);
+        m.set(x, u64::from(qos & 0xf));
     }
 }
 
@@ -892,6 +899,7 @@ impl Agent for MasterCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         let (cache, prot) = (self.cfg.cache, self.cfg.prot);
+        let (aw_qos, ar_qos) = (self.cfg.aw_qos, self.cfg.ar_qos);
         let f = self.faults;
         let in_reset = if f.valid_right_after_reset {
             cx.reset_now
@@ -956,7 +964,7 @@ impl Agent for MasterCore {
             }
             self.aw_shown = self.aw_cur.is_some();
             if let Some(b) = self.aw_cur {
-                ax_set(m, &self.aw, &b, cache, prot);
+                ax_set(m, &self.aw, &b, cache, prot, aw_qos);
             }
             m.set_bool(self.aw.valid, self.aw_shown);
         }
@@ -993,7 +1001,7 @@ impl Agent for MasterCore {
                 }
                 self.ar_shown = self.ar_cur.is_some();
                 if let Some(b) = self.ar_cur {
-                    ax_set(m, &rd.ar, &b, cache, prot);
+                    ax_set(m, &rd.ar, &b, cache, prot, ar_qos);
                 }
                 m.set_bool(rd.ar.valid, self.ar_shown);
             }

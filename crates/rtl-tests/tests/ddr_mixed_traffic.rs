@@ -34,7 +34,7 @@ fn bench() -> Result<Bench> {
         timeout_cycles: 4_000_000,
         ..AxiMasterConfig::default()
     });
-    // While the DDR3 controller serves a batch of one direction (up to HOLD_BEATS = 510
+    // While the DDR3 controller serves a batch of one direction (up to HOLD_BEATS = 256
     // 512-bit beats, at the port's pace of four axi_aclk cycles per beat when the other side
     // of the card is the limit), the other direction's address may wait for READY over 2000
     // cycles: more than the monitor's default bound, and legal.
@@ -142,10 +142,10 @@ fn read_latency_on_an_idle_card_and_under_a_write_stream() -> Result<()> {
     // Writes cost the reads: behind a write that holds the DDR command slot a read waits, and
     // after it pays T_WTR.
     assert!(lmean > imean, "the write stream must slow the reads down");
-    // A write holds the slot at most HOLD_BEATS (510) beats plus the burst it is in (64),
+    // A write holds the slot at most HOLD_BEATS (256) beats plus the burst it is in (64),
     // paced at worst by the port (four axi_aclk cycles per 512-bit beat), then the read pays
     // T_WTR, and a refresh may come on top.
-    let hold_ns = (510.0 + 64.0) * 4.0 * NS_PER_CYCLE + (5 + 38) as f64 * DDR_NS;
+    let hold_ns = (256.0 + 64.0) * 4.0 * NS_PER_CYCLE + (5 + 38) as f64 * DDR_NS;
     assert!(
         (lmax - imax) as f64 * NS_PER_CYCLE <= hold_ns,
         "a read waited longer than the write hold allows ({hold_ns} ns)"
