@@ -40,6 +40,8 @@ pub struct SimConfig {
     pub engine: EngineConfig,
     /// The link, root complex and host driver timing.
     pub timing: TimingConfig,
+    /// The host driver's module parameters.
+    pub driver: crate::DriverConfig,
     /// How long, in microseconds of simulated time, the card may hold an H2C stream beat
     /// waiting (TREADY low) before the send fails with a timeout, 1 to 10 000 000. Default
     /// 1000: far longer than any healthy stall, yet short enough to simulate in seconds.
@@ -136,6 +138,7 @@ impl Default for SimConfig {
             events: 1,
             engine: EngineConfig::default(),
             timing: TimingConfig::default(),
+            driver: crate::DriverConfig::default(),
             stream_stall_limit_us: 1000,
             reply_timeout_s: 600,
             host_grace_ms: 200,

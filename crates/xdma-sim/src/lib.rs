@@ -28,6 +28,7 @@
 //! driver's queued I/O is: two futures made one after the other are queued together.
 
 mod config;
+mod driver_config;
 pub mod engine;
 mod job;
 mod thread;
@@ -53,6 +54,7 @@ use xdma_ip::{EngineKind, IpConfig, XdmaIp};
 use xdma_regmap::{Target, HOST_PAGE};
 
 pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
+pub use driver_config::DriverConfig;
 
 use crate::job::{Answer, Host, Kind, Op, Ports};
 use crate::thread::{ClientId, JobId, Lane, Msg, Reply, SimThread};
@@ -282,7 +284,7 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
     let ram_bytes = (2 * found.memory_size.max(64 << 20) + (64 << 20)) as usize;
     let ram = HostRam::new(HOST_RAM_BASE, ram_bytes);
     let params = Params {
-        poll_mode: false,
+        poll_mode: cfg.driver.poll_mode,
         interrupt_mode: InterruptMode::MsiX,
         desc_layout: cfg.timing.host.descriptors.layout(),
         // The driver's 10 s wait after an engine stopped on an error with nothing done would
