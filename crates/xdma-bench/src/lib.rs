@@ -8,7 +8,9 @@
 //! - [`rtt`]: the ECHO stop-and-wait loop in segments, with tiers and a stability verdict;
 //! - [`stats`]: reservoir sampling, percentiles, tiers, fits and marginal bandwidth;
 //! - [`host`]: what the host tells about its CPU, kernel and driver;
-//! - [`report`]: the metadata of every result, CSV and SVG output.
+//! - [`report`]: the metadata of every result, CSV and SVG output;
+//! - [`whatif`]: the simulated card with settings of its `[sim]` section changed, on the
+//!   reference scenarios, against the configuration as given (`xdma-bench predict --set`).
 
 pub mod host;
 pub mod measure;
@@ -18,3 +20,4 @@ pub mod rtt;
 pub mod scenario;
 pub mod stats;
 pub mod sweep;
+pub mod whatif;

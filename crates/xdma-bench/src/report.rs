@@ -174,16 +174,27 @@ pub enum XAxis {
     Linear,
 }
 
+/// Ten colours, so that a plot of every what-if scenario tells its lines apart; the first
+/// four are the ones the two-direction plots use.
 fn colour(i: usize) -> RGBColor {
-    [
+    const PALETTE: [RGBColor; 10] = [
         RGBColor(31, 119, 180),
         RGBColor(214, 39, 40),
         RGBColor(44, 160, 44),
         RGBColor(148, 103, 189),
-    ][i % 4]
+        RGBColor(255, 127, 14),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
+    ];
+    PALETTE[i % PALETTE.len()]
 }
 
-fn bytes_label(b: f64) -> String {
+/// A byte count as a plot or a table labels it: in MiB or KiB where it is a whole number of
+/// them, else in bytes.
+pub fn bytes_label(b: f64) -> String {
     let b = b.round() as u64;
     if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
         format!("{} MiB", b >> 20)
