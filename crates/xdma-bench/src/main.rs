@@ -1,7 +1,10 @@
 //! xdma-bench: the reference board's measurement method on either backend of the host crate
 //! (the simulated card or a board on the XDMA driver): block-size sweeps in two timing modes,
 //! the fit of the fixed and per-byte cost, a write and a read at once, stream frames, the ECHO
-//! round trip, a comparison with a reference table, and the simulated card's predictions.
+//! round trip, a comparison with a reference table, and the simulated card's predictions:
+//! the held-back scenarios (`predict`), and what-ifs that change keys of the `[sim]` section
+//! and set the reference scenarios side by side with the configuration as given
+//! (`predict --set engine.c2h_request_ids=16`, `predict --sweep timing.link.generation=1,2`).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,7 @@ use xdma_bench::measure::Mode;
 use xdma_bench::report::{self, Meta, Series, Start, XAxis};
 use xdma_bench::scenario::{self, StreamMode};
 use xdma_bench::sweep::{self, Comparison, FitReport, Plan, Row};
+use xdma_bench::whatif::{self, Column, Setting};
 use xdma_bench::{reference, rtt};
 
 #[derive(Debug, Parser)]
@@ -172,18 +176,51 @@ enum Cmd {
         from: Option<PathBuf>,
     },
     /// The simulated card's predictions of the scenarios the board measured but the model was
-    /// not calibrated on, as one markdown table.
-    Predict {
-        /// How long the concurrent scenario runs, in seconds of the backend's clock.
-        #[arg(long, value_parser = parse_positive)]
-        seconds: Option<f64>,
-        /// Frames per stream.
-        #[arg(long)]
-        frames: Option<usize>,
-        /// LOOP frames measured on the card's RTL.
-        #[arg(long, default_value_t = 200)]
-        loop_frames: u32,
-    },
+    /// not calibrated on, as one markdown table; with --set or --sweep, what-if predictions:
+    /// the reference scenarios on the configuration as given and with settings of its [sim]
+    /// section changed, side by side.
+    Predict(PredictArgs),
+}
+
+#[derive(Debug, Args)]
+struct PredictArgs {
+    /// How long the concurrent scenario runs, in seconds of the backend's clock; default 0.005
+    /// on the simulated card (0.002 for a what-if), 10 on a board.
+    #[arg(long, value_parser = parse_positive)]
+    seconds: Option<f64>,
+    /// Frames per stream; default 256 on the simulated card (64 for a what-if), 100000 on a
+    /// board.
+    #[arg(long)]
+    frames: Option<usize>,
+    /// LOOP frames measured on the card's RTL (not for a what-if).
+    #[arg(long, default_value_t = 200)]
+    loop_frames: u32,
+    /// A what-if: KEY (a dotted path inside the [sim] section, e.g. engine.c2h_request_ids,
+    /// timing.link.generation, driver.poll_mode) set to VALUE (read as a TOML value, else as a
+    /// string). Repeat it to change several keys in one configuration.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// A what-if sweep: KEY set to each value in turn, each value a configuration of its own.
+    #[arg(long, value_name = "KEY=V1,V2,...", conflicts_with = "set")]
+    sweep: Option<String>,
+    /// The what-if's block sizes (bytes, comma-separated; K and M suffixes), both directions,
+    /// back to back. Default 4K,64K,1M.
+    #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
+    sizes: Option<Vec<u64>>,
+    /// The what-if's scenarios, comma-separated. Default all three.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    only: Option<Vec<Only>>,
+}
+
+/// The reference scenarios of a what-if.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Only {
+    /// The block sweep.
+    Sweep,
+    /// A 1 MiB write thread and a 1 MiB read thread at once.
+    Concurrent,
+    /// 4096 B GEN frames on one C2H stream, then on two.
+    Streams,
 }
 
 fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
@@ -803,11 +840,16 @@ fn run(cli: &Cli) -> Result<()> {
             let text = rtt_text(&r);
             emit(c, &meta, &r, &text)
         }
-        Cmd::Predict {
-            seconds,
-            frames,
-            loop_frames,
-        } => predict(c, &cfg, *seconds, *frames, *loop_frames),
+        Cmd::Predict(a) if a.set.is_empty() && a.sweep.is_none() => {
+            if a.sizes.is_some() || a.only.is_some() {
+                return Err(Error::Invalid {
+                    op: "reading the arguments",
+                    problem: "--sizes and --only choose what a what-if runs: give --set KEY=VALUE or --sweep KEY=V1,V2,... as well".into(),
+                });
+            }
+            predict(c, &cfg, a.seconds, a.frames, a.loop_frames)
+        }
+        Cmd::Predict(a) => what_if(c, &cfg, a),
     }
 }
 
@@ -1069,5 +1111,204 @@ fn predict(
             loop_4132: lp,
         },
         &text,
+    )
+}
+
+/// The what-if predictions: the reference scenarios on the configuration as given and on each
+/// configuration that --set or --sweep makes of it, each on a card of its own, as one table.
+fn what_if(c: &Common, cfg: &Config, a: &PredictArgs) -> Result<()> {
+    if cfg.backend != BackendKind::Sim {
+        return Err(Error::Config(format!(
+            "predict --set and --sweep change the simulated card's [sim] section, but the backend is {}: use --backend sim",
+            cfg.backend.name()
+        )));
+    }
+    let (swept, settings): (Option<String>, Vec<Vec<Setting>>) = match &a.sweep {
+        Some(text) => {
+            let w: whatif::Sweep = text.parse()?;
+            let each = w.settings().into_iter().map(|s| vec![s]).collect();
+            (Some(w.key), each)
+        }
+        None => (
+            None,
+            vec![a
+                .set
+                .iter()
+                .map(|s| s.parse())
+                .collect::<Result<Vec<Setting>>>()?],
+        ),
+    };
+    // Every configuration is checked before any card runs, so that a bad key or value fails
+    // at once rather than after minutes of simulation.
+    let configs = settings
+        .iter()
+        .map(|s| whatif::apply_all(cfg, s))
+        .collect::<Result<Vec<_>>>()?;
+    let only = a
+        .only
+        .clone()
+        .unwrap_or_else(|| vec![Only::Sweep, Only::Concurrent, Only::Streams]);
+    let dflt = whatif::Plan::reference();
+    if a.sizes.is_some() && !only.contains(&Only::Sweep) {
+        return Err(Error::Invalid {
+            op: "reading the arguments",
+            problem: "--sizes sets the what-if's block sweep, which --only leaves out: add sweep to --only, or drop --sizes".into(),
+        });
+    }
+    let plan = whatif::Plan {
+        sizes: if only.contains(&Only::Sweep) {
+            a.sizes.clone().unwrap_or(dflt.sizes)
+        } else {
+            Vec::new()
+        },
+        concurrent: match (only.contains(&Only::Concurrent), a.seconds) {
+            (false, _) => None,
+            (true, Some(s)) => Some(duration(s, 1.0, "--seconds")?),
+            (true, None) => dflt.concurrent,
+        },
+        frames: if only.contains(&Only::Streams) {
+            a.frames.or(dflt.frames)
+        } else {
+            None
+        },
+    };
+    plan.check()?;
+    let stages = plan.stages();
+    let pb = bar(((1 + configs.len()) * stages) as u64, "what-if", false);
+    let mut done = 0u64;
+    let mut run = |card: &Xdma, name: &str| {
+        whatif::measure(card, &plan, &mut |stage| {
+            pb.set_position(done);
+            pb.set_message(format!("{name}: {stage}"));
+            done += 1;
+        })
+    };
+    // The default card stays open to the end: the metadata is read from it.
+    let base = open(cfg)?;
+    let start = Start::now(&base)?;
+    let mut columns = vec![Column::new(Vec::new(), run(&base, "default")?)];
+    for (s, sc) in settings.into_iter().zip(&configs) {
+        let card = open(sc)?;
+        let name = s
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let m = run(&card, &name)?;
+        columns.push(Column::new(s, m));
+    }
+    pb.finish_and_clear();
+    let t = whatif::table(swept, columns);
+    let meta = report::meta(&base, cfg, start, (t.simulated_s() * 1e12) as u64);
+    if let Some(dir) = &c.out {
+        let mut paths = vec![report::write(dir, "whatif.csv", &t.csv())?];
+        let svg = dir.join("whatif.svg");
+        whatif_plot(&svg, &t)?;
+        paths.push(svg);
+        wrote(&paths);
+    }
+    let mut scenarios = Vec::new();
+    if !plan.sizes.is_empty() {
+        scenarios.push(format!(
+            "a block sweep of {} B, both directions, back to back, one warm-up and one counted run",
+            plan.sizes
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(d) = plan.concurrent {
+        scenarios.push(format!(
+            "a {} B write thread and a {} B read thread at once for {} s",
+            whatif::CONCURRENT_BLOCK,
+            whatif::CONCURRENT_BLOCK,
+            d.as_secs_f64()
+        ));
+    }
+    if let Some(n) = plan.frames {
+        scenarios.push(format!(
+            "{n} GEN frames of {} B per stream, received one at a time, on one C2H stream and then on two",
+            whatif::STREAM_FRAME
+        ));
+    }
+    let text = format!(
+        "what-if: {}; each configuration on a card of its own, every transfer's data checked; changes against the first column\n\n{}",
+        scenarios.join("; "),
+        t.markdown()
+    );
+    emit(c, &meta, &t, &text)
+}
+
+/// The what-if's plot: for a sweep, each scenario's MB/s against the swept value (against the
+/// value's place in the list when the values are not numbers); for one configuration, each
+/// scenario's throughput as a ratio to the default's, one bar each.
+fn whatif_plot(path: &Path, t: &whatif::Table) -> Result<()> {
+    let Some(key) = &t.swept else {
+        let bars: Vec<(String, f64)> = t
+            .rows
+            .iter()
+            .filter_map(|r| match (r.cells.first(), r.cells.get(1)) {
+                (
+                    Some(whatif::Cell { mb_s: Some(d), .. }),
+                    Some(whatif::Cell { mb_s: Some(v), .. }),
+                ) if *d > 0.0 => Some((r.scenario.clone(), v / d)),
+                _ => None,
+            })
+            .collect();
+        let name = t.columns.get(1).map_or("", |c| c.name.as_str());
+        return report::bar_plot(
+            path,
+            &format!("{name}: throughput as a ratio to the default"),
+            "ratio to the default",
+            &bars,
+        );
+    };
+    // The sweep's columns are the ones after the default, one value each.
+    let values: Vec<&str> = t
+        .columns
+        .iter()
+        .skip(1)
+        .filter_map(|c| c.settings.first().map(|s| s.value.as_str()))
+        .collect();
+    let numeric: Option<Vec<f64>> = values.iter().map(|v| v.parse::<f64>().ok()).collect();
+    let (xs, x_label) = match numeric {
+        Some(xs) => (xs, key.clone()),
+        None => (
+            (0..values.len()).map(|i| i as f64).collect(),
+            format!(
+                "{key}: {}",
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| format!("{i} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+    };
+    let series: Vec<Series> = t
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Series {
+            name: r.scenario.clone(),
+            points: xs
+                .iter()
+                .zip(r.cells.iter().skip(1))
+                .filter_map(|(&x, cell)| cell.mb_s.map(|v| (x, v)))
+                .collect(),
+            reference: false,
+            colour: i,
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    report::line_plot(
+        path,
+        &format!("The reference scenarios against {key}"),
+        XAxis::Linear,
+        &x_label,
+        "MB/s",
+        &series,
     )
 }

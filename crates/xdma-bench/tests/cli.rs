@@ -226,6 +226,28 @@ fn bad_input_is_refused_with_a_message() {
             &["sweep", "--backend", "hw", "--device", "/nonexistent/xdma0"],
             "xdma0",
         ),
+        (
+            &["predict", "--set", "engine.c2h_request_idz=16"],
+            "c2h_request_ids",
+        ),
+        (
+            &["predict", "--set", "engine.c2h_request_ids=64"],
+            "engine.c2h_request_ids",
+        ),
+        (&["predict", "--sweep", "engine.pcie_tags"], "KEY=V1,V2"),
+        (&["predict", "--sizes", "4K"], "--set KEY=VALUE"),
+        (
+            &[
+                "predict",
+                "--set",
+                "events=2",
+                "--only",
+                "concurrent",
+                "--sizes",
+                "4K",
+            ],
+            "--only leaves out",
+        ),
     ] {
         let out = bench(args);
         assert!(!out.status.success(), "{args:?} should fail");
@@ -233,4 +255,62 @@ fn bad_input_is_refused_with_a_message() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
     }
+}
+
+/// `predict --set`: the default column and the setting's, one row per direction of the one
+/// size, each change the arithmetic of the two figures; more C2H request IDs must not slow a
+/// read and must leave the write as it was (a write holds no C2H ID). The files --out writes.
+#[test]
+fn predict_set_prints_the_default_and_the_setting_side_by_side() {
+    let dir = tmp("whatif");
+    let d = dir.to_string_lossy().into_owned();
+    let v = json(&[
+        "predict",
+        "--set",
+        "engine.c2h_request_ids=16",
+        "--only",
+        "sweep",
+        "--sizes",
+        "64K",
+        "--out",
+        &d,
+    ]);
+    let cols = v["columns"].as_array().expect("columns");
+    assert_eq!(cols.len(), 2, "{v}");
+    assert_eq!(cols[0]["name"], "default");
+    assert_eq!(cols[0]["settings"].as_array().map(Vec::len), Some(0));
+    assert_eq!(cols[1]["name"], "engine.c2h_request_ids=16");
+    assert_eq!(cols[1]["settings"][0]["key"], "engine.c2h_request_ids");
+    assert_eq!(cols[1]["settings"][0]["value"], "16");
+    let rows = v["rows"].as_array().expect("rows");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["scenario"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["H2C 64 KiB", "C2H 64 KiB"]);
+    for r in rows {
+        let cells = r["cells"].as_array().expect("cells");
+        assert_eq!(cells.len(), 2, "{r}");
+        let (d, s) = (num(&cells[0]["mb_s"]), num(&cells[1]["mb_s"]));
+        assert!(d > 0.0 && s > 0.0, "{r}");
+        assert_eq!(num(&cells[0]["change_pct"]), 0.0);
+        let want = (s - d) / d * 100.0;
+        assert!((num(&cells[1]["change_pct"]) - want).abs() < 1e-9, "{r}");
+        if r["scenario"] == "H2C 64 KiB" {
+            assert!(want.abs() <= 1.0, "the write moved: {r}");
+        } else {
+            assert!(want > 0.0, "more IDs slowed the read: {r}");
+        }
+    }
+    let csv = std::fs::read_to_string(dir.join("whatif.csv")).expect("csv");
+    assert!(
+        csv.starts_with("scenario,column,value,mb_s,change_pct\n"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 1 + 2 * 2, "{csv}");
+    let svg = std::fs::read_to_string(dir.join("whatif.svg")).expect("svg");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("C2H 64 KiB"),
+        "no bar of C2H"
+    );
 }
