@@ -8,6 +8,19 @@
  * VARIANT is card_core's: 1 mm, 2 stream (no DDR, so no DDR3 model: the backdoor finds no
  * memory), 3 both (the default, simulation only). Every variant has every port; the ones a
  * variant lacks are tied off inside card_core, and CAPS says which are live.
+ *
+ * PATH chooses what lies between the DMA engine's memory-mapped master and the DDR3 model:
+ *   0 the card's own path: card_core's axi_mm_path (write arbiter with the capture writer,
+ *     width converters, clock crossings), what the card's bitstream has;
+ *   1 the reference path: the bare memory path of the board behind ../shared/reference
+ *     (XDMA M_AXI -> AXI SmartConnect -> MIG S_AXI), axi_smartconnect_model straight into the
+ *     DDR3 model. card_core still serves the user BAR and the streams, but its own
+ *     memory-mapped slave sees no traffic and its DDR master gets no ready: the capture ring
+ *     is not available on this path.
+ *
+ * ddr_arb_algorithm, ddr_awqos and ddr_arqos are held constant by the harness: the MIG
+ * model's read/write arbitration scheme and the AxQOS its AXI port sees (0 unless a what-if
+ * sets them).
  */
 
 `resetall
@@ -18,6 +31,9 @@ module sim_top #
 (
     // card_core's VARIANT: 1 mm, 2 stream, 3 combined (simulation only)
     parameter VARIANT = 3,
+    // Memory-mapped path to the DDR3 model: 0 card_core's own, 1 the reference board's
+    // (SmartConnect model)
+    parameter PATH = 0,
     // Width of the user BAR byte address in bits
     parameter AXIL_ADDR_WIDTH = 16,
     // Width of the DMA memory-mapped data bus in bits
@@ -139,13 +155,26 @@ module sim_top #
      * DDR controller user clock and its synchronous reset (active high)
      */
     input  wire                          ddr_clk,
-    input  wire                          ddr_rst
+    input  wire                          ddr_rst,
+
+    /*
+     * DDR controller settings, held constant: arbitration scheme (0 RD_PRI_REG, 1 ROUND_ROBIN,
+     * 2 TDM) and the AxQOS of writes and reads
+     */
+    input  wire [1:0]                    ddr_arb_algorithm,
+    input  wire [3:0]                    ddr_awqos,
+    input  wire [3:0]                    ddr_arqos
 );
 
 // check configuration
 initial begin
     if (VARIANT < 1 || VARIANT > 3) begin
         $error("Error: VARIANT must be 1 (mm), 2 (stream) or 3 (combined) (instance %m)");
+        $finish;
+    end
+
+    if (PATH < 0 || PATH > 1) begin
+        $error("Error: PATH must be 0 (card_core) or 1 (reference) (instance %m)");
         $finish;
     end
 
@@ -191,6 +220,54 @@ wire ddr_rlast;
 wire ddr_rvalid;
 wire ddr_rready;
 
+/*
+ * The DMA master's handshakes as card_core sees them: all of them on the card's own path, none
+ * on the reference path (where the SmartConnect model takes the traffic).
+ */
+localparam CORE_MM = PATH == 0;
+wire core_awvalid = CORE_MM && s_axi_awvalid;
+wire core_wvalid = CORE_MM && s_axi_wvalid;
+wire core_bready = CORE_MM && s_axi_bready;
+wire core_arvalid = CORE_MM && s_axi_arvalid;
+wire core_rready = CORE_MM && s_axi_rready;
+wire core_awready, core_wready, core_bvalid, core_arready, core_rvalid, core_rlast;
+wire [AXI_ID_WIDTH-1:0] core_bid, core_rid;
+wire [1:0] core_bresp, core_rresp;
+wire [AXI_DATA_WIDTH-1:0] core_rdata;
+
+/*
+ * card_core's DDR master: the DDR3 model's port on the card's own path
+ */
+wire [DDR_ID_WIDTH-1:0] core_ddr_awid;
+wire [DDR_ADDR_WIDTH-1:0] core_ddr_awaddr;
+wire [7:0] core_ddr_awlen;
+wire [2:0] core_ddr_awsize;
+wire [1:0] core_ddr_awburst;
+wire core_ddr_awlock;
+wire [3:0] core_ddr_awcache;
+wire [2:0] core_ddr_awprot;
+wire core_ddr_awvalid;
+wire [DDR_DATA_WIDTH-1:0] core_ddr_wdata;
+wire [DDR_DATA_WIDTH/8-1:0] core_ddr_wstrb;
+wire core_ddr_wlast;
+wire core_ddr_wvalid;
+wire core_ddr_bready;
+wire [DDR_ID_WIDTH-1:0] core_ddr_arid;
+wire [DDR_ADDR_WIDTH-1:0] core_ddr_araddr;
+wire [7:0] core_ddr_arlen;
+wire [2:0] core_ddr_arsize;
+wire [1:0] core_ddr_arburst;
+wire core_ddr_arlock;
+wire [3:0] core_ddr_arcache;
+wire [2:0] core_ddr_arprot;
+wire core_ddr_arvalid;
+wire core_ddr_rready;
+wire core_ddr_awready, core_ddr_wready, core_ddr_bvalid, core_ddr_arready, core_ddr_rvalid;
+wire core_ddr_rlast;
+wire [DDR_ID_WIDTH-1:0] core_ddr_bid, core_ddr_rid;
+wire [1:0] core_ddr_bresp, core_ddr_rresp;
+wire [DDR_DATA_WIDTH-1:0] core_ddr_rdata;
+
 card_core #(
     .VARIANT(VARIANT),
     .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
@@ -215,17 +292,17 @@ card_core_inst (
     .s_axi_awlock(s_axi_awlock),
     .s_axi_awcache(s_axi_awcache),
     .s_axi_awprot(s_axi_awprot),
-    .s_axi_awvalid(s_axi_awvalid),
-    .s_axi_awready(s_axi_awready),
+    .s_axi_awvalid(core_awvalid),
+    .s_axi_awready(core_awready),
     .s_axi_wdata(s_axi_wdata),
     .s_axi_wstrb(s_axi_wstrb),
     .s_axi_wlast(s_axi_wlast),
-    .s_axi_wvalid(s_axi_wvalid),
-    .s_axi_wready(s_axi_wready),
-    .s_axi_bid(s_axi_bid),
-    .s_axi_bresp(s_axi_bresp),
-    .s_axi_bvalid(s_axi_bvalid),
-    .s_axi_bready(s_axi_bready),
+    .s_axi_wvalid(core_wvalid),
+    .s_axi_wready(core_wready),
+    .s_axi_bid(core_bid),
+    .s_axi_bresp(core_bresp),
+    .s_axi_bvalid(core_bvalid),
+    .s_axi_bready(core_bready),
     .s_axi_arid(s_axi_arid),
     .s_axi_araddr(s_axi_araddr),
     .s_axi_arlen(s_axi_arlen),
@@ -234,14 +311,14 @@ card_core_inst (
     .s_axi_arlock(s_axi_arlock),
     .s_axi_arcache(s_axi_arcache),
     .s_axi_arprot(s_axi_arprot),
-    .s_axi_arvalid(s_axi_arvalid),
-    .s_axi_arready(s_axi_arready),
-    .s_axi_rid(s_axi_rid),
-    .s_axi_rdata(s_axi_rdata),
-    .s_axi_rresp(s_axi_rresp),
-    .s_axi_rlast(s_axi_rlast),
-    .s_axi_rvalid(s_axi_rvalid),
-    .s_axi_rready(s_axi_rready),
+    .s_axi_arvalid(core_arvalid),
+    .s_axi_arready(core_arready),
+    .s_axi_rid(core_rid),
+    .s_axi_rdata(core_rdata),
+    .s_axi_rresp(core_rresp),
+    .s_axi_rlast(core_rlast),
+    .s_axi_rvalid(core_rvalid),
+    .s_axi_rready(core_rready),
     .s_axil_awaddr(s_axil_awaddr),
     .s_axil_awprot(s_axil_awprot),
     .s_axil_awvalid(s_axil_awvalid),
@@ -280,42 +357,202 @@ card_core_inst (
     .usr_irq_ack(usr_irq_ack),
     .ddr_clk(ddr_clk),
     .ddr_rst(ddr_rst),
-    .m_axi_ddr_awid(ddr_awid),
-    .m_axi_ddr_awaddr(ddr_awaddr),
-    .m_axi_ddr_awlen(ddr_awlen),
-    .m_axi_ddr_awsize(ddr_awsize),
-    .m_axi_ddr_awburst(ddr_awburst),
-    .m_axi_ddr_awlock(ddr_awlock),
-    .m_axi_ddr_awcache(ddr_awcache),
-    .m_axi_ddr_awprot(ddr_awprot),
-    .m_axi_ddr_awvalid(ddr_awvalid),
-    .m_axi_ddr_awready(ddr_awready),
-    .m_axi_ddr_wdata(ddr_wdata),
-    .m_axi_ddr_wstrb(ddr_wstrb),
-    .m_axi_ddr_wlast(ddr_wlast),
-    .m_axi_ddr_wvalid(ddr_wvalid),
-    .m_axi_ddr_wready(ddr_wready),
-    .m_axi_ddr_bid(ddr_bid),
-    .m_axi_ddr_bresp(ddr_bresp),
-    .m_axi_ddr_bvalid(ddr_bvalid),
-    .m_axi_ddr_bready(ddr_bready),
-    .m_axi_ddr_arid(ddr_arid),
-    .m_axi_ddr_araddr(ddr_araddr),
-    .m_axi_ddr_arlen(ddr_arlen),
-    .m_axi_ddr_arsize(ddr_arsize),
-    .m_axi_ddr_arburst(ddr_arburst),
-    .m_axi_ddr_arlock(ddr_arlock),
-    .m_axi_ddr_arcache(ddr_arcache),
-    .m_axi_ddr_arprot(ddr_arprot),
-    .m_axi_ddr_arvalid(ddr_arvalid),
-    .m_axi_ddr_arready(ddr_arready),
-    .m_axi_ddr_rid(ddr_rid),
-    .m_axi_ddr_rdata(ddr_rdata),
-    .m_axi_ddr_rresp(ddr_rresp),
-    .m_axi_ddr_rlast(ddr_rlast),
-    .m_axi_ddr_rvalid(ddr_rvalid),
-    .m_axi_ddr_rready(ddr_rready)
+    .m_axi_ddr_awid(core_ddr_awid),
+    .m_axi_ddr_awaddr(core_ddr_awaddr),
+    .m_axi_ddr_awlen(core_ddr_awlen),
+    .m_axi_ddr_awsize(core_ddr_awsize),
+    .m_axi_ddr_awburst(core_ddr_awburst),
+    .m_axi_ddr_awlock(core_ddr_awlock),
+    .m_axi_ddr_awcache(core_ddr_awcache),
+    .m_axi_ddr_awprot(core_ddr_awprot),
+    .m_axi_ddr_awvalid(core_ddr_awvalid),
+    .m_axi_ddr_awready(core_ddr_awready),
+    .m_axi_ddr_wdata(core_ddr_wdata),
+    .m_axi_ddr_wstrb(core_ddr_wstrb),
+    .m_axi_ddr_wlast(core_ddr_wlast),
+    .m_axi_ddr_wvalid(core_ddr_wvalid),
+    .m_axi_ddr_wready(core_ddr_wready),
+    .m_axi_ddr_bid(core_ddr_bid),
+    .m_axi_ddr_bresp(core_ddr_bresp),
+    .m_axi_ddr_bvalid(core_ddr_bvalid),
+    .m_axi_ddr_bready(core_ddr_bready),
+    .m_axi_ddr_arid(core_ddr_arid),
+    .m_axi_ddr_araddr(core_ddr_araddr),
+    .m_axi_ddr_arlen(core_ddr_arlen),
+    .m_axi_ddr_arsize(core_ddr_arsize),
+    .m_axi_ddr_arburst(core_ddr_arburst),
+    .m_axi_ddr_arlock(core_ddr_arlock),
+    .m_axi_ddr_arcache(core_ddr_arcache),
+    .m_axi_ddr_arprot(core_ddr_arprot),
+    .m_axi_ddr_arvalid(core_ddr_arvalid),
+    .m_axi_ddr_arready(core_ddr_arready),
+    .m_axi_ddr_rid(core_ddr_rid),
+    .m_axi_ddr_rdata(core_ddr_rdata),
+    .m_axi_ddr_rresp(core_ddr_rresp),
+    .m_axi_ddr_rlast(core_ddr_rlast),
+    .m_axi_ddr_rvalid(core_ddr_rvalid),
+    .m_axi_ddr_rready(core_ddr_rready)
 );
+
+/*
+ * The path to the DDR3 model
+ */
+generate
+    if (PATH == 0) begin : card_path_g
+        assign s_axi_awready = core_awready;
+        assign s_axi_wready = core_wready;
+        assign s_axi_bid = core_bid;
+        assign s_axi_bresp = core_bresp;
+        assign s_axi_bvalid = core_bvalid;
+        assign s_axi_arready = core_arready;
+        assign s_axi_rid = core_rid;
+        assign s_axi_rdata = core_rdata;
+        assign s_axi_rresp = core_rresp;
+        assign s_axi_rlast = core_rlast;
+        assign s_axi_rvalid = core_rvalid;
+        assign ddr_awid = core_ddr_awid;
+        assign ddr_awaddr = core_ddr_awaddr;
+        assign ddr_awlen = core_ddr_awlen;
+        assign ddr_awsize = core_ddr_awsize;
+        assign ddr_awburst = core_ddr_awburst;
+        assign ddr_awlock = core_ddr_awlock;
+        assign ddr_awcache = core_ddr_awcache;
+        assign ddr_awprot = core_ddr_awprot;
+        assign ddr_awvalid = core_ddr_awvalid;
+        assign ddr_wdata = core_ddr_wdata;
+        assign ddr_wstrb = core_ddr_wstrb;
+        assign ddr_wlast = core_ddr_wlast;
+        assign ddr_wvalid = core_ddr_wvalid;
+        assign ddr_bready = core_ddr_bready;
+        assign ddr_arid = core_ddr_arid;
+        assign ddr_araddr = core_ddr_araddr;
+        assign ddr_arlen = core_ddr_arlen;
+        assign ddr_arsize = core_ddr_arsize;
+        assign ddr_arburst = core_ddr_arburst;
+        assign ddr_arlock = core_ddr_arlock;
+        assign ddr_arcache = core_ddr_arcache;
+        assign ddr_arprot = core_ddr_arprot;
+        assign ddr_arvalid = core_ddr_arvalid;
+        assign ddr_rready = core_ddr_rready;
+        assign core_ddr_awready = ddr_awready;
+        assign core_ddr_wready = ddr_wready;
+        assign core_ddr_bid = ddr_bid;
+        assign core_ddr_bresp = ddr_bresp;
+        assign core_ddr_bvalid = ddr_bvalid;
+        assign core_ddr_arready = ddr_arready;
+        assign core_ddr_rid = ddr_rid;
+        assign core_ddr_rdata = ddr_rdata;
+        assign core_ddr_rresp = ddr_rresp;
+        assign core_ddr_rlast = ddr_rlast;
+        assign core_ddr_rvalid = ddr_rvalid;
+    end else begin : reference_path_g
+        // card_core's own slave sees no handshake; its outputs are unused.
+        wire unused_core = &{1'b0, core_awready, core_wready, core_bid, core_bresp, core_bvalid,
+            core_arready, core_rid, core_rdata, core_rresp, core_rlast, core_rvalid,
+            core_ddr_awid, core_ddr_awaddr, core_ddr_awlen, core_ddr_awsize, core_ddr_awburst,
+            core_ddr_awlock, core_ddr_awcache, core_ddr_awprot, core_ddr_awvalid, core_ddr_wdata,
+            core_ddr_wstrb, core_ddr_wlast, core_ddr_wvalid, core_ddr_bready, core_ddr_arid,
+            core_ddr_araddr, core_ddr_arlen, core_ddr_arsize, core_ddr_arburst, core_ddr_arlock,
+            core_ddr_arcache, core_ddr_arprot, core_ddr_arvalid, core_ddr_rready, 1'b0};
+        // card_core's DDR master (the capture writer) never gets a ready or a response here.
+        assign core_ddr_awready = 1'b0;
+        assign core_ddr_wready = 1'b0;
+        assign core_ddr_bid = {DDR_ID_WIDTH{1'b0}};
+        assign core_ddr_bresp = 2'b00;
+        assign core_ddr_bvalid = 1'b0;
+        assign core_ddr_arready = 1'b0;
+        assign core_ddr_rid = {DDR_ID_WIDTH{1'b0}};
+        assign core_ddr_rdata = {DDR_DATA_WIDTH{1'b0}};
+        assign core_ddr_rresp = 2'b00;
+        assign core_ddr_rlast = 1'b0;
+        assign core_ddr_rvalid = 1'b0;
+
+        axi_smartconnect_model #(
+            .S_DATA_WIDTH(AXI_DATA_WIDTH),
+            .S_ADDR_WIDTH(AXI_ADDR_WIDTH),
+            .S_ID_WIDTH(AXI_ID_WIDTH),
+            .M_DATA_WIDTH(DDR_DATA_WIDTH),
+            .M_ADDR_WIDTH(DDR_ADDR_WIDTH),
+            .M_ID_WIDTH(DDR_ID_WIDTH)
+        )
+        smartconnect_inst (
+            .s_clk(axi_aclk),
+            .s_rst(!axi_aresetn),
+            .s_axi_awid(s_axi_awid),
+            .s_axi_awaddr(s_axi_awaddr),
+            .s_axi_awlen(s_axi_awlen),
+            .s_axi_awsize(s_axi_awsize),
+            .s_axi_awburst(s_axi_awburst),
+            .s_axi_awlock(s_axi_awlock),
+            .s_axi_awcache(s_axi_awcache),
+            .s_axi_awprot(s_axi_awprot),
+            .s_axi_awvalid(s_axi_awvalid),
+            .s_axi_awready(s_axi_awready),
+            .s_axi_wdata(s_axi_wdata),
+            .s_axi_wstrb(s_axi_wstrb),
+            .s_axi_wlast(s_axi_wlast),
+            .s_axi_wvalid(s_axi_wvalid),
+            .s_axi_wready(s_axi_wready),
+            .s_axi_bid(s_axi_bid),
+            .s_axi_bresp(s_axi_bresp),
+            .s_axi_bvalid(s_axi_bvalid),
+            .s_axi_bready(s_axi_bready),
+            .s_axi_arid(s_axi_arid),
+            .s_axi_araddr(s_axi_araddr),
+            .s_axi_arlen(s_axi_arlen),
+            .s_axi_arsize(s_axi_arsize),
+            .s_axi_arburst(s_axi_arburst),
+            .s_axi_arlock(s_axi_arlock),
+            .s_axi_arcache(s_axi_arcache),
+            .s_axi_arprot(s_axi_arprot),
+            .s_axi_arvalid(s_axi_arvalid),
+            .s_axi_arready(s_axi_arready),
+            .s_axi_rid(s_axi_rid),
+            .s_axi_rdata(s_axi_rdata),
+            .s_axi_rresp(s_axi_rresp),
+            .s_axi_rlast(s_axi_rlast),
+            .s_axi_rvalid(s_axi_rvalid),
+            .s_axi_rready(s_axi_rready),
+            .m_clk(ddr_clk),
+            .m_rst(ddr_rst),
+            .m_axi_awid(ddr_awid),
+            .m_axi_awaddr(ddr_awaddr),
+            .m_axi_awlen(ddr_awlen),
+            .m_axi_awsize(ddr_awsize),
+            .m_axi_awburst(ddr_awburst),
+            .m_axi_awlock(ddr_awlock),
+            .m_axi_awcache(ddr_awcache),
+            .m_axi_awprot(ddr_awprot),
+            .m_axi_awvalid(ddr_awvalid),
+            .m_axi_awready(ddr_awready),
+            .m_axi_wdata(ddr_wdata),
+            .m_axi_wstrb(ddr_wstrb),
+            .m_axi_wlast(ddr_wlast),
+            .m_axi_wvalid(ddr_wvalid),
+            .m_axi_wready(ddr_wready),
+            .m_axi_bid(ddr_bid),
+            .m_axi_bresp(ddr_bresp),
+            .m_axi_bvalid(ddr_bvalid),
+            .m_axi_bready(ddr_bready),
+            .m_axi_arid(ddr_arid),
+            .m_axi_araddr(ddr_araddr),
+            .m_axi_arlen(ddr_arlen),
+            .m_axi_arsize(ddr_arsize),
+            .m_axi_arburst(ddr_arburst),
+            .m_axi_arlock(ddr_arlock),
+            .m_axi_arcache(ddr_arcache),
+            .m_axi_arprot(ddr_arprot),
+            .m_axi_arvalid(ddr_arvalid),
+            .m_axi_arready(ddr_arready),
+            .m_axi_rid(ddr_rid),
+            .m_axi_rdata(ddr_rdata),
+            .m_axi_rresp(ddr_rresp),
+            .m_axi_rlast(ddr_rlast),
+            .m_axi_rvalid(ddr_rvalid),
+            .m_axi_rready(ddr_rready)
+        );
+    end
+endgenerate
 
 generate
     if (VARIANT % 2 == 1) begin : ddr_g
@@ -327,6 +564,7 @@ generate
     ddr3_model_inst (
         .clk(ddr_clk),
         .rst(ddr_rst),
+        .arb_algorithm(ddr_arb_algorithm),
         .s_axi_awid(ddr_awid),
         .s_axi_awaddr(ddr_awaddr),
         .s_axi_awlen(ddr_awlen),
@@ -335,6 +573,7 @@ generate
         .s_axi_awlock(ddr_awlock),
         .s_axi_awcache(ddr_awcache),
         .s_axi_awprot(ddr_awprot),
+        .s_axi_awqos(ddr_awqos),
         .s_axi_awvalid(ddr_awvalid),
         .s_axi_awready(ddr_awready),
         .s_axi_wdata(ddr_wdata),
@@ -354,6 +593,7 @@ generate
         .s_axi_arlock(ddr_arlock),
         .s_axi_arcache(ddr_arcache),
         .s_axi_arprot(ddr_arprot),
+        .s_axi_arqos(ddr_arqos),
         .s_axi_arvalid(ddr_arvalid),
         .s_axi_arready(ddr_arready),
         .s_axi_rid(ddr_rid),
@@ -379,7 +619,8 @@ generate
         wire unused_ddr = &{1'b0, ddr_awid, ddr_awaddr, ddr_awlen, ddr_awsize, ddr_awburst,
             ddr_awlock, ddr_awcache, ddr_awprot, ddr_awvalid, ddr_wdata, ddr_wstrb, ddr_wlast,
             ddr_wvalid, ddr_bready, ddr_arid, ddr_araddr, ddr_arlen, ddr_arsize, ddr_arburst,
-            ddr_arlock, ddr_arcache, ddr_arprot, ddr_arvalid, ddr_rready, 1'b0};
+            ddr_arlock, ddr_arcache, ddr_arprot, ddr_arvalid, ddr_rready, ddr_arb_algorithm,
+            ddr_awqos, ddr_arqos, 1'b0};
     end
 endgenerate
 

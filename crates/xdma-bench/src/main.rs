@@ -175,6 +175,18 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,
     },
+    /// What the card's own memory path costs against the reference board's: the block sweep on
+    /// the simulated card with `path = "reference"` (XDMA -> SmartConnect -> MIG) and with
+    /// `path = "card"` (card_core's RTL), row by row.
+    Paths {
+        /// Block sizes in bytes, comma-separated (K and M suffixes); default: the reference
+        /// table's sizes.
+        #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
+        sizes: Option<Vec<u64>>,
+        /// Runs per size after the warm-up; default 1 (the simulated card is deterministic).
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+    },
     /// The simulated card's predictions of the scenarios the board measured but the model was
     /// not calibrated on, as one markdown table; with --set or --sweep, what-if predictions:
     /// the reference scenarios on the configuration as given and with settings of its [sim]
@@ -622,6 +634,8 @@ fn run(cli: &Cli) -> Result<()> {
                     });
                 }
             }
+            // The reference board's memory path, which the table was measured on.
+            let cfg = reference::on_reference_path(&cfg)?;
             let doc = match from {
                 Some(p) => load_sweep(p)?,
                 None => run_sweep(
@@ -847,9 +861,16 @@ fn run(cli: &Cli) -> Result<()> {
                     problem: "--sizes and --only choose what a what-if runs: give --set KEY=VALUE or --sweep KEY=V1,V2,... as well".into(),
                 });
             }
-            predict(c, &cfg, a.seconds, a.frames, a.loop_frames)
+            predict(
+                c,
+                &reference::on_reference_path(&cfg)?,
+                a.seconds,
+                a.frames,
+                a.loop_frames,
+            )
         }
-        Cmd::Predict(a) => what_if(c, &cfg, a),
+        Cmd::Predict(a) => what_if(c, &reference::on_reference_path(&cfg)?, a),
+        Cmd::Paths { sizes, runs } => paths(c, &cfg, sizes.as_deref(), *runs),
     }
 }
 
@@ -1017,6 +1038,68 @@ fn rtt_text(r: &rtt::Report) -> String {
         }
     ));
     s
+}
+
+/// One row of `paths`: a direction and size on both memory paths.
+#[derive(Debug, Serialize)]
+struct PathRow {
+    dir: Direction,
+    bytes: u64,
+    reference_path_mb_s: f64,
+    card_path_mb_s: f64,
+    /// The card path's change against the reference path, in percent.
+    cost_pct: f64,
+}
+
+fn paths(c: &Common, cfg: &Config, sizes: Option<&[u64]>, runs: usize) -> Result<()> {
+    if cfg.backend != BackendKind::Sim {
+        return Err(Error::Invalid {
+            op: "comparing the memory paths",
+            problem: "both paths exist on the simulated card only: use --backend sim".into(),
+        });
+    }
+    let sizes = match sizes {
+        Some(s) => s.to_vec(),
+        None => reference::block_sweep()?.iter().map(|r| r.bytes).collect(),
+    };
+    let plan = Plan {
+        sizes,
+        mode: Mode::BackToBack,
+        runs: Some(runs.max(1)),
+    };
+    let ref_cfg = xdma_bench::whatif::apply(cfg, "path", "reference")?;
+    let card_cfg = reference::on_card_path(cfg)?;
+    let on_ref = run_sweep(&open(&ref_cfg)?, &ref_cfg, &plan)?;
+    let on_card = run_sweep(&open(&card_cfg)?, &card_cfg, &plan)?;
+    let mut rows = Vec::new();
+    for r in &on_ref.rows {
+        let Some(k) = on_card
+            .rows
+            .iter()
+            .find(|k| k.dir == r.dir && k.bytes == r.bytes)
+        else {
+            continue;
+        };
+        rows.push(PathRow {
+            dir: r.dir,
+            bytes: r.bytes,
+            reference_path_mb_s: r.mb_s,
+            card_path_mb_s: k.mb_s,
+            cost_pct: xdma_bench::stats::error_pct(k.mb_s, r.mb_s),
+        });
+    }
+    let mut text = String::from(
+        "paths: the block sweep on the reference board's memory path (XDMA -> SmartConnect -> MIG) and on the card's own (card_core), back to back\n\n\
+         | direction | bytes | reference path (MB/s) | card path (MB/s) | card's cost |\n| --- | ---: | ---: | ---: | ---: |\n",
+    );
+    for r in &rows {
+        text.push_str(&format!(
+            "| {} | {} | {:.1} | {:.1} | {:+.1} % |\n",
+            r.dir, r.bytes, r.reference_path_mb_s, r.card_path_mb_s, r.cost_pct
+        ));
+    }
+    // The card path's meta: both sweeps ran on one build of the simulated card.
+    emit(c, &on_card.meta, &rows, &text)
 }
 
 /// The predictions of scenarios the timing model was not calibrated on, to be judged against

@@ -83,8 +83,44 @@ pub fn serial() -> Result<(u64, f64)> {
     ))
 }
 
+/// The configuration that comparisons with the reference table run on: on the simulated
+/// card, the reference board's own memory path (`[sim] path = "reference"`: XDMA `M_AXI` ->
+/// SmartConnect -> MIG), unless the `[sim]` section chooses a path, a variant or a top itself;
+/// on a board, the configuration as given.
+pub fn on_reference_path(cfg: &xdma::Config) -> Result<xdma::Config> {
+    let chosen = ["path", "variant", "top"]
+        .iter()
+        .any(|k| cfg.sim.contains_key(*k));
+    if cfg.backend != xdma::BackendKind::Sim || chosen {
+        return Ok(cfg.clone());
+    }
+    crate::whatif::apply(cfg, "path", "reference")
+}
+
+/// The same configuration with the simulated card's own memory path (`card_core`'s RTL).
+pub fn on_card_path(cfg: &xdma::Config) -> Result<xdma::Config> {
+    crate::whatif::apply(cfg, "path", "card")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn comparisons_take_the_reference_path_unless_the_section_chooses() {
+        let dflt = super::on_reference_path(&xdma::Config::default()).expect("default");
+        assert_eq!(
+            dflt.sim.get("path").and_then(|v| v.as_str()),
+            Some("reference")
+        );
+        let mm = xdma::Config::from_toml("[sim]\nvariant = \"mm\"\n").expect("toml");
+        let kept = super::on_reference_path(&mm).expect("a variant");
+        assert!(
+            !kept.sim.contains_key("path"),
+            "a chosen variant is kept as it is"
+        );
+        let card = super::on_card_path(&dflt).expect("card");
+        assert_eq!(card.sim.get("path").and_then(|v| v.as_str()), Some("card"));
+    }
+
     use super::*;
 
     #[test]

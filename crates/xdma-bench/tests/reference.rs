@@ -1,4 +1,4 @@
-//! The simulated card, in its default configuration, against every row of the reference board's
+//! The simulated card, on the reference board's memory path (`[sim] path = "reference"`), against every row of the reference board's
 //! block sweep (both directions, back-to-back) and its serial 4 KiB row: each within 10 %, but
 //! for the rows named below, which no mechanism of the model reaches (the reasons are in
 //! `docs/timing-model.md` as well). A named row that comes within 10 % fails the test too, so
@@ -12,6 +12,11 @@ const TOLERANCE: f64 = 0.10;
 
 /// Rows outside the tolerance that the model cannot reach, with the reason.
 const UNREACHABLE: &[(Direction, u64, &str)] = &[
+    (
+        Direction::H2C,
+        3 << 20,
+        "the board's 3 MiB write (2961.8 MB/s) is slower than both its 2 MiB (3134.3) and 4 MiB (3194.2) neighbours; every cost of the model is a fixed part plus a part per byte, which gives a throughput that rises with size, so no mechanism of it dips at one size",
+    ),
     (
         Direction::C2H,
         64 << 10,
@@ -29,8 +34,11 @@ const UNREACHABLE: &[(Direction, u64, &str)] = &[
     ),
 ];
 
+/// The simulated card on the reference board's own memory path (XDMA -> SmartConnect ->
+/// MIG), which the table was measured on.
 fn open() -> Xdma {
-    Xdma::open(&Config::default()).expect("open the simulated card")
+    let cfg = reference::on_reference_path(&Config::default()).expect("reference path");
+    Xdma::open(&cfg).expect("open the simulated card")
 }
 
 fn reachable(dir: Direction, bytes: u64) -> Option<&'static str> {

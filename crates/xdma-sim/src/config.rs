@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use xdma_core::{BackendKind, ChannelKind, Config, Error, Result};
 
+use crate::ddr_config::{DataPath, DdrConfig};
 use crate::engine::EngineConfig;
 use crate::timing::TimingConfig;
 
@@ -40,6 +41,12 @@ pub struct SimConfig {
     pub engine: EngineConfig,
     /// The link, root complex and host driver timing.
     pub timing: TimingConfig,
+    /// The memory-mapped path to the DDR3 model: `card` (the card's own RTL, default) or
+    /// `reference` (the reference board's SmartConnect and MIG path; `top` must then be the
+    /// combined card, `sim_top`, which it replaces with `sim_top_ref`).
+    pub path: DataPath,
+    /// The DDR controller model's arbitration and QoS.
+    pub ddr: DdrConfig,
     /// The host driver's module parameters.
     pub driver: crate::DriverConfig,
     /// How long, in microseconds of simulated time, the card may hold an H2C stream beat
@@ -138,6 +145,8 @@ impl Default for SimConfig {
             events: 1,
             engine: EngineConfig::default(),
             timing: TimingConfig::default(),
+            path: DataPath::Card,
+            ddr: DdrConfig::default(),
             driver: crate::DriverConfig::default(),
             stream_stall_limit_us: 1000,
             reply_timeout_s: 600,
@@ -176,6 +185,25 @@ impl SimConfig {
     /// These settings with the variant, if any, applied to `top`, `h2c` and `c2h`; an error
     /// when one of those was given and disagrees with the variant.
     pub fn resolved(&self) -> Result<SimConfig> {
+        let s = self.with_variant()?;
+        if s.path == DataPath::Card {
+            return Ok(s);
+        }
+        let top = s.path.top_for(&s.top).ok_or_else(|| {
+            Error::Config(format!(
+                "[sim] path = \"{}\" exists for the combined card only (top \"sim_top\"), not for top {:?}: remove `variant` and `top`, or use path = \"card\"",
+                s.path.name(),
+                s.top
+            ))
+        })?;
+        Ok(SimConfig {
+            top: top.to_string(),
+            ..s
+        })
+    }
+
+    /// These settings with the variant, if any, applied.
+    fn with_variant(&self) -> Result<SimConfig> {
         let Some(v) = self.variant else {
             return Ok(self.clone());
         };
@@ -256,6 +284,7 @@ impl SimConfig {
                 "percent of cycles; a bus paused more often barely moves",
             )?;
         }
+        self.ddr.validate()?;
         self.engine.validate()?;
         self.timing.validate()
     }
@@ -313,6 +342,26 @@ mod tests {
         let c = SimConfig::from_config(&toml).expect("from a file");
         assert_eq!(c.top, "sim_top_stream");
         assert_eq!(c.h2c, vec![ChannelKind::Stream]);
+    }
+
+    #[test]
+    fn the_reference_path_replaces_the_combined_top_and_refuses_others() {
+        let toml = Config::from_toml("[sim]\npath = \"reference\"\n").expect("toml");
+        let c = SimConfig::from_config(&toml).expect("reference path");
+        assert_eq!(c.top, "sim_top_ref");
+        assert_eq!(c.resolved().expect("twice").top, "sim_top_ref");
+        let toml =
+            Config::from_toml("[sim]\npath = \"reference\"\nvariant = \"mm\"\n").expect("toml");
+        let e = SimConfig::from_config(&toml).expect_err("no mm reference top");
+        assert_eq!(e.kind(), xdma_core::ErrorKind::Config);
+        assert!(e.to_string().contains("combined card"), "{e}");
+        let toml =
+            Config::from_toml("[sim.ddr]\narbitration = \"tdm\"\nwrite_qos = 16\n").expect("toml");
+        let e = SimConfig::from_config(&toml).expect_err("QoS is four bits");
+        assert!(e.to_string().contains("write_qos"), "{e}");
+        let toml = Config::from_toml("[sim.ddr]\narbitration = \"fifo\"\n").expect("toml");
+        let e = SimConfig::from_config(&toml).expect_err("no such scheme");
+        assert!(e.to_string().contains("round-robin"), "{e}");
     }
 
     #[test]

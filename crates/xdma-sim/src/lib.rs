@@ -28,6 +28,7 @@
 //! driver's queued I/O is: two futures made one after the other are queued together.
 
 mod config;
+mod ddr_config;
 mod driver_config;
 pub mod engine;
 mod job;
@@ -54,6 +55,7 @@ use xdma_ip::{EngineKind, IpConfig, XdmaIp};
 use xdma_regmap::{Target, HOST_PAGE};
 
 pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
+pub use ddr_config::{Arbitration, DataPath, DdrConfig};
 pub use driver_config::DriverConfig;
 
 use crate::job::{Answer, Host, Kind, Op, Ports};
@@ -216,6 +218,25 @@ fn find_top(name: &str) -> Result<Top> {
         })
 }
 
+/// Holds the DDR controller model's settings on the card's constant inputs. A card top without
+/// those inputs (one without the DDR3 model's settings) takes only the defaults.
+fn drive_ddr_settings(ip: &mut XdmaIp, ddr: &DdrConfig) -> std::result::Result<(), String> {
+    let model = ip.card().env.model_mut();
+    let wanted = [
+        ("ddr_arb_algorithm", ddr.arbitration.port_value()),
+        ("ddr_arqos", u64::from(ddr.read_qos)),
+        ("ddr_awqos", u64::from(ddr.write_qos)),
+    ];
+    for (name, value) in wanted {
+        match model.input(name) {
+            Ok(port) => model.set(port, value),
+            Err(_) if value == 0 => {}
+            Err(e) => return Err(format!("{name} cannot be set: {e}")),
+        }
+    }
+    Ok(())
+}
+
 /// The bus address of the simulated host's memory: above 4 GiB, as a 64-bit host's DMA
 /// buffers are.
 const HOST_RAM_BASE: u64 = 1 << 32;
@@ -264,6 +285,7 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
             )))
         }
     };
+    drive_ddr_settings(&mut ip, &cfg.ddr).map_err(|e| not_a_card(e.to_string()))?;
     if let Some(p) = cfg.bus_pauses {
         ip.card()
             .env
