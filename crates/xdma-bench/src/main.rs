@@ -869,7 +869,23 @@ fn run(cli: &Cli) -> Result<()> {
                 a.loop_frames,
             )
         }
-        Cmd::Predict(a) => what_if(c, &reference::on_reference_path(&cfg)?, a),
+        Cmd::Predict(a) => {
+            // A what-if that chooses the card itself (its path, variant or top) starts from
+            // the configuration as given; any other starts from the reference path.
+            let chooses = a
+                .set
+                .iter()
+                .map(String::as_str)
+                .chain(a.sweep.as_deref())
+                .filter_map(|kv| kv.split_once('=').map(|(k, _)| k.trim()))
+                .any(|k| matches!(k, "path" | "variant" | "top"));
+            let base = if chooses {
+                cfg.clone()
+            } else {
+                reference::on_reference_path(&cfg)?
+            };
+            what_if(c, &base, a)
+        }
         Cmd::Paths { sizes, runs } => paths(c, &cfg, sizes.as_deref(), *runs),
     }
 }
