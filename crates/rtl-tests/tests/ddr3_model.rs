@@ -501,7 +501,10 @@ fn a_write_qos_ends_the_reads_hold_at_their_burst_end() {
     // and the reads follow once the writes are done.
     let mut b = bench();
     let t = Timing::read(b.env.model(), STD.2);
-    assert!(t.hold_beats > 71, "the instance without QoS would group the reads");
+    assert!(
+        t.hold_beats > 71,
+        "the instance without QoS would group the reads"
+    );
     let cfg = AxiMasterConfig {
         max_outstanding_reads: 4096,
         max_outstanding_writes: 64,
@@ -521,7 +524,10 @@ fn a_write_qos_ends_the_reads_hold_at_their_burst_end() {
     }
     a.wait_idle(&mut b.env).expect("idle");
     let l = log.borrow();
-    assert!(l.aw[7] < l.r[0].cycle, "the writes queued during the long read");
+    assert!(
+        l.aw[7] < l.r[0].cycle,
+        "the writes queued during the long read"
+    );
     let m = l.r[63].cycle - t.read_lat();
     let first_write = (m + 1).max(m + t.rtw);
     let writes: Vec<u64> = (0..8).map(|k| first_write + k * NEXT_BURST).collect();
@@ -529,7 +535,10 @@ fn a_write_qos_ends_the_reads_hold_at_their_burst_end() {
     let reads: Vec<u64> = (0..8).map(|k| first_read + k * NEXT_BURST).collect();
     let got_w: Vec<u64> = l.b.iter().map(|r| r.cycle - 1).collect();
     let got_r: Vec<u64> = l.r[64..].iter().map(|r| r.cycle - t.read_lat()).collect();
-    assert_eq!(got_w, writes, "write column commands right after the long read");
+    assert_eq!(
+        got_w, writes,
+        "write column commands right after the long read"
+    );
     assert_eq!(got_r, reads, "read column commands after the writes");
     before_refresh(&b, &t, l.r.last().map_or(0, |r| r.cycle), STD.1);
 }
@@ -566,7 +575,12 @@ fn round_robin_alternates_beat_by_beat_and_tdm_halves_one_direction() {
                 t.wtr
             );
         }
-        before_refresh(&b, &t, l.b[0].cycle.max(l.r.last().map_or(0, |r| r.cycle)), which.1);
+        before_refresh(
+            &b,
+            &t,
+            l.b[0].cycle.max(l.r.last().map_or(0, |r| r.cycle)),
+            which.1,
+        );
         drop(l);
 
         // TDM: a read alone gets only every other cycle.
