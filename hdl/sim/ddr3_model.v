@@ -590,12 +590,6 @@ always @(posedge clk) begin : model
         if (!plan_valid && now >= busy_until) begin
             rd_ready = rd_busy && now >= rd_start && r_q_count < READ_CREDITS;
             wr_ready = wr_busy && now >= wr_start && w_q_count != 0;
-            // A burst is present when a context works on one or one waits in its queue
-            // (MIG's arvalid_int / awvalid_int).
-            rd_present = rd_busy || (ar_q_count != 0 && !ref_pending);
-            wr_present = wr_busy || (aw_q_count != 0 && !ref_pending);
-            rd_qos_on = rd_busy ? rd_qos != 4'd0 : (ar_q_count != 0 && ar_q_qos[ar_q_rd] != 4'd0);
-            wr_qos_on = wr_busy ? wr_qos != 4'd0 : (aw_q_count != 0 && aw_q_qos[aw_q_rd] != 4'd0);
             sel_dir = hold_dir;
             if (arb_algorithm == ARB_ROUND_ROBIN) begin
                 // Beat by beat: reads go when ready and it is their turn or writes are not
@@ -607,6 +601,14 @@ always @(posedge clk) begin : model
             end else begin
                 // RD_PRI_REG. The holder's hold ends at a burst boundary on the starve limit or
                 // the other side's QoS, and at any time on the wait limit.
+                // A burst is present when a context works on one or one waits in its queue
+                // (MIG's arvalid_int / awvalid_int); only this scheme looks at presence and QoS.
+                rd_present = rd_busy || (ar_q_count != 0 && !ref_pending);
+                wr_present = wr_busy || (aw_q_count != 0 && !ref_pending);
+                rd_qos_on = rd_busy ? rd_qos != 4'd0 :
+                    (ar_q_count != 0 && ar_q_qos[ar_q_rd] != 4'd0);
+                wr_qos_on = wr_busy ? wr_qos != 4'd0 :
+                    (aw_q_count != 0 && aw_q_qos[aw_q_rd] != 4'd0);
                 if (hold_dir == DIR_READ) begin
                     more = rd_present;
                     other = wr_present;

@@ -878,7 +878,7 @@ fn run(cli: &Cli) -> Result<()> {
                 .map(String::as_str)
                 .chain(a.sweep.as_deref())
                 .filter_map(|kv| kv.split_once('=').map(|(k, _)| k.trim()))
-                .any(|k| matches!(k, "path" | "variant" | "top"));
+                .any(|k| reference::CARD_CHOICE_KEYS.contains(&k));
             let base = if chooses {
                 cfg.clone()
             } else {
@@ -1084,7 +1084,7 @@ fn paths(c: &Common, cfg: &Config, sizes: Option<&[u64]>, runs: usize) -> Result
         runs: Some(runs.max(1)),
     };
     let ref_cfg = xdma_bench::whatif::apply(cfg, "path", "reference")?;
-    let card_cfg = reference::on_card_path(cfg)?;
+    let card_cfg = xdma_bench::whatif::apply(cfg, "path", "card")?;
     let on_ref = run_sweep(&open(&ref_cfg)?, &ref_cfg, &plan)?;
     let on_card = run_sweep(&open(&card_cfg)?, &card_cfg, &plan)?;
     let mut rows = Vec::new();

@@ -83,23 +83,20 @@ pub fn serial() -> Result<(u64, f64)> {
     ))
 }
 
+/// The `[sim]` keys that choose the simulated card itself; a configuration or a what-if that
+/// sets one of them keeps its own card instead of taking the reference path.
+pub const CARD_CHOICE_KEYS: [&str; 3] = ["path", "variant", "top"];
+
 /// The configuration that comparisons with the reference table run on: on the simulated
 /// card, the reference board's own memory path (`[sim] path = "reference"`: XDMA `M_AXI` ->
 /// SmartConnect -> MIG), unless the `[sim]` section chooses a path, a variant or a top itself;
 /// on a board, the configuration as given.
 pub fn on_reference_path(cfg: &xdma::Config) -> Result<xdma::Config> {
-    let chosen = ["path", "variant", "top"]
-        .iter()
-        .any(|k| cfg.sim.contains_key(*k));
+    let chosen = CARD_CHOICE_KEYS.iter().any(|k| cfg.sim.contains_key(*k));
     if cfg.backend != xdma::BackendKind::Sim || chosen {
         return Ok(cfg.clone());
     }
     crate::whatif::apply(cfg, "path", "reference")
-}
-
-/// The same configuration with the simulated card's own memory path (`card_core`'s RTL).
-pub fn on_card_path(cfg: &xdma::Config) -> Result<xdma::Config> {
-    crate::whatif::apply(cfg, "path", "card")
 }
 
 #[cfg(test)]
@@ -117,7 +114,7 @@ mod tests {
             !kept.sim.contains_key("path"),
             "a chosen variant is kept as it is"
         );
-        let card = super::on_card_path(&dflt).expect("card");
+        let card = crate::whatif::apply(&dflt, "path", "card").expect("card");
         assert_eq!(card.sim.get("path").and_then(|v| v.as_str()), Some("card"));
     }
 
