@@ -74,8 +74,11 @@ pub fn concurrent<C: Card + Clone + Send>(
         });
     }
     let (waddr, raddr) = (CardAddr(0), CardAddr(size / 2));
+    // Both blocks go out from page-aligned buffers: the driver cuts a buffer into
+    // descriptors at its pages, so a `Vec`'s address, which depends on the allocator's
+    // history, would move every later transfer's simulated time with it.
     let wdata = DmaBuffer::from_slice(&pattern(block, 1))?;
-    let rdata = pattern(block, 2);
+    let rdata = DmaBuffer::from_slice(&pattern(block, 2))?;
     card.write_mm(h2c, raddr, &rdata)?;
     let span_ps = u64::try_from(span.as_nanos().saturating_mul(1000)).unwrap_or(u64::MAX);
     let (w, r) = std::thread::scope(|s| {
