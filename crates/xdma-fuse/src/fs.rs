@@ -31,10 +31,6 @@ use crate::config::ServerConfig;
 /// The user interrupt event nodes the driver makes.
 pub const EVENT_NODES: usize = driver::EVENT_NODES;
 
-/// How much simulated time one wait step covers while a read waits for stream data or an
-/// interrupt; the wall-clock deadline is checked between steps.
-const SIM_STEP: Duration = Duration::from_micros(20);
-
 /// How long a held H2C stream piece (a write request exactly `max_io` long, which may be the
 /// first of several pieces of one write) waits for its continuation before it is sent alone.
 const HOLD: Duration = Duration::from_millis(50);
@@ -400,8 +396,9 @@ impl Shared {
         errno(e)
     }
 
-    /// One read request on a C2H stream node: up to end-of-packet with O_TRUNC, else the whole
-    /// request, waiting up to `c2h_timeout` of wall-clock time.
+    /// One read request on a C2H stream node: one transfer of the driver model, which ends at
+    /// end-of-packet with O_TRUNC and otherwise when the buffer is full, waiting up to
+    /// `c2h_timeout` (see [`SimCard::node_read_stream`]); a release of the file ends it.
     fn read_stream(
         &self,
         h: &Handle,
@@ -421,34 +418,17 @@ impl Shared {
                 return Ok(Vec::new());
             }
         }
-        let deadline = self
-            .server
-            .c2h_timeout()
-            .and_then(|t| Instant::now().checked_add(t));
-        let mut got: Vec<u8> = Vec::with_capacity(size);
-        loop {
-            if h.closed.load(Ordering::SeqCst) {
-                return Err(Errno::EINTR);
-            }
-            let mut b = DmaBuffer::new(size - got.len()).map_err(|_| Errno::ENOMEM)?;
-            match self.card.recv_stream(ch, &mut b, SIM_STEP) {
-                Ok(t) => {
-                    got.extend_from_slice(&b[..t.bytes]);
-                    if got.len() == size || (h.eop_flush && t.end_of_packet) {
-                        if got.len() == size && t.end_of_packet {
-                            lock(&h.state).ended_at_eop = true;
-                        }
-                        return Ok(got);
-                    }
-                }
-                Err(e) if e.kind() == ErrorKind::Timeout => {}
-                Err(e) => return Err(errno(&e)),
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                // The driver aborts the transfer; what arrived of it is lost.
-                return Err(Errno::from_i32(libc::ETIMEDOUT));
-            }
+        let mut b = DmaBuffer::new(size).map_err(|_| Errno::ENOMEM)?;
+        let stop = || h.closed.load(Ordering::SeqCst);
+        let t = self
+            .card
+            .node_read_stream(ch, &mut b, h.eop_flush, self.server.c2h_timeout(), &stop)
+            .map_err(|e| errno(&e))?
+            .ok_or(Errno::EINTR)?;
+        if t.bytes == size && t.end_of_packet {
+            lock(&h.state).ended_at_eop = true;
         }
+        Ok(b[..t.bytes].to_vec())
     }
 
     /// Sends an assembled H2C stream packet.
@@ -647,9 +627,13 @@ impl Shared {
                         return;
                     }
                 }
-                match me.card.wait_event(k, SIM_STEP) {
-                    Ok(_) => me.latch(k),
-                    Err(e) if e.kind() == ErrorKind::Timeout => {}
+                let idle = || {
+                    let st = lock(&line.state);
+                    st.readers == 0 && st.polls.is_empty()
+                };
+                match me.card.node_wait_event(k, &idle) {
+                    Ok(Some(_)) => me.latch(k),
+                    Ok(None) => {}
                     Err(_) => std::thread::sleep(Duration::from_millis(100)),
                 }
             }

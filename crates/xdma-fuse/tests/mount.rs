@@ -221,6 +221,49 @@ fn one_process_blocks_on_a_stream_read_while_another_writes() {
     assert_eq!(e.raw_os_error(), Some(libc::EBUSY));
 }
 
+/// Without O_TRUNC a stream read is one transfer that ends when every descriptor is filled,
+/// and the engine closes a descriptor at each packet's end and starts the next packet in the
+/// next descriptor (PG195, "C2H Stream" and its writeback: one result per descriptor with its
+/// length and EOP). So an 8 KiB read, two pages and two descriptors, ends after two 700-byte
+/// packets with 1400 bytes: the first packet, then what the second descriptor's page held
+/// before the second packet's place, not the second packet right behind the first.
+#[test]
+fn a_stream_read_without_o_trunc_ends_when_its_descriptors_are_filled() {
+    let Some(s) = Server::start(CONFIG) else {
+        return;
+    };
+    write_reg(&s, regs::CONTROL, regs::control::MODE_LOOP as u32);
+    let (p1, p2) = (pattern(700), pattern(1400)[700..].to_vec());
+    let mut c2h = File::open(s.node("_c2h_1")).expect("c2h stream");
+    let mut h2c = OpenOptions::new()
+        .write(true)
+        .open(s.node("_h2c_1"))
+        .expect("h2c stream");
+    std::thread::scope(|sc| {
+        let r = sc.spawn(|| {
+            let mut buf = vec![0xa5u8; 8192];
+            let n = c2h.read(&mut buf).expect("a read that two packets fill");
+            buf.truncate(n);
+            buf
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        h2c.write_all(&p1).expect("first packet");
+        h2c.write_all(&p2).expect("second packet");
+        let got = r.join().expect("reader");
+        assert_eq!(got.len(), 1400, "the two descriptors' lengths");
+        assert_eq!(
+            &got[..700],
+            &p1[..],
+            "the first packet opens the first descriptor"
+        );
+        assert_ne!(
+            &got[700..],
+            &p2[..],
+            "the second packet starts a descriptor of its own"
+        );
+    });
+}
+
 #[test]
 fn a_stream_node_opens_again_right_after_its_opener_closed_it() {
     let Some(s) = Server::start(CONFIG) else {

@@ -27,6 +27,12 @@ pub(crate) enum Op {
         data: Option<Vec<u8>>,
         len: usize,
         timeout: Option<Duration>,
+        /// A stream read that ends at end-of-packet (the node opened with `O_TRUNC`, which
+        /// every receive of the API is); otherwise it ends when its buffer is full.
+        eop_flush: bool,
+        /// The answer reports the driver's own end-of-packet, which a front end standing in
+        /// for the driver's node knows; the API reports only what the driver's caller can see.
+        driver_eop: bool,
     },
 }
 
@@ -83,6 +89,7 @@ pub(crate) struct InDriver {
     len: usize,
     timeout: Option<Duration>,
     abort_at: Option<Ps>,
+    driver_eop: bool,
 }
 
 /// A job: one call on its way through the driver model.
@@ -119,6 +126,7 @@ impl Job {
                 len,
                 timeout,
                 abort_at: None,
+                driver_eop: false,
             })
         };
         Ok(match op {
@@ -173,6 +181,8 @@ impl Job {
                 data,
                 len,
                 timeout,
+                eop_flush,
+                driver_eop,
             } => {
                 let dir = match kind {
                     Kind::WriteMm | Kind::Send => xdma_driver::Dir::H2c,
@@ -184,16 +194,18 @@ impl Job {
                     card_addr: addr,
                     len,
                     page_offset,
-                    // A receive ends with its packet, as the driver's node opened with
-                    // O_TRUNC ends it.
-                    eop_flush: kind == Kind::Recv,
+                    eop_flush: eop_flush && kind == Kind::Recv,
                     at: stamp,
                     timeout,
                 };
                 let call = driver
                     .submit(s, data.as_deref())
                     .map_err(|e| from_driver(e, kind, len, timeout))?;
-                in_driver(call, Some(kind), channel, false, len, timeout)
+                let mut job = in_driver(call, Some(kind), channel, false, len, timeout);
+                if let Job::Driver(d) = &mut job {
+                    d.driver_eop = driver_eop;
+                }
+                job
             }
         })
     }
@@ -318,6 +330,7 @@ impl InDriver {
                 // `Transfer::end_of_packet`).
                 let eop = match k {
                     Kind::Send => true,
+                    Kind::Recv if self.driver_eop => r.end_of_packet,
                     Kind::Recv => bytes < self.len,
                     _ => false,
                 };

@@ -42,7 +42,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use card_sim::Top;
 use xdma_core::{
@@ -115,6 +115,10 @@ pub enum Control {
 
 /// How long dropping the card waits for the simulation thread to drain and stop.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+/// How often a node's wait ([`SimCard::node_read_stream`], [`SimCard::node_wait_event`])
+/// asks whether its caller still waits, in wall-clock time.
+pub const NODE_POLL: Duration = Duration::from_millis(20);
 
 #[derive(Debug)]
 struct Inner {
@@ -412,9 +416,13 @@ struct DataCall<'a> {
     channel: usize,
     addr: CardAddr,
     buf: &'a [u8],
-    timeout: Duration,
+    /// A receive's wait in simulated time; `None` for other calls.
+    timeout: Option<Duration>,
     /// Checked as the driver's node checks it ([`check::mm_node`]), not as the API does.
     node: bool,
+    /// A receive ends at end-of-packet, as the API's always does and a node's read does when
+    /// the node was opened with `O_TRUNC`.
+    eop_flush: bool,
 }
 
 impl DataCall<'_> {
@@ -429,8 +437,9 @@ impl DataCall<'_> {
             channel,
             addr,
             buf,
-            timeout: Duration::ZERO,
+            timeout: None,
             node: false,
+            eop_flush: false,
         }
     }
 
@@ -445,8 +454,9 @@ impl DataCall<'_> {
             channel,
             addr: CardAddr(0),
             buf,
-            timeout,
+            timeout: (dir == Direction::C2H).then_some(timeout),
             node: false,
+            eop_flush: true,
         }
     }
 }
@@ -578,6 +588,52 @@ impl SimCard {
         landed(self.call(lane, op)?, Some(buf))
     }
 
+    /// A read on a C2H stream node as the driver's `read` makes it: one transfer of the whole
+    /// buffer, which ends at end-of-packet when the node was opened with `O_TRUNC`
+    /// (`eop_flush`) and otherwise when every descriptor is filled, each packet starting a
+    /// descriptor of its own as the engine places it. The driver waits `timeout` (its
+    /// `c2h_timeout`; `None` waits for ever) and then aborts the engine: here both in simulated
+    /// time and in wall-clock time, whichever ends first, since an idle stream's seconds take
+    /// the model much longer than seconds to simulate. `stop` is asked every
+    /// [`NODE_POLL`] of wall-clock time; once it says so (the file was closed, the caller
+    /// interrupted), the transfer is aborted as a signal aborts it in the driver and the call
+    /// returns `None`. For a front end that stands in for the driver's nodes.
+    pub fn node_read_stream(
+        &self,
+        channel: usize,
+        buf: &mut [u8],
+        eop_flush: bool,
+        timeout: Option<Duration>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Transfer>> {
+        let c = DataCall {
+            node: true,
+            eop_flush,
+            ..DataCall::stream(
+                Direction::C2H,
+                channel,
+                buf,
+                timeout.unwrap_or(Duration::MAX),
+            )
+        };
+        let (lane, op) = self.data_op(c)?;
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        self.call_until(lane, op, deadline, stop)?
+            .map(|a| landed(a, Some(buf)))
+            .transpose()
+    }
+
+    /// An event node's read as the driver makes it: it waits, with no timeout, until the
+    /// interrupt line fires, then takes it. `stop` ends the wait as in
+    /// [`SimCard::node_read_stream`], with `None`.
+    pub fn node_wait_event(&self, event: usize, stop: &dyn Fn() -> bool) -> Result<Option<u32>> {
+        check::event(&self.inner.info, event)?;
+        let op = Op::WaitEvent(event, Duration::MAX);
+        self.call_until(Lane::Event(event), op, None, stop)?
+            .map(word)
+            .transpose()
+    }
+
     /// The card-side AXI latencies measured on the RTL's `s_axi` by the transfers so far: the
     /// part of each transfer's time that comes from the card rather than the timing model.
     pub fn card_latency(&self) -> Result<LatencyStats> {
@@ -627,7 +683,9 @@ impl SimCard {
                 page_offset,
                 data,
                 len,
-                timeout: (kind == Kind::Recv).then_some(c.timeout),
+                timeout: c.timeout,
+                eop_flush: c.eop_flush,
+                driver_eop: c.node,
             },
         ))
     }
@@ -656,6 +714,56 @@ impl SimCard {
                 Err(self.no_answer())
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(gone()),
+        }
+    }
+
+    /// Runs a call, blocking, until its answer, `deadline` of wall-clock time (a timeout) or
+    /// `stop` (`None`): the last two cancel it, which aborts its transfer on the card as the
+    /// driver aborts an engine.
+    fn call_until(
+        &self,
+        lane: Lane,
+        op: Op,
+        deadline: Option<Instant>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Answer>> {
+        let started = Instant::now();
+        let (s, r) = mpsc::sync_channel(1);
+        let job = self.inner.next_job.fetch_add(1, Ordering::Relaxed);
+        self.inner.send(Msg::Submit {
+            client: self.client,
+            job,
+            lane,
+            op,
+            reply: Reply::Blocking(s),
+            waits: true,
+        })?;
+        let cancel = || {
+            let _ = self.inner.send(Msg::Cancel {
+                client: self.client,
+                job,
+            });
+        };
+        loop {
+            let step = deadline.map_or(NODE_POLL, |d| {
+                d.saturating_duration_since(Instant::now()).min(NODE_POLL)
+            });
+            match r.recv_timeout(step) {
+                Ok(a) => return a.map(Some),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(gone()),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if stop() {
+                cancel();
+                return Ok(None);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                cancel();
+                return Err(Error::Timeout {
+                    what: "the transfer to end within the driver's timeout (wall-clock time on the simulated card); it was aborted on the card and what arrived of it is lost".into(),
+                    after: started.elapsed(),
+                });
+            }
         }
     }
 

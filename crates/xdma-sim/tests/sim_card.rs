@@ -299,3 +299,50 @@ fn the_driver_nodes_requests_reach_the_card_as_the_driver_sends_them() {
         .expect("read");
     assert!(back[..] == data[..]);
 }
+
+/// A stream node's read waits as the driver's does, and its two ends other than data abort the
+/// engine and leave the channel usable: the front end's `stop` (the file released) ends it with
+/// nothing, the wall-clock timeout (the driver's `c2h_timeout`) with a timeout; a packet looped
+/// back afterwards arrives whole.
+#[test]
+fn a_node_stream_read_ends_on_stop_or_timeout_and_the_channel_goes_on() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Instant;
+    let card = open();
+    card.write_reg(u64::from(regs::CONTROL), regs::control::MODE_LOOP as u32)
+        .expect("LOOP mode");
+    let mut buf = DmaBuffer::new(4096).expect("buffer");
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let got = std::thread::scope(|s| {
+        let reader = card.clone();
+        let stop = &stop;
+        let buf = &mut buf;
+        let r = s.spawn(move || {
+            reader.node_read_stream(1, buf, true, Some(Duration::from_secs(30)), &|| {
+                stop.load(Ordering::SeqCst)
+            })
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        stop.store(true, Ordering::SeqCst);
+        r.join().expect("reader")
+    });
+    assert!(matches!(got, Ok(None)), "a stopped read: {got:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let started = Instant::now();
+    let e = card
+        .node_read_stream(1, &mut buf, true, Some(Duration::from_millis(300)), &|| {
+            false
+        })
+        .expect_err("no data within the timeout");
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    let frame = DmaBuffer::from_slice(&pattern(1000, 5)).expect("frame");
+    let (_, got) = loop_once(&card, &frame, &mut buf);
+    assert_eq!(got.bytes, 1000);
+    assert_eq!(&buf[..1000], &frame[..]);
+}
