@@ -103,3 +103,33 @@ fn install(root: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot move the install into {}: {e}", dest.display()))?;
     Ok(())
 }
+
+/// Makes sure `fio` is on PATH (the recorder's disk benchmark runs it beside its own sink):
+/// installs Debian's package where it is missing and this user may (root with apt-get). A
+/// machine where it cannot be installed runs on; the benchmark's test says it skipped.
+pub fn ensure_fio() {
+    let ok = |cmd: &mut Command| cmd.output().map(|o| o.status.success()).unwrap_or(false);
+    if ok(Command::new("fio").arg("--version")) {
+        return;
+    }
+    // /proc/self belongs to the effective user.
+    let root = std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false);
+    if !root || !ok(Command::new("apt-get").arg("--version")) {
+        eprintln!("setup: fio is missing and cannot be installed here (needs root and apt-get): the disk benchmark's test will skip");
+        return;
+    }
+    eprintln!("setup: apt-get install fio");
+    let install = |update: bool| {
+        if update {
+            let _ = Command::new("apt-get").args(["update", "-q"]).status();
+        }
+        ok(Command::new("apt-get")
+            .args(["install", "-y", "-q", "--no-install-recommends", "fio"])
+            .env("DEBIAN_FRONTEND", "noninteractive"))
+    };
+    if !install(false) && !install(true) {
+        eprintln!("setup: apt-get could not install fio: the disk benchmark's test will skip");
+    }
+}

@@ -10,13 +10,8 @@
 //! Durations count in the backend's clock: simulated time on the simulated card, host time on
 //! a board. Data is checked on every run.
 
-use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use serde::{Deserialize, Serialize};
-use xdma::{AsyncCard, BufResult, Card, CardAddr, Direction, DmaBuffer, Error, Result, Transfer};
+use xdma::{AsyncCard, CallFut, Card, CardAddr, Direction, DmaBuffer, Error, InOrder, Result};
 
 /// How transfers are submitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,54 +46,6 @@ pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
     (0..len as u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(40_503)).to_le_bytes()[2])
         .collect()
-}
-
-pub(crate) type CallFut<'a> = Pin<Box<dyn Future<Output = BufResult<Transfer>> + Send + 'a>>;
-
-/// Futures in flight on one channel, polled together (so that a backend that submits on the
-/// first poll submits them all at once) and answered in order.
-pub(crate) struct InOrder<'a> {
-    q: VecDeque<(CallFut<'a>, Option<BufResult<Transfer>>)>,
-}
-
-impl<'a> InOrder<'a> {
-    pub(crate) fn new() -> InOrder<'a> {
-        InOrder { q: VecDeque::new() }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.q.len()
-    }
-
-    pub(crate) fn push(&mut self, f: CallFut<'a>) {
-        self.q.push_back((f, None));
-    }
-
-    /// Polls every pending call once, so that each has been submitted.
-    fn kick(&mut self, cx: &mut Context<'_>) {
-        for (f, done) in self.q.iter_mut() {
-            if done.is_none() {
-                if let Poll::Ready(r) = f.as_mut().poll(cx) {
-                    *done = Some(r);
-                }
-            }
-        }
-    }
-
-    /// The oldest call's answer.
-    pub(crate) async fn next(&mut self) -> Option<BufResult<Transfer>> {
-        std::future::poll_fn(|cx| {
-            self.kick(cx);
-            match self.q.front_mut() {
-                None => Poll::Ready(None),
-                Some((_, done)) if done.is_some() => {
-                    Poll::Ready(self.q.pop_front().and_then(|(_, d)| d))
-                }
-                Some(_) => Poll::Pending,
-            }
-        })
-        .await
-    }
 }
 
 fn call<'a, C: AsyncCard>(

@@ -4,9 +4,11 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use xdma::{AsyncCard, Card, CardAddr, ChannelKind, Direction, DmaBuffer, Error, Result, Transfer};
+use xdma::{
+    AsyncCard, Card, CardAddr, ChannelKind, Direction, DmaBuffer, Error, InOrder, Result, Transfer,
+};
 
-use crate::measure::{pattern, InOrder};
+use crate::measure::pattern;
 
 /// Throughput of one write thread and one read thread running at once.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

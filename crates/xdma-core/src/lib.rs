@@ -7,6 +7,8 @@
 //! traits in crates of their own (`xdma-sim`: the simulated card; `xdma-hw`: a board on the
 //! Linux XDMA driver); the `xdma` crate picks one at run time from a [`Config`].
 //!
+//! [`InOrder`] keeps a channel's async calls in flight and answers them in order.
+//!
 //! [`check`] holds the argument rules every backend applies before it touches its device, so
 //! that bad input gets the same typed error on each.
 
@@ -16,6 +18,7 @@ mod buffer;
 pub mod check;
 mod config;
 mod error;
+mod queue;
 
 pub use addr::CardAddr;
 pub use api::{
@@ -24,3 +27,4 @@ pub use api::{
 pub use buffer::{DmaBuffer, DMA_ALIGN};
 pub use config::{BackendKind, Config, BACKEND_ENV, CONFIG_ENV, DEVICE_ENV};
 pub use error::{BoxError, Error, ErrorKind, Result};
+pub use queue::{CallFut, InOrder};

@@ -1,0 +1,288 @@
+//! Recordings of the simulated card's streams on this machine's disk, read back by `verify`;
+//! a full disk on a real ext4 image; a recording stopped by SIGINT and one killed; and the
+//! verifier against files built with the frame format's reference implementation.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use xdma::{Config, Xdma};
+use xdma_record::record::{read_manifest, record_streams, EndReason, StreamPlan};
+use xdma_record::sink::SinkOptions;
+use xdma_record::verify::{check_bytes, verify};
+
+fn sim_card() -> Xdma {
+    Xdma::open(&Config::from_toml("").expect("the default configuration"))
+        .expect("open the simulated card")
+}
+
+/// Small blocks, so that a few hundred frames make several writes in flight.
+fn small_blocks() -> SinkOptions {
+    SinkOptions {
+        block: 64 << 10,
+        depth: 8,
+        ..SinkOptions::default()
+    }
+}
+
+#[test]
+fn both_streams_record_and_every_frame_verifies() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
+    let file = dir.path().join("two.bin");
+    let plan = StreamPlan {
+        channels: 2,
+        frame: 4132,
+        frames: 150,
+        ..StreamPlan::default()
+    };
+    let m = record_streams(
+        &sim_card(),
+        &plan,
+        &file,
+        small_blocks(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("a recording");
+    assert_eq!(m.end, EndReason::Done, "{}", m.end_detail);
+    assert!(m.sink_report.direct, "written with O_DIRECT");
+    assert_eq!(m.frames, 300);
+    assert_eq!(
+        m.bytes,
+        300 * 4132,
+        "whole frames, back to back, no padding left"
+    );
+    for s in &m.streams {
+        assert_eq!((s.frames, s.missing, s.bad_frames), (150, 0, 0), "{s:?}");
+        assert_eq!((s.first_sequence, s.last_sequence), (Some(0), Some(149)));
+        assert!(s.card_sent >= 150, "the card's counter: {s:?}");
+    }
+    let r = verify(&file).expect("verify");
+    assert!(r.ok(), "{r:?}");
+    assert!(r.manifest);
+    assert_eq!(r.good_frames, 300);
+    assert_eq!(r.channels.len(), 2);
+    assert_eq!(std::fs::metadata(&file).expect("file").len(), 300 * 4132);
+}
+
+/// Frames as the card makes them, with the format's reference implementation.
+fn frames(channel: u8, n: u32, len: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for sequence in 0..n {
+        let h = frame::Header {
+            channel,
+            pattern: frame::Pattern::Prbs,
+            sequence,
+            timestamp: u64::from(sequence) * 1000,
+            seed: 7,
+        };
+        out.extend(frame::build(&h, len).expect("a frame"));
+    }
+    out
+}
+
+#[test]
+fn verify_names_a_gap_a_corrupt_frame_a_cut_and_unwritten_space() {
+    let whole = frames(0, 10, 1000);
+    let r = check_bytes(&whole);
+    assert!(r.ok() && r.good_frames == 10, "{r:?}");
+    // Frame 4 taken out: a gap of one.
+    let mut gap = whole[..4000].to_vec();
+    gap.extend_from_slice(&whole[5000..]);
+    let r = check_bytes(&gap);
+    assert_eq!(r.gaps.len(), 1);
+    assert_eq!(
+        (r.gaps[0].expected, r.gaps[0].got, r.gaps[0].missing),
+        (4, 5, 1)
+    );
+    assert_eq!(r.gaps[0].offset, 4000);
+    // A payload byte of frame 2 changed: one bad frame, at its offset, the rest good.
+    let mut bad = whole.clone();
+    bad[2500] ^= 0x40;
+    let r = check_bytes(&bad);
+    assert_eq!((r.good_frames, r.bad_frames), (9, 1));
+    assert_eq!(r.faults[0].offset, 2000);
+    assert!(!r.ok());
+    // Cut inside frame 7: everything before it is whole, the cut named.
+    let r = check_bytes(&whole[..7300]);
+    assert_eq!((r.good_frames, r.cut_at), (7, Some(7000)));
+    // Reserved space never written (a killed recording): zeros after frame 6.
+    let mut zeros = whole[..6000].to_vec();
+    zeros.resize(20_000, 0);
+    let r = check_bytes(&zeros);
+    assert_eq!((r.good_frames, r.bad_frames, r.cut_at), (6, 0, Some(6000)));
+}
+
+/// A small ext4 image mounted by loop, for as long as it lives.
+struct Ext4 {
+    dir: tempfile::TempDir,
+    image: PathBuf,
+}
+
+impl Ext4 {
+    /// `None` (and why, on stderr) where this machine cannot mount one: not root, no loop
+    /// device, no mkfs.ext4.
+    fn mount(mib: u64) -> Option<Ext4> {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).ok()?;
+        let image = dir.path().with_extension("img");
+        let ok = |c: &mut Command| c.status().is_ok_and(|s| s.success());
+        let made = std::fs::File::create(&image)
+            .and_then(|f| f.set_len(mib << 20))
+            .is_ok()
+            && ok(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image))
+            && ok(Command::new("mount")
+                .args(["-o", "loop"])
+                .arg(&image)
+                .arg(dir.path()));
+        if !made {
+            eprintln!("skipped: cannot make and mount an ext4 image here (needs root, a loop device and mkfs.ext4)");
+            let _ = std::fs::remove_file(&image);
+            return None;
+        }
+        Some(Ext4 { dir, image })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Ext4 {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+        let _ = std::fs::remove_file(&self.image);
+    }
+}
+
+#[test]
+fn a_full_disk_ends_the_recording_at_a_whole_frame_and_what_was_written_verifies() {
+    let Some(disk) = Ext4::mount(8) else {
+        return;
+    };
+    let file = disk.path().join("full.bin");
+    let plan = StreamPlan {
+        frame: 4132,
+        frames: 4000, // 16.5 MB: twice what the file system holds
+        ..StreamPlan::default()
+    };
+    let m = record_streams(
+        &sim_card(),
+        &plan,
+        &file,
+        small_blocks(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("the recording ends with a manifest, not an error");
+    assert_eq!(m.end, EndReason::DiskFull, "{}", m.end_detail);
+    assert!(m.end_detail.contains("full"), "{}", m.end_detail);
+    assert!(m.bytes > 1 << 20 && m.bytes < 8 << 20, "{} bytes", m.bytes);
+    assert_eq!(m.bytes % 4132, 0, "the file ends at a frame's end");
+    assert_eq!(m.frames * 4132, m.bytes);
+    let r = verify(&file).expect("verify");
+    assert!(r.ok(), "{r:?}");
+    assert_eq!(r.good_frames, m.frames);
+}
+
+/// The recorder as a user runs it, on the simulated card.
+fn recorder(file: &Path, frames: u64) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_xdma-record"));
+    c.arg("record")
+        .arg(file)
+        .args(["--frame", "4132", "--frames", &frames.to_string(), "--json"])
+        .env_remove("XDMA_CONFIG")
+        .env_remove("XDMA_BACKEND")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+/// Waits until the recording's first frame is on the disk, so that a signal lands
+/// mid-recording (the file's length says nothing: the recorder reserves it up front).
+fn wait_for_data(file: &Path) {
+    let started = Instant::now();
+    loop {
+        let head = std::fs::read(file)
+            .ok()
+            .and_then(|b| b.get(..4).map(<[u8]>::to_vec));
+        if head.as_deref() == Some(&frame::MAGIC.to_le_bytes()[..]) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the recording wrote nothing"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+#[test]
+fn sigint_stops_a_recording_cleanly_and_sigkill_leaves_a_file_that_verifies_to_its_cut() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
+    for (sig, name) in [(libc::SIGINT, "int.bin"), (libc::SIGKILL, "kill.bin")] {
+        let file = dir.path().join(name);
+        // More frames than the simulated card makes before the signal.
+        let child = recorder(&file, 100_000).spawn().expect("xdma-record");
+        wait_for_data(&file);
+        // SAFETY: kill(2) on the child this test started and has not reaped.
+        unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+        let out = child.wait_with_output().expect("exit");
+        eprintln!(
+            "{name}: {:?}, stderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r = verify(&file).expect("verify");
+        assert_eq!(r.bad_frames, 0, "{r:?}");
+        assert!(r.good_frames > 0, "{r:?}");
+        if sig == libc::SIGINT {
+            assert!(
+                out.status.success(),
+                "{:?}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let m = read_manifest(&file).expect("the manifest");
+            assert_eq!(m.end, EndReason::Stopped);
+            assert!(r.ok(), "synced, cut to its length, manifest agrees: {r:?}");
+            assert_eq!(r.good_frames, m.frames);
+        } else {
+            assert!(
+                read_manifest(&file).is_err(),
+                "a killed recording writes no manifest"
+            );
+            // The reserved space past the last write reads as zeros, or the file ends in a
+            // frame: either way verify names where the whole frames end.
+            if let Some(cut) = r.cut_at {
+                assert_eq!(cut % 4132, 0, "the cut is at a frame's start: {cut}");
+            }
+        }
+    }
+}
+
+/// The disk benchmark runs the sink and both fio engines with the same parameters and
+/// reports each and the ratio. Its figures are a measurement, not a test: this only checks
+/// that every writer ran and the ratio is the recorder's figure over fio's best.
+#[test]
+fn bench_disk_runs_the_sink_beside_both_fio_engines() {
+    let fio = Command::new("fio").arg("--version").output();
+    if !fio.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: fio is not installed (cargo xtask test installs Debian's package)");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
+    let b = xdma_record::bench::bench_disk(dir.path(), 64 << 20, SinkOptions::default(), 1)
+        .expect("the benchmark runs");
+    let writers: Vec<&str> = b.runs.iter().map(|r| r.writer.as_str()).collect();
+    assert_eq!(writers, ["xdma-record", "fio libaio", "fio io_uring"]);
+    assert!(b.runs.iter().all(|r| r.mb_s > 0.0), "{b:?}");
+    let best = b.runs[1].mb_s.max(b.runs[2].mb_s);
+    assert!((b.ratio - b.runs[0].mb_s / best).abs() < 1e-9, "{b:?}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("folder").count(),
+        0,
+        "every run's file removed"
+    );
+}
