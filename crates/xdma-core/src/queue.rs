@@ -22,7 +22,9 @@ pub struct InOrder<'a> {
 
 impl std::fmt::Debug for InOrder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("InOrder").field("calls", &self.q.len()).finish()
+        f.debug_struct("InOrder")
+            .field("calls", &self.q.len())
+            .finish()
     }
 }
 
