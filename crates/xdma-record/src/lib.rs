@@ -10,8 +10,10 @@
 //! - [`sink`]: the file.
 //! - [`verify`]: the checker.
 //! - [`bench`]: the sink against fio.
+//! - [`plot`]: bandwidth against time, from the manifest.
 
 pub mod bench;
+pub mod plot;
 pub mod record;
 pub mod sink;
 pub mod verify;

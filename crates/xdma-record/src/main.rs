@@ -44,6 +44,10 @@ enum Cmd {
         /// waiting
         #[arg(long)]
         drop: bool,
+        /// How long a receive waits for its frame (the card's clock) before the card is taken to
+        /// have stopped sending, in milliseconds
+        #[arg(long, default_value_t = 100.0)]
+        frame_wait_ms: f64,
         #[command(flatten)]
         sink: SinkArgs,
         /// A TOML configuration file (xdma::Config); default: XDMA_CONFIG, else the simulated card
@@ -60,6 +64,11 @@ enum Cmd {
         /// Print the report as JSON
         #[arg(long)]
         json: bool,
+    },
+    /// Draw a recording's bandwidth against time (FILE.svg) from its manifest
+    Plot {
+        /// The recording
+        file: PathBuf,
     },
     /// Write from memory through the recorder's sink, then run fio with the same parameters
     /// (libaio and io_uring), in one folder, and compare
@@ -148,16 +157,23 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
             frames,
             queued,
             drop,
+            frame_wait_ms,
             sink,
             config,
             json,
         } => {
+            if !(frame_wait_ms.is_finite() && frame_wait_ms > 0.0) {
+                return Err(RecordError::Options(format!(
+                    "--frame-wait-ms {frame_wait_ms}: give a positive number of milliseconds"
+                )));
+            }
             let plan = StreamPlan {
                 channels,
                 frame,
                 frames,
                 queued,
                 drop,
+                frame_wait: Duration::from_secs_f64(frame_wait_ms / 1e3),
             };
             let cfg = match config {
                 Some(p) => {
@@ -262,6 +278,13 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
                 println!("  {}", if r.ok() { "OK" } else { "NOT OK" });
             }
             Ok(r.ok())
+        }
+        Cmd::Plot { file } => {
+            let m = xdma_record::record::read_manifest(&file)?;
+            let out = xdma_record::plot::plot_path(&file);
+            xdma_record::plot::plot(&m, &out)?;
+            println!("{}", out.display());
+            Ok(true)
         }
         Cmd::BenchDisk {
             dir,

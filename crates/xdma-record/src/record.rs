@@ -35,6 +35,9 @@ pub struct StreamPlan {
     /// The sources' policy when the stream backs up: drop and count frames (true) or wait
     /// (false, lossless).
     pub drop: bool,
+    /// How long one receive waits for its frame, in the backend's clock, before the card is
+    /// taken to have stopped sending (at least what the backend can honour).
+    pub frame_wait: Duration,
 }
 
 impl Default for StreamPlan {
@@ -45,6 +48,7 @@ impl Default for StreamPlan {
             frames: 0,
             queued: 4,
             drop: false,
+            frame_wait: FRAME_WAIT,
         }
     }
 }
@@ -162,9 +166,8 @@ pub struct Progress {
     pub wall_s: f64,
 }
 
-/// How long one receive waits for a frame in the backend's clock before the card is taken to
-/// have stopped sending; at least what the backend can honour.
-const FRAME_WAIT: Duration = Duration::from_millis(100);
+/// The default of [`StreamPlan::frame_wait`]: a source makes a 64 KiB frame in 16 us.
+pub const FRAME_WAIT: Duration = Duration::from_millis(100);
 
 /// How many frames an earlier run may have left on a stream before this run's first.
 const STALE_MAX: u64 = 256;
@@ -231,7 +234,7 @@ fn receive<C: Card + AsyncCard>(
             return;
         }
     };
-    let wait = FRAME_WAIT.max(card.info().min_stream_timeout);
+    let wait = plan.frame_wait.max(card.info().min_stream_timeout);
     rt.block_on(async {
         let mut q = InOrder::new();
         let mut posted = 0u64;
@@ -558,6 +561,7 @@ pub fn record_streams<C: Card + AsyncCard + Clone + Send + Sync>(
         sink_report: report,
     };
     write_manifest(path, &manifest)?;
+    crate::plot::plot(&manifest, &crate::plot::plot_path(path))?;
     Ok(manifest)
 }
 

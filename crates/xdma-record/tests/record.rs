@@ -64,6 +64,11 @@ fn both_streams_record_and_every_frame_verifies() {
     assert_eq!(r.good_frames, 300);
     assert_eq!(r.channels.len(), 2);
     assert_eq!(std::fs::metadata(&file).expect("file").len(), 300 * 4132);
+    let svg = std::fs::read_to_string(xdma_record::plot::plot_path(&file)).expect("the plot");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("300 frames"),
+        "the plot names its recording"
+    );
 }
 
 /// Frames as the card makes them, with the format's reference implementation.
@@ -285,4 +290,48 @@ fn bench_disk_runs_the_sink_beside_both_fio_engines() {
         0,
         "every run's file removed"
     );
+}
+
+/// A card that stops sending (here its sources are switched off from another handle, as a
+/// wedged source would look to the host) ends the recording with the channel and the
+/// receive's timeout named; what was recorded is closed cleanly and verifies.
+#[test]
+fn a_card_that_stops_sending_ends_the_recording_with_the_file_closed_cleanly() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
+    let file = dir.path().join("stopped.bin");
+    let card = sim_card();
+    let plan = StreamPlan {
+        frame: 4132,
+        // A source makes a frame every few microseconds: 1 ms without one is a stop.
+        frame_wait: Duration::from_millis(1),
+        ..StreamPlan::default()
+    };
+    let other = card.clone();
+    let mut switched_off = false;
+    let m = record_streams(
+        &card,
+        &plan,
+        &file,
+        small_blocks(),
+        &AtomicBool::new(false),
+        &mut |p| {
+            if p.frames == 40 && !switched_off {
+                switched_off = true;
+                xdma::Card::write_reg(&other, u64::from(card_regs::CONTROL), 0)
+                    .expect("sources off");
+            }
+        },
+    )
+    .expect("the recording ends with a manifest, not an error");
+    assert_eq!(m.end, EndReason::CardError, "{}", m.end_detail);
+    assert!(m.end_detail.contains("C2H channel"), "{}", m.end_detail);
+    assert!(
+        m.end_detail.to_lowercase().contains("timed out"),
+        "{}",
+        m.end_detail
+    );
+    assert!(m.frames >= 40, "{}", m.frames);
+    let r = verify(&file).expect("verify");
+    assert!(r.ok(), "{r:?}");
+    assert_eq!(r.good_frames, m.frames);
 }
