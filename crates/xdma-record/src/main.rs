@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use xdma::{Config, Xdma};
-use xdma_record::record::{record_streams, EndReason, StreamPlan};
+use xdma_record::record::{record_ring, record_streams, EndReason, RingPlan, StreamPlan};
 use xdma_record::sink::SinkOptions;
 use xdma_record::{bench, verify, RecordError};
 
@@ -24,10 +24,24 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
-    /// Record generated frames from the card's C2H streams into FILE (manifest: FILE.json)
+    /// Record generated frames from the card's C2H streams, or from its CAPTURE ring in DDR,
+    /// into FILE (manifest: FILE.json, plot: FILE.svg)
     Record {
         /// The file to write
         file: PathBuf,
+        /// Where the frames come from: `stream` (C2H streams) or `ring` (the CAPTURE ring in
+        /// card DDR, read over a memory-mapped C2H channel)
+        #[arg(long, default_value = "stream")]
+        source: String,
+        /// The ring's base address in card memory (a multiple of 4096)
+        #[arg(long, default_value_t = 0)]
+        ring_base: u64,
+        /// The ring's size in bytes (a multiple of 4096)
+        #[arg(long, default_value_t = 16 << 20)]
+        ring_size: u64,
+        /// The most bytes one read of the ring takes
+        #[arg(long, default_value_t = 1 << 20)]
+        ring_read: usize,
         /// Streams: 1 or 2
         #[arg(long, default_value_t = 1)]
         channels: usize,
@@ -152,6 +166,10 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
     match cli.cmd {
         Cmd::Record {
             file,
+            source,
+            ring_base,
+            ring_size,
+            ring_read,
             channels,
             frame,
             frames,
@@ -195,7 +213,7 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
                 indicatif::ProgressBar::new_spinner()
             };
             let mut last = 0.0f64;
-            let m = record_streams(&card, &plan, &file, opts, &STOP, &mut |p| {
+            let mut show = |p: &xdma_record::record::Progress| {
                 if p.wall_s - last >= 0.2 || last == 0.0 {
                     last = p.wall_s.max(1e-9);
                     bar.set_message(format!(
@@ -207,7 +225,26 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
                     ));
                     bar.tick();
                 }
-            })?;
+            };
+            let m = match source.as_str() {
+                "stream" => record_streams(&card, &plan, &file, opts, &STOP, &mut show)?,
+                "ring" => {
+                    let ring = RingPlan {
+                        base: ring_base,
+                        size: ring_size,
+                        frame,
+                        frames,
+                        read: ring_read,
+                        ..RingPlan::default()
+                    };
+                    record_ring(&card, &ring, &file, opts, &STOP, &mut show)?
+                }
+                other => {
+                    return Err(RecordError::Options(format!(
+                        "--source {other}: give `stream` or `ring`"
+                    )))
+                }
+            };
             bar.finish_and_clear();
             if json {
                 println!(

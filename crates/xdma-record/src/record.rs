@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use frame::{Continuity, SeqTracker};
 use serde::{Deserialize, Serialize};
-use xdma::{AsyncCard, Card, ChannelKind, DmaBuffer, InOrder, Transfer};
+use xdma::{AsyncCard, Card, CardAddr, CardInfo, ChannelKind, DmaBuffer, InOrder, Transfer};
 
 use crate::sink::{Sink, SinkOptions, SinkReport};
 use crate::RecordError;
@@ -151,6 +151,9 @@ pub struct Manifest {
     pub sink: SinkOptions,
     /// What the sink reported at the end.
     pub sink_report: SinkReport,
+    /// Why the plot beside the recording could not be drawn, if it could not (a full disk).
+    #[serde(default)]
+    pub plot_error: Option<String>,
 }
 
 /// What the progress line shows.
@@ -272,6 +275,289 @@ fn unix_now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// The writing half of a recording, whatever the source: frames in, the file, the counts,
+/// the gaps, the bandwidth second by second, and the manifest at the end.
+struct Writer {
+    sink: Sink,
+    records: Vec<StreamRecord>,
+    trackers: Vec<SeqTracker>,
+    /// Whether each source's first frame of this run (sequence 0) has come; a source whose
+    /// earlier frames cannot be on the card starts as true.
+    started: Vec<bool>,
+    gaps: Vec<Gap>,
+    per_second: Vec<u64>,
+    span: (u64, u64),
+    first_at: Option<Instant>,
+    /// The frames the sink may still hold unwritten (its blocks in flight and the one being
+    /// filled): start, end, source and sequence, so that a failed write can cut the file at a
+    /// frame's end and the counts can say what the file holds.
+    recent: std::collections::VecDeque<(u64, u64, usize, Option<u32>)>,
+    window: u64,
+    end: Option<(EndReason, String)>,
+    started_unix_s: f64,
+}
+
+impl Writer {
+    fn new(sink: Sink, channels: &[usize], skip_stale: bool) -> Writer {
+        let o = *sink.options();
+        Writer {
+            sink,
+            records: channels
+                .iter()
+                .map(|&channel| StreamRecord {
+                    channel,
+                    ..StreamRecord::default()
+                })
+                .collect(),
+            trackers: vec![SeqTracker::new(); channels.len()],
+            started: vec![!skip_stale; channels.len()],
+            gaps: Vec::new(),
+            per_second: Vec::new(),
+            span: (u64::MAX, 0),
+            first_at: None,
+            recent: Default::default(),
+            window: (o.depth as u64 + 2) * o.block as u64,
+            end: None,
+            started_unix_s: unix_now(),
+        }
+    }
+
+    /// Ends the recording with `why` unless it has ended already.
+    fn end(&mut self, reason: EndReason, detail: String) {
+        self.end.get_or_insert((reason, detail));
+    }
+
+    fn ended(&self) -> bool {
+        self.end.is_some() || self.sink.failure().is_some()
+    }
+
+    /// Takes one frame of source `k`, which the card moved between `start_ps` and `end_ps` of
+    /// its clock.
+    fn frame(&mut self, k: usize, bytes: &[u8], start_ps: u64, end_ps: u64) {
+        if self.ended() {
+            return;
+        }
+        let head = frame::parse_header(bytes).ok().map(|(h, _)| h.sequence);
+        let rec = &mut self.records[k];
+        if !self.started[k] {
+            // Until this run's first frame (sequence 0 after the counters were cleared), what
+            // comes was left on the card by an earlier run.
+            if head != Some(0) {
+                rec.stale_skipped += 1;
+                if rec.stale_skipped > STALE_MAX {
+                    let detail = format!(
+                        "C2H channel {}: {STALE_MAX} frames came without this run's first (sequence 0 after the counters were cleared)",
+                        rec.channel
+                    );
+                    self.end(EndReason::CardError, detail);
+                }
+                return;
+            }
+            self.started[k] = true;
+        }
+        let offset = self.sink.bytes_in();
+        // Only the header and length are checked here, which costs nothing at the disk's
+        // rate; `verify` checks every CRC and payload afterwards.
+        let whole = frame::parse_header(bytes)
+            .ok()
+            .filter(|(_, payload)| *payload as usize + frame::OVERHEAD == bytes.len());
+        match whole {
+            Some((h, _)) => {
+                let seq = h.sequence;
+                let expected = self.trackers[k].expected().unwrap_or(0);
+                let missing = match self.trackers[k].good(seq) {
+                    Continuity::Gap { missing } => Some(missing),
+                    Continuity::Backward => Some(0),
+                    Continuity::First | Continuity::InOrder => None,
+                };
+                if let Some(missing) = missing {
+                    self.gaps.push(Gap {
+                        channel: rec.channel,
+                        expected,
+                        got: seq,
+                        missing,
+                        file_offset: offset,
+                    });
+                }
+                rec.first_sequence.get_or_insert(seq);
+                rec.last_sequence = Some(seq);
+            }
+            None => {
+                self.trackers[k].bad();
+                rec.bad_frames += 1;
+            }
+        }
+        rec.missing = self.trackers[k].missing();
+        rec.frames += 1;
+        self.span = (self.span.0.min(start_ps), self.span.1.max(end_ps));
+        let first = *self.first_at.get_or_insert_with(Instant::now);
+        let second = first.elapsed().as_secs() as usize;
+        if self.per_second.len() <= second {
+            self.per_second.resize(second + 1, 0);
+        }
+        self.per_second[second] += bytes.len() as u64;
+        let end = offset + bytes.len() as u64;
+        self.recent.push_back((offset, end, k, head));
+        while self.recent.front().is_some_and(|f| f.1 + self.window < end) {
+            self.recent.pop_front();
+        }
+        if let Err(e) = self.sink.push(bytes) {
+            self.end(EndReason::DiskError, e.to_string());
+        }
+    }
+
+    fn frames(&self) -> u64 {
+        self.records.iter().map(|r| r.frames).sum()
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            bytes: self.sink.bytes_in(),
+            frames: self.frames(),
+            missing: self.records.iter().map(|r| r.missing).sum(),
+            wall_s: self.first_at.map_or(0.0, |f| f.elapsed().as_secs_f64()),
+        }
+    }
+
+    /// Closes the file (cut at the last whole frame if a write failed), writes the manifest
+    /// and returns it.
+    fn finish(
+        mut self,
+        path: &Path,
+        card: &CardInfo,
+        source: &str,
+        plan: StreamPlan,
+        stop: &AtomicBool,
+    ) -> Result<Manifest, RecordError> {
+        let sink_opts = *self.sink.options();
+        let mut report = self.sink.finish()?;
+        let mut end = self.end.take().unwrap_or_else(|| {
+            if stop.load(Ordering::SeqCst) {
+                (EndReason::Stopped, "stopped from outside (a signal)".into())
+            } else {
+                (
+                    EndReason::Done,
+                    "every source gave the frames asked for".into(),
+                )
+            }
+        });
+        if let Some(f) = &report.failed {
+            // The file keeps whole frames only: it ends at the last frame that ends before
+            // the first byte that did not land, and the counts drop the frames after it.
+            let keep = self
+                .recent
+                .iter()
+                .rev()
+                .find(|r| r.1 <= f.offset)
+                .map(|r| r.1)
+                .or_else(|| self.recent.front().map(|r| r.0))
+                .unwrap_or(report.bytes)
+                .min(report.bytes);
+            while let Some(&(_, end, k, seq)) = self.recent.back() {
+                if end <= keep {
+                    break;
+                }
+                self.recent.pop_back();
+                let rec = &mut self.records[k];
+                rec.frames = rec.frames.saturating_sub(1);
+                if seq.is_some() && seq == rec.last_sequence {
+                    rec.last_sequence = self
+                        .recent
+                        .iter()
+                        .rev()
+                        .find(|r| r.2 == k)
+                        .and_then(|r| r.3);
+                }
+            }
+            self.gaps.retain(|g| g.file_offset < keep);
+            for rec in &mut self.records {
+                rec.missing = self
+                    .gaps
+                    .iter()
+                    .filter(|g| g.channel == rec.channel)
+                    .map(|g| g.missing)
+                    .sum();
+            }
+            cut_file(path, keep)?;
+            report.bytes = keep;
+            end = if f.disk_full {
+                (
+                    EndReason::DiskFull,
+                    format!(
+                        "the disk is full: the write at byte {} failed ({})",
+                        f.offset, f.error
+                    ),
+                )
+            } else {
+                (
+                    EndReason::DiskError,
+                    format!("the write at byte {} failed: {}", f.offset, f.error),
+                )
+            };
+        }
+        let manifest = Manifest {
+            file: path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            backend: card.backend.clone(),
+            card_id: card.card_id,
+            card_version: card.card_version,
+            source: source.into(),
+            frame_bytes: plan.frame as u64,
+            plan,
+            frames: self.records.iter().map(|r| r.frames).sum(),
+            streams: self.records,
+            bytes: report.bytes,
+            started_unix_s: self.started_unix_s,
+            ended_unix_s: unix_now(),
+            wall_s: self.first_at.map_or(0.0, |f| f.elapsed().as_secs_f64()),
+            card_span_us: if self.span.1 > self.span.0 {
+                (self.span.1 - self.span.0) as f64 / 1e6
+            } else {
+                0.0
+            },
+            per_second_mb_s: self.per_second.iter().map(|&b| b as f64 / 1e6).collect(),
+            gaps: self.gaps,
+            end: end.0,
+            end_detail: end.1,
+            sink: sink_opts,
+            sink_report: report,
+            plot_error: None,
+        };
+        // The plot is a picture of the manifest; failing to draw it (the disk that ended the
+        // recording is full) must not lose the manifest, which says so instead.
+        let mut manifest = manifest;
+        let plot = crate::plot::plot_path(path);
+        if let Err(e) = crate::plot::plot(&manifest, &plot) {
+            let _ = std::fs::remove_file(&plot);
+            manifest.plot_error = Some(e.to_string());
+        }
+        write_manifest(path, &manifest)?;
+        Ok(manifest)
+    }
+}
+
+/// Checks a frame length for the card's sources.
+fn check_frame_len(frame: usize) -> Result<(), RecordError> {
+    if (frame::MIN_FRAME_LEN..=frame::MAX_FRAME_LEN).contains(&frame) {
+        return Ok(());
+    }
+    Err(RecordError::Options(format!(
+        "frames of {frame} bytes: the sources make {} to {} bytes",
+        frame::MIN_FRAME_LEN,
+        frame::MAX_FRAME_LEN
+    )))
+}
+
+/// Stops the sources and restarts their counters, so that this run's frames number from 0.
+fn quiesce(card: &impl Card) -> xdma::Result<()> {
+    card.write_reg(u64::from(card_regs::CONTROL), 0)?;
+    card.write_reg(
+        u64::from(card_regs::CLEAR),
+        card_regs::clear::COUNTERS_MASK as u32,
+    )
+}
+
 /// Records the streams of `plan` into `path`, until the plan's frames are in, `stop` is set,
 /// a write fails or the card fails; writes the manifest beside the file and returns it.
 /// `progress` hears every frame.
@@ -297,29 +583,17 @@ pub fn record_streams<C: Card + AsyncCard + Clone + Send + Sync>(
             streams.len()
         )));
     }
-    if !(frame::MIN_FRAME_LEN..=frame::MAX_FRAME_LEN).contains(&plan.frame) {
-        return Err(RecordError::Options(format!(
-            "frames of {} bytes: the sources make {} to {} bytes",
-            plan.frame,
-            frame::MIN_FRAME_LEN,
-            frame::MAX_FRAME_LEN
-        )));
-    }
+    check_frame_len(plan.frame)?;
     if !(1..=64).contains(&plan.queued) {
         return Err(RecordError::Options(format!(
             "{} receives posted per stream: give 1 to 64",
             plan.queued
         )));
     }
-    let mut sink = Sink::create(path, sink)?;
-    let sink_opts = *sink.options();
+    let streams = &streams[..plan.channels];
+    let mut w = Writer::new(Sink::create(path, sink)?, streams, true);
     let control = u64::from(card_regs::CONTROL);
-    // Stop the sources and restart their counters, so that this run's frames number from 0.
-    card.write_reg(control, 0)?;
-    card.write_reg(
-        u64::from(card_regs::CLEAR),
-        card_regs::clear::COUNTERS_MASK as u32,
-    )?;
+    quiesce(card)?;
     let mut enable = card_regs::control::MODE_GEN as u32;
     for k in 0..plan.channels {
         let r = source_regs(k);
@@ -327,242 +601,236 @@ pub fn record_streams<C: Card + AsyncCard + Clone + Send + Sync>(
         card.write_reg(r.policy, u32::from(plan.drop))?;
         enable |= r.enable;
     }
-    let started_unix_s = unix_now();
     card.write_reg(control, enable)?;
-    let mut records: Vec<StreamRecord> = streams[..plan.channels]
-        .iter()
-        .map(|&channel| StreamRecord {
-            channel,
-            ..StreamRecord::default()
-        })
-        .collect();
-    let mut gaps = Vec::new();
-    let mut per_second: Vec<u64> = Vec::new();
-    let (mut span_from, mut span_to) = (u64::MAX, 0u64);
-    let mut end = (
-        EndReason::Done,
-        String::from("every stream gave the frames asked for"),
-    );
-    let mut first_at: Option<Instant> = None;
-    // The frames the sink may still hold unwritten (its blocks in flight and the one being
-    // filled): where each ends, whose it is and its sequence, so that a failed write can cut
-    // the file at a frame's end and the counts can say what the file holds.
-    let mut recent: std::collections::VecDeque<(u64, u64, usize, Option<u32>)> = Default::default();
-    let window = (sink_opts.depth as u64 + 2) * sink_opts.block as u64;
     let halt = AtomicBool::new(false);
     let halted = || halt.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst);
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::sync_channel::<FromStream>(plan.queued * plan.channels);
-        for (k, &ch) in streams[..plan.channels].iter().enumerate() {
+        for (k, &ch) in streams.iter().enumerate() {
             let (c, tx, halted) = (card.clone(), tx.clone(), &halted);
             s.spawn(move || receive(&c, k, ch, plan, halted, &tx));
         }
         drop(tx);
-        let mut trackers: Vec<SeqTracker> = vec![SeqTracker::new(); plan.channels];
-        let mut started: Vec<bool> = vec![false; plan.channels];
         for msg in rx.iter() {
-            let (k, t, buf) = match msg {
-                FromStream::Frame(k, t, buf) => (k, t, buf),
+            match msg {
+                FromStream::Frame(k, t, buf) => {
+                    w.frame(k, &buf[..t.bytes], t.start_ps, t.end_ps);
+                    progress(&w.progress());
+                }
                 FromStream::Failed(k, e) => {
                     if !halted() {
-                        end = (
+                        w.end(
                             EndReason::CardError,
-                            format!("C2H channel {}: {e}", records[k].channel),
+                            format!("C2H channel {}: {e}", streams[k]),
                         );
                     }
-                    halt.store(true, Ordering::SeqCst);
-                    continue;
-                }
-            };
-            if halt.load(Ordering::SeqCst) {
-                continue;
-            }
-            let bytes = &buf[..t.bytes];
-            let head = frame::parse_header(bytes).ok().map(|(h, _)| h.sequence);
-            let rec = &mut records[k];
-            if !started[k] {
-                // Until this run's first frame (sequence 0 after the counters were cleared),
-                // what comes was left on the card by an earlier run.
-                if head != Some(0) {
-                    rec.stale_skipped += 1;
-                    if rec.stale_skipped > STALE_MAX {
-                        end = (
-                            EndReason::CardError,
-                            format!(
-                                "C2H channel {}: {STALE_MAX} frames came without this run's first (sequence 0 after the counters were cleared)",
-                                rec.channel
-                            ),
-                        );
-                        halt.store(true, Ordering::SeqCst);
-                    }
-                    continue;
-                }
-                started[k] = true;
-            }
-            let offset = sink.bytes_in();
-            // Only the header and length are checked here, which costs nothing at the
-            // disk's rate; `verify` checks every CRC and payload afterwards.
-            let whole = frame::parse_header(bytes)
-                .ok()
-                .filter(|(_, payload)| *payload as usize + frame::OVERHEAD == bytes.len());
-            match whole {
-                Some((h, _)) => {
-                    let seq = h.sequence;
-                    let expected = trackers[k].expected();
-                    match trackers[k].good(seq) {
-                        Continuity::Gap { missing } => gaps.push(Gap {
-                            channel: rec.channel,
-                            expected: expected.unwrap_or(0),
-                            got: seq,
-                            missing,
-                            file_offset: offset,
-                        }),
-                        Continuity::Backward => gaps.push(Gap {
-                            channel: rec.channel,
-                            expected: expected.unwrap_or(0),
-                            got: seq,
-                            missing: 0,
-                            file_offset: offset,
-                        }),
-                        Continuity::First | Continuity::InOrder => {}
-                    }
-                    rec.first_sequence.get_or_insert(seq);
-                    rec.last_sequence = Some(seq);
-                }
-                None => {
-                    trackers[k].bad();
-                    rec.bad_frames += 1;
                 }
             }
-            rec.missing = trackers[k].missing();
-            rec.frames += 1;
-            span_from = span_from.min(t.start_ps);
-            span_to = span_to.max(t.end_ps);
-            let first = *first_at.get_or_insert_with(Instant::now);
-            let second = first.elapsed().as_secs() as usize;
-            if per_second.len() <= second {
-                per_second.resize(second + 1, 0);
+            if w.ended() {
+                halt.store(true, Ordering::SeqCst);
             }
-            per_second[second] += bytes.len() as u64;
-            recent.push_back((offset, offset + bytes.len() as u64, k, head));
-            while recent
-                .front()
-                .is_some_and(|f| f.1 + window < offset + bytes.len() as u64)
-            {
-                recent.pop_front();
-            }
-            match sink.push(bytes) {
-                Ok(true) => {}
-                Ok(false) => {
-                    halt.store(true, Ordering::SeqCst);
-                    continue;
-                }
-                Err(e) => {
-                    end = (EndReason::DiskError, e.to_string());
-                    halt.store(true, Ordering::SeqCst);
-                    continue;
-                }
-            }
-            let frames = records.iter().map(|r| r.frames).sum();
-            let missing = records.iter().map(|r| r.missing).sum();
-            progress(&Progress {
-                bytes: sink.bytes_in(),
-                frames,
-                missing,
-                wall_s: first.elapsed().as_secs_f64(),
-            });
         }
     });
-    if stop.load(Ordering::SeqCst) && end.0 == EndReason::Done {
-        end = (EndReason::Stopped, "stopped from outside (a signal)".into());
-    }
     // Stop the sources, then read what they sent and dropped.
-    let stopped = card.write_reg(control, 0);
-    for (k, rec) in records.iter_mut().enumerate() {
+    if let Err(e) = card.write_reg(control, 0) {
+        w.end(EndReason::CardError, format!("stopping the sources: {e}"));
+    }
+    for (k, rec) in w.records.iter_mut().enumerate() {
         let r = source_regs(k);
         if let (Ok(sent), Ok(dropped)) = (counter(card, r.sent), counter(card, r.dropped)) {
             rec.card_sent = sent;
             rec.card_dropped = dropped;
         }
     }
-    let mut report = sink.finish()?;
-    if let Some(f) = &report.failed {
-        // The file keeps whole frames only: it ends at the last frame that ends before the
-        // first byte that did not land, and the counts drop the frames after it.
-        let keep = recent
-            .iter()
-            .rev()
-            .find(|r| r.1 <= f.offset)
-            .map(|r| r.1)
-            .or_else(|| recent.front().map(|r| r.0))
-            .unwrap_or(report.bytes)
-            .min(report.bytes);
-        while let Some(&(_, end, k, seq)) = recent.back() {
-            if end <= keep {
+    w.finish(path, card.info(), "stream", *plan, stop)
+}
+
+/// What to record from the CAPTURE ring in card DDR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RingPlan {
+    /// The ring's place in card memory (a multiple of 4 KiB).
+    pub base: u64,
+    /// The ring's size (a multiple of 4 KiB).
+    pub size: u64,
+    /// Bytes per frame, 64 to 65536.
+    pub frame: usize,
+    /// Frames to record; 0 records until stopped.
+    pub frames: u64,
+    /// The most bytes one memory-mapped read takes from the ring.
+    pub read: usize,
+    /// Register reads of the write pointer that find nothing new before the card is taken to
+    /// have stopped writing.
+    pub idle_polls: u64,
+}
+
+impl Default for RingPlan {
+    fn default() -> RingPlan {
+        RingPlan {
+            base: 0,
+            size: 16 << 20,
+            frame: 4096,
+            frames: 0,
+            read: 1 << 20,
+            idle_polls: 10_000,
+        }
+    }
+}
+
+/// Records frame source 0 through the CAPTURE ring: the card writes frames into the ring in
+/// its DDR, and the recorder follows the card's write pointer, reads what it finds in large
+/// memory-mapped blocks while the card goes on writing, gives the space back through the read
+/// pointer, and writes the frames back to back (without the ring's padding to whole beats) into
+/// `path`. A ring that fills up drops new frames (drop-new, counted by the card as overflow);
+/// the manifest lists them as the source's dropped frames and the gaps they leave.
+pub fn record_ring<C: Card>(
+    card: &C,
+    plan: &RingPlan,
+    path: &Path,
+    sink: SinkOptions,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Manifest, RecordError> {
+    use card_regs as r;
+    let info = card.info();
+    let Some(ch) = info
+        .c2h
+        .iter()
+        .find(|c| c.kind == ChannelKind::MemoryMapped)
+        .map(|c| c.index)
+    else {
+        return Err(RecordError::Options(
+            "the CAPTURE ring is read through a memory-mapped C2H channel, which this card does not have (the mm or combined card has one)".into(),
+        ));
+    };
+    check_frame_len(plan.frame)?;
+    let ring_ok = plan.size >= 4096
+        && plan.size.is_multiple_of(4096)
+        && plan.base.is_multiple_of(4096)
+        && plan.size <= u64::from(u32::MAX) + 1 - 4096
+        && plan
+            .base
+            .checked_add(plan.size)
+            .is_some_and(|e| e <= info.memory_size)
+        && plan.base <= u64::from(u32::MAX);
+    if !ring_ok {
+        return Err(RecordError::Options(format!(
+            "a ring of {} bytes at {:#x}: give a base and size that are multiples of 4096, the ring inside the card's {} bytes of memory",
+            plan.size, plan.base, info.memory_size
+        )));
+    }
+    if plan.read == 0 || !plan.read.is_multiple_of(16) {
+        return Err(RecordError::Options(format!(
+            "reads of {} bytes from the ring: give a positive multiple of 16",
+            plan.read
+        )));
+    }
+    let mut w = Writer::new(Sink::create(path, sink)?, &[ch], false);
+    let reg = |a: u32| u64::from(a);
+    quiesce(card)?;
+    // Writing the base and size empties the ring: both pointers to zero.
+    card.write_reg(reg(r::CAP_BASE), plan.base as u32)?;
+    card.write_reg(reg(r::CAP_SIZE), plan.size as u32)?;
+    card.write_reg(reg(r::SRC0_FRAME_LEN), plan.frame as u32)?;
+    card.write_reg(reg(r::SRC0_POLICY), 0)?;
+    card.write_reg(
+        reg(r::CONTROL),
+        (r::control::MODE_CAPTURE | r::control::CH0_EN_MASK) as u32,
+    )?;
+    let mut buf = DmaBuffer::new(plan.read)?;
+    // Bytes read from the ring that do not yet make a whole frame (a frame may wrap round
+    // the ring's end or straddle two reads).
+    let mut carry: Vec<u8> = Vec::new();
+    let (mut rptr, mut idle) = (0u64, 0u64);
+    let mut failed: Option<String> = None;
+    while !w.ended()
+        && !stop.load(Ordering::SeqCst)
+        && (plan.frames == 0 || w.frames() < plan.frames)
+    {
+        let wptr = match card.read_reg(reg(r::CAP_WPTR)) {
+            Ok(v) => u64::from(v),
+            Err(e) => {
+                failed = Some(format!("reading the ring's write pointer: {e}"));
                 break;
             }
-            recent.pop_back();
-            let rec = &mut records[k];
-            rec.frames = rec.frames.saturating_sub(1);
-            if seq.is_some() && seq == rec.last_sequence {
-                rec.last_sequence = recent.iter().rev().find(|r| r.2 == k).and_then(|r| r.3);
+        };
+        let avail = (wptr + plan.size - rptr) % plan.size;
+        if avail == 0 {
+            idle += 1;
+            if idle > plan.idle_polls {
+                failed = Some(format!(
+                    "the card wrote nothing into the ring in {} reads of its write pointer",
+                    plan.idle_polls
+                ));
+                break;
+            }
+            continue;
+        }
+        idle = 0;
+        let n = avail.min(plan.read as u64).min(plan.size - rptr) as usize;
+        let t = match card.read_mm(ch, CardAddr(plan.base + rptr), &mut buf[..n]) {
+            Ok(t) => t,
+            Err(e) => {
+                failed = Some(format!("reading the ring at byte {rptr}: {e}"));
+                break;
+            }
+        };
+        carry.extend_from_slice(&buf[..n]);
+        rptr = (rptr + n as u64) % plan.size;
+        // Whole frames out of what was read; each starts on a 16-byte beat and is padded to
+        // the next one in the ring.
+        let mut at = 0;
+        while carry.len() - at >= frame::HEADER_LEN {
+            let len = match frame::parse_header(&carry[at..]) {
+                Ok((_, payload)) => payload as usize + frame::OVERHEAD,
+                Err(e) => {
+                    failed = Some(format!(
+                        "the ring holds no frame header at the read pointer ({e})"
+                    ));
+                    break;
+                }
+            };
+            let padded = len.div_ceil(16) * 16;
+            if carry.len() - at < padded {
+                break;
+            }
+            w.frame(0, &carry[at..at + len], t.start_ps, t.end_ps);
+            progress(&w.progress());
+            at += padded;
+            if plan.frames != 0 && w.frames() >= plan.frames {
+                break;
             }
         }
-        gaps.retain(|g| g.file_offset < keep);
-        cut_file(path, keep)?;
-        report.bytes = keep;
-        end = if f.disk_full {
-            (
-                EndReason::DiskFull,
-                format!(
-                    "the disk is full: the write at byte {} failed ({})",
-                    f.offset, f.error
-                ),
-            )
-        } else {
-            (
-                EndReason::DiskError,
-                format!("the write at byte {} failed: {}", f.offset, f.error),
-            )
-        };
-    }
-    if let Err(e) = stopped {
-        if end.0 == EndReason::Done {
-            end = (EndReason::CardError, format!("stopping the sources: {e}"));
+        carry.drain(..at);
+        if failed.is_some() {
+            break;
+        }
+        if let Err(e) = card.write_reg(reg(r::CAP_RPTR), rptr as u32) {
+            failed = Some(format!("giving the ring back (the read pointer): {e}"));
+            break;
         }
     }
-    let info = card.info();
-    let manifest = Manifest {
-        file: path
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        backend: info.backend.clone(),
-        card_id: info.card_id,
-        card_version: info.card_version,
-        source: "stream".into(),
-        frame_bytes: plan.frame as u64,
-        plan: *plan,
-        frames: records.iter().map(|r| r.frames).sum(),
-        streams: records,
-        bytes: report.bytes,
-        started_unix_s,
-        ended_unix_s: unix_now(),
-        wall_s: first_at.map_or(0.0, |f| f.elapsed().as_secs_f64()),
-        card_span_us: if span_to > span_from {
-            (span_to - span_from) as f64 / 1e6
-        } else {
-            0.0
-        },
-        per_second_mb_s: per_second.iter().map(|&b| b as f64 / 1e6).collect(),
-        gaps,
-        end: end.0,
-        end_detail: end.1,
-        sink: sink_opts,
-        sink_report: report,
+    if let Some(f) = failed {
+        w.end(EndReason::CardError, f);
+    }
+    if let Err(e) = card.write_reg(reg(r::CONTROL), 0) {
+        w.end(EndReason::CardError, format!("stopping capture: {e}"));
+    }
+    if let (Ok(sent), Ok(dropped)) = (
+        counter(card, reg(r::SRC0_SENT)),
+        counter(card, reg(r::CAP_OVERFLOW)),
+    ) {
+        w.records[0].card_sent = sent;
+        w.records[0].card_dropped = dropped;
+    }
+    let plan = StreamPlan {
+        channels: 1,
+        frame: plan.frame,
+        frames: plan.frames,
+        queued: 1,
+        drop: true,
+        frame_wait: Duration::ZERO,
     };
-    write_manifest(path, &manifest)?;
-    crate::plot::plot(&manifest, &crate::plot::plot_path(path))?;
-    Ok(manifest)
+    w.finish(path, info, "ring", plan, stop)
 }
 
 /// Cuts the recording to `len` bytes and syncs it.
