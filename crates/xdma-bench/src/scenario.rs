@@ -192,13 +192,7 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
     progress: &(dyn Fn() + Sync),
 ) -> Result<Streams> {
     use card_regs_layout::*;
-    let streams: Vec<usize> = card
-        .info()
-        .c2h
-        .iter()
-        .filter(|c| c.kind == ChannelKind::Stream)
-        .map(|c| c.index)
-        .collect();
+    let streams: Vec<usize> = card.info().all_of(Direction::C2H, ChannelKind::Stream);
     if channels == 0 || channels > 2 || streams.len() < channels {
         return Err(Error::Unsupported {
             backend: "any",

@@ -101,10 +101,16 @@ impl CardInfo {
 
     /// The first channel of a direction and kind, if any.
     pub fn find(&self, dir: Direction, kind: ChannelKind) -> Option<usize> {
+        self.all_of(dir, kind).into_iter().next()
+    }
+
+    /// Every channel of a direction and kind, in index order.
+    pub fn all_of(&self, dir: Direction, kind: ChannelKind) -> Vec<usize> {
         self.channels(dir)
             .iter()
-            .find(|c| c.kind == kind)
+            .filter(|c| c.kind == kind)
             .map(|c| c.index)
+            .collect()
     }
 }
 

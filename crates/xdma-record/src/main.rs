@@ -162,6 +162,13 @@ fn catch_signals() {
     }
 }
 
+/// Prints one JSON document on stdout.
+fn print_json(v: &impl serde::Serialize) -> Result<(), RecordError> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| RecordError::Options(e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<bool, RecordError> {
     match cli.cmd {
         Cmd::Record {
@@ -247,11 +254,7 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
             };
             bar.finish_and_clear();
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&m)
-                        .map_err(|e| RecordError::Options(e.to_string()))?
-                );
+                print_json(&m)?;
             } else {
                 println!(
                     "{}: {} frames, {} bytes in {:.2} s ({:.1} MB/s at the disk; {:.1} us of the card's clock)",
@@ -275,11 +278,7 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
         Cmd::Verify { file, json } => {
             let r = verify::verify(&file)?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&r)
-                        .map_err(|e| RecordError::Options(e.to_string()))?
-                );
+                print_json(&r)?;
             } else {
                 println!(
                     "{}: {} bytes, {} good frames, {} bad",
@@ -332,11 +331,7 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
         } => {
             let b = bench::bench_disk(&dir, size, sink.options(0)?, rounds)?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&b)
-                        .map_err(|e| RecordError::Options(e.to_string()))?
-                );
+                print_json(&b)?;
             } else {
                 println!(
                     "{} bytes in {}, blocks of {} bytes, {} in flight, O_DIRECT, end fsync; best of {} rounds:",

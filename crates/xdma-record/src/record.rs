@@ -16,7 +16,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use frame::{Continuity, SeqTracker};
 use serde::{Deserialize, Serialize};
-use xdma::{AsyncCard, Card, CardAddr, CardInfo, ChannelKind, DmaBuffer, InOrder, Transfer};
+use xdma::{
+    AsyncCard, Card, CardAddr, CardInfo, ChannelKind, Direction, DmaBuffer, InOrder, Transfer,
+};
 
 use crate::sink::{Sink, SinkOptions, SinkReport};
 use crate::RecordError;
@@ -569,13 +571,7 @@ pub fn record_streams<C: Card + AsyncCard + Clone + Send + Sync>(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Manifest, RecordError> {
-    let streams: Vec<usize> = card
-        .info()
-        .c2h
-        .iter()
-        .filter(|c| c.kind == ChannelKind::Stream)
-        .map(|c| c.index)
-        .collect();
+    let streams: Vec<usize> = card.info().all_of(Direction::C2H, ChannelKind::Stream);
     if !(1..=2).contains(&plan.channels) || streams.len() < plan.channels {
         return Err(RecordError::Options(format!(
             "{} stream(s): the card's frame sources feed up to two C2H streams and this card has {} stream channel(s)",
@@ -692,12 +688,7 @@ pub fn record_ring<C: Card>(
 ) -> Result<Manifest, RecordError> {
     use card_regs as r;
     let info = card.info();
-    let Some(ch) = info
-        .c2h
-        .iter()
-        .find(|c| c.kind == ChannelKind::MemoryMapped)
-        .map(|c| c.index)
-    else {
+    let Some(ch) = info.find(Direction::C2H, ChannelKind::MemoryMapped) else {
         return Err(RecordError::Options(
             "the CAPTURE ring is read through a memory-mapped C2H channel, which this card does not have (the mm or combined card has one)".into(),
         ));

@@ -690,8 +690,12 @@ impl SimCard {
         ))
     }
 
-    /// Runs a call, blocking: the caller waits on it at once.
-    fn call(&self, lane: Lane, op: Op) -> Result<Answer> {
+    /// Submits a call whose caller waits on it at once: its job and where its answer comes.
+    fn submit_blocking(
+        &self,
+        lane: Lane,
+        op: Op,
+    ) -> Result<(JobId, mpsc::Receiver<Result<Answer>>)> {
         let (s, r) = mpsc::sync_channel(1);
         let job = self.inner.next_job.fetch_add(1, Ordering::Relaxed);
         self.inner.send(Msg::Submit {
@@ -702,6 +706,12 @@ impl SimCard {
             reply: Reply::Blocking(s),
             waits: true,
         })?;
+        Ok((job, r))
+    }
+
+    /// Runs a call, blocking: the caller waits on it at once.
+    fn call(&self, lane: Lane, op: Op) -> Result<Answer> {
+        let (job, r) = self.submit_blocking(lane, op)?;
         // The thread answers every call, with a timeout of its own past sim.reply_timeout_s;
         // this bound only catches a thread stuck inside one step of the model.
         match r.recv_timeout(self.inner.reply_timeout + Duration::from_secs(30)) {
@@ -728,16 +738,7 @@ impl SimCard {
         stop: &dyn Fn() -> bool,
     ) -> Result<Option<Answer>> {
         let started = Instant::now();
-        let (s, r) = mpsc::sync_channel(1);
-        let job = self.inner.next_job.fetch_add(1, Ordering::Relaxed);
-        self.inner.send(Msg::Submit {
-            client: self.client,
-            job,
-            lane,
-            op,
-            reply: Reply::Blocking(s),
-            waits: true,
-        })?;
+        let (job, r) = self.submit_blocking(lane, op)?;
         let cancel = || {
             let _ = self.inner.send(Msg::Cancel {
                 client: self.client,
