@@ -643,28 +643,46 @@ impl Shared {
     /// Latches interrupt `k` as the driver's handler does (events_irq = 1) and wakes its
     /// readers and pollers.
     fn latch(&self, k: usize) {
-        let line = &self.lines[k];
         let polls = {
-            let mut st = lock(&line.state);
+            let mut st = lock(&self.lines[k].state);
             st.latched = 1;
             std::mem::take(&mut st.polls)
         };
-        line.cv.notify_all();
+        self.wake(k, polls);
+    }
+
+    /// Wakes the readers and the pollers of line `k` once it is latched.
+    fn wake(&self, k: usize, polls: Vec<(u64, PollNotifier)>) {
+        self.lines[k].cv.notify_all();
         for (_, p) in polls {
             let _ = p.notify();
         }
     }
 
     /// Fetches an interrupt that the simulated card raised since the last look, without
-    /// letting simulated time run.
+    /// letting simulated time run. An event node's calls go one at a time, so a look must not
+    /// meet a watcher's wait on the line (it would queue behind a wait that may not end):
+    /// while the line is watched, the watcher latches whatever comes and there is nothing to
+    /// look for; otherwise the look is made holding the line's lock, under which no watcher
+    /// can start.
     fn peek(&self, k: usize) {
-        if k < self.info.events && lock(&self.lines[k].state).latched == 0 {
-            if let Ok(n) = self.card.wait_event(k, Duration::ZERO) {
-                if n > 0 {
-                    self.latch(k);
-                }
-            }
+        if k >= self.info.events {
+            return;
         }
+        let polls = {
+            let mut st = lock(&self.lines[k].state);
+            if st.latched != 0 || st.watching {
+                return;
+            }
+            match self.card.wait_event(k, Duration::ZERO) {
+                Ok(n) if n > 0 => {
+                    st.latched = 1;
+                    std::mem::take(&mut st.polls)
+                }
+                _ => return,
+            }
+        };
+        self.wake(k, polls);
     }
 
     /// A blocking event read: waits until the line is latched, then takes it.
