@@ -339,7 +339,8 @@ impl Writer {
         if self.ended() {
             return;
         }
-        let head = frame::parse_header(bytes).ok().map(|(h, _)| h.sequence);
+        let parsed = frame::parse_header(bytes).ok();
+        let head = parsed.map(|(h, _)| h.sequence);
         let rec = &mut self.records[k];
         if !self.started[k] {
             // Until this run's first frame (sequence 0 after the counters were cleared), what
@@ -360,9 +361,8 @@ impl Writer {
         let offset = self.sink.bytes_in();
         // Only the header and length are checked here, which costs nothing at the disk's
         // rate; `verify` checks every CRC and payload afterwards.
-        let whole = frame::parse_header(bytes)
-            .ok()
-            .filter(|(_, payload)| *payload as usize + frame::OVERHEAD == bytes.len());
+        let whole =
+            parsed.filter(|(_, payload)| *payload as usize + frame::OVERHEAD == bytes.len());
         match whole {
             Some((h, _)) => {
                 let seq = h.sequence;
