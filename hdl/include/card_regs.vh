@@ -62,6 +62,19 @@ localparam REG_ERROR_DMA_ADDR_BITS = 1;
 localparam REG_ERROR_DMA_BURST_LSB = 3;
 localparam REG_ERROR_DMA_BURST_BITS = 1;
 
+// SRC_STATUS (ro): Where each frame source stands after CLEAR.COUNTERS: a source restarts only at a frame boundary of its stream, so a frame that had a beat on the stream when the clear came (in flight) finishes first, and every other unsent frame is discarded.
+localparam [11:0] REG_SRC_STATUS = 12'h024;
+localparam [31:0] REG_SRC_STATUS_RESET = 32'h0;
+localparam [31:0] REG_SRC_STATUS_MASK = 32'h303;
+localparam REG_SRC_STATUS_SRC0_CLEARING_LSB = 0;
+localparam REG_SRC_STATUS_SRC0_CLEARING_BITS = 1;
+localparam REG_SRC_STATUS_SRC0_TAIL_LSB = 1;
+localparam REG_SRC_STATUS_SRC0_TAIL_BITS = 1;
+localparam REG_SRC_STATUS_SRC1_CLEARING_LSB = 8;
+localparam REG_SRC_STATUS_SRC1_CLEARING_BITS = 1;
+localparam REG_SRC_STATUS_SRC1_TAIL_LSB = 9;
+localparam REG_SRC_STATUS_SRC1_TAIL_BITS = 1;
+
 // CONTROL (rw): Stream mode and channel enables. Change the mode only while the streams are idle.
 localparam [11:0] REG_CONTROL = 12'h010;
 localparam [31:0] REG_CONTROL_RESET = 32'h0;

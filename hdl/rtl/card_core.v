@@ -399,6 +399,12 @@ wire mode_check = mode == REG_CONTROL_MODE_CHECK;
 wire mode_capture = mode == REG_CONTROL_MODE_CAPTURE;
 
 // Status from the blocks below.
+wire src0_clearing;
+wire src0_clear_tail;
+wire src1_clearing;
+wire src1_clear_tail;
+wire [31:0] src_status = {22'd0, src1_clear_tail, src1_clearing, 6'd0, src0_clear_tail,
+    src0_clearing};
 wire [63:0] src0_frames_sent;
 wire [63:0] src0_frames_dropped;
 wire [63:0] src1_frames_sent;
@@ -425,7 +431,7 @@ wire [63:0] cap_frame_count;
 // address is held until then. The values are sampled in the cycle after reg_rd_en, the cycle
 // the 64-bit counters' high words are latched in. CLEAR is write-only and reads as zero, like
 // every unmapped word.
-localparam RD_REGS = 49;
+localparam RD_REGS = 50;
 localparam RD_GROUPS = 5;
 reg rd_en_d_reg = 1'b0;                    // reg_rd_en one cycle later: rd_sel_reg is valid
 reg [RD_REGS-1:0] rd_sel_reg = {RD_REGS{1'b0}};
@@ -485,6 +491,7 @@ always @* begin
     rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[46]}} & cap_frames_hi_reg);
     rd_parts[32*3 +: 32] = rd_parts[32*3 +: 32] | ({32{rd_sel_reg[47]}} & irq_enable_reg);
     rd_parts[32*4 +: 32] = rd_parts[32*4 +: 32] | ({32{rd_sel_reg[48]}} & irq_status_reg);
+    rd_parts[32*4 +: 32] = rd_parts[32*4 +: 32] | ({32{rd_sel_reg[49]}} & src_status);
     rd_any = 32'd0;
     for (rd_g = 0; rd_g < RD_GROUPS; rd_g = rd_g + 1) begin
         rd_any = rd_any | rd_parts_reg[32*rd_g +: 32];
@@ -494,6 +501,7 @@ end
 always @(posedge axi_aclk) begin
     rd_en_d_reg <= reg_rd_en;
     rd_sel_reg <= {
+        rd_off == REG_SRC_STATUS,
         rd_off == REG_IRQ_STATUS,
         rd_off == REG_IRQ_ENABLE,
         rd_off == REG_CAP_FRAMES_HI,
@@ -845,8 +853,8 @@ endgenerate
  * Frame sources and checker
  */
 
-// COUNTER clear restarts the sources: their counters and sequence numbers return to zero.
-wire src_rst = rst || clear_reg;
+// CLEAR.COUNTERS restarts the sources: their counters and sequence numbers return to zero,
+// each at a frame boundary of its stream (a frame in flight finishes first, SRC_STATUS).
 
 // ECHO: a finished H2C frame asks source 0 for one frame carrying the request's sequence
 // number; the request waits here until the source can take it.
@@ -877,7 +885,8 @@ frame_source #(
 )
 frame_source_0_inst (
     .clk(axi_aclk),
-    .rst(src_rst),
+    .rst(rst),
+    .clear(clear_reg),
     .enable(ch0_en && (mode_gen || mode_capture)),
     .channel(8'd0),
     .frame_len(clamp_len(src0_frame_len_reg)),
@@ -896,7 +905,9 @@ frame_source_0_inst (
     .m_axis_tready(src0_tready),
     .frames_sent(src0_frames_sent),
     .frames_dropped(src0_frames_dropped),
-    .send_ready(src0_send_ready)
+    .send_ready(src0_send_ready),
+    .clearing(src0_clearing),
+    .clear_tail(src0_clear_tail)
 );
 
 generate
@@ -906,7 +917,8 @@ generate
     )
     frame_source_1_inst (
         .clk(axi_aclk),
-        .rst(src_rst),
+        .rst(rst),
+        .clear(clear_reg),
         .enable(ch1_en && mode_gen),
         .channel(8'd1),
         .frame_len(clamp_len(src1_frame_len_reg)),
@@ -925,7 +937,9 @@ generate
         .m_axis_tready(src1_tready),
         .frames_sent(src1_frames_sent),
         .frames_dropped(src1_frames_dropped),
-        .send_ready(src1_send_ready)
+        .send_ready(src1_send_ready),
+        .clearing(src1_clearing),
+        .clear_tail(src1_clear_tail)
     );
 
     frame_checker
@@ -959,6 +973,8 @@ generate
         assign src1_frames_sent = 64'd0;
         assign src1_frames_dropped = 64'd0;
         assign src1_send_ready = 1'b0;
+        assign src1_clearing = 1'b0;
+        assign src1_clear_tail = 1'b0;
         assign chk_tready = 1'b1;
         assign chk_frames_good = 64'd0;
         assign chk_frames_bad = 64'd0;
@@ -1004,8 +1020,8 @@ generate
 
         // The frame source's beats reach the capture writer through a register slice: the
         // source's FIFO drives them straight from block RAM, whose clock-to-out leaves too
-        // little of the cycle for the writer's descriptor count and room check. The slice
-        // resets with the source, so a clear drops a beat in it as it drops the source's own.
+        // little of the cycle for the writer's descriptor count and room check. A clear
+        // leaves it alone: the source ends a frame in flight through it before restarting.
         wire [AXIS_DATA_WIDTH-1:0] cap_tdata;
         wire [AXIS_KEEP_WIDTH-1:0] cap_tkeep;
         wire cap_tlast;
@@ -1017,7 +1033,7 @@ generate
     )
     cap_slice_inst (
         .clk(axi_aclk),
-        .rst(src_rst),
+        .rst(rst),
         .s_axis_tdata(src0_tdata),
         .s_axis_tkeep(src0_tkeep),
         .s_axis_tlast(src0_tlast),

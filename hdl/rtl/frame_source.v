@@ -30,6 +30,15 @@
  * after the request. enable and the frame configuration pass through a register first. frame_len is clamped to 64..65536. Configuration inputs pass through a
  * register and are read when a frame starts (gap_cycles when it ends).
  *
+ * Clear (`clear`, a pulse): the source restarts (sequence numbers from 0, counters zero) at a
+ * frame boundary of its output, so that no frame is ever cut. Frames it holds that have not
+ * started on the bus are discarded, and the one it is generating is generated and discarded
+ * too, unless a beat of it has been presented: a frame with a beat on the bus (TVALID once
+ * high) is in flight and finishes as the bus takes its remaining beats, however long that
+ * takes. `clear_tail` says which happened at the last clear; `clearing` is high until the
+ * restart, and no frame starts before it. Counters are zero from the clear on, and the frame
+ * that finishes after it is not counted.
+ *
  * Pipeline and timing (each stage fits one 4 ns cycle of axi_aclk on a Kintex-7 -2):
  * - Stage A builds a beat: header, counter or PRBS bytes, lanes past the frame's covered bytes
  *   (everything but the CRC trailer) zero.
@@ -72,6 +81,11 @@ module frame_source #
     input  wire                   rst,
 
     /*
+     * Restart at a frame boundary (a pulse)
+     */
+    input  wire                   clear,
+
+    /*
      * Configuration (held stable by the register file)
      */
     input  wire                   enable,
@@ -104,7 +118,9 @@ module frame_source #
      */
     output wire [63:0]            frames_sent,
     output wire [63:0]            frames_dropped,
-    output wire                   send_ready
+    output wire                   send_ready,
+    output wire                   clearing,
+    output wire                   clear_tail
 );
 
 // Frame format constants (docs/frame-format.md).
@@ -196,6 +212,14 @@ reg [63:0] frames_sent_reg = 64'd0;
 // output register. It is at least what the FIFO will hold, so a frame that fits by it fits.
 reg [13:0] occ_reg = 14'd0;
 reg out_beat_reg = 1'b0;
+reg drop_beat_reg = 1'b0;
+
+// Clear: a restart is waiting for the source to empty (clear_pend_reg), and whether the last
+// clear found a frame in flight. out_mid_reg: a beat left on the bus and its frame's last has
+// not, so the output is inside a frame.
+reg clear_pend_reg = 1'b0;
+reg clear_tail_reg = 1'b0;
+reg out_mid_reg = 1'b0;
 
 // One-shot seeding: the product of the request's sequence number, one bit per cycle.
 reg [5:0] seed_cnt_reg = 6'd0, seed_cnt_next;
@@ -314,8 +338,11 @@ prbs_inst (
     .state_out(prbs_state_after)
 );
 
+// Between a clear and the restart no frame starts.
+wire clear_block = clear || clear_pend_reg;
+
 // A one-shot request is taken while send_ready is high; the frame it starts carries send_seq.
-wire start_oneshot = oneshot && send && send_ready_reg;
+wire start_oneshot = oneshot && send && send_ready_reg && !clear_block;
 
 // The initial PRBS state from the product of the frame's sequence number (bit 31 of the mix
 // is not part of the 31-bit state).
@@ -428,6 +455,11 @@ always @* begin
     if (state_reg == STATE_SKIP) begin
         skip_cnt_next = skip_cnt_reg - 13'd1;
         skip_last_next = skip_cnt_reg == 13'd2;
+        if (clear_block) begin
+            // A dropped frame's slot is only time: a clear ends it.
+            state_next = STATE_IDLE;
+            skip_last_next = 1'b0;
+        end
     end
 
     // One-shot seeding: one bit of the sequence number per cycle, then the frame.
@@ -439,6 +471,10 @@ always @* begin
         if (seed_cnt_reg == 6'd1) begin
             prbs_next = seed_init_reg;
             state_next = STATE_FRAME;
+        end
+        if (clear_block) begin
+            // A one-shot frame still seeding has not started: a clear drops it.
+            state_next = STATE_IDLE;
         end
     end
 
@@ -454,12 +490,12 @@ always @* begin
     if (state_reg == STATE_GAP) begin
         gap_cnt_next = gap_cnt_reg - 32'd1;
         gap_last_next = gap_cnt_reg <= 32'd2;
-        if (oneshot || !cfg_enable_reg) begin
+        if (oneshot || !cfg_enable_reg || clear_block) begin
             state_next = STATE_IDLE;
         end
     end
 
-    start_periodic = cfg_enable_reg && !oneshot && (state_reg == STATE_IDLE
+    start_periodic = cfg_enable_reg && !oneshot && !clear_block && (state_reg == STATE_IDLE
         || (state_reg == STATE_GAP && gap_last_reg)
         || (slot_end && cfg_gap_zero_reg));
 
@@ -519,7 +555,7 @@ always @* begin
 
     // state_next == STATE_IDLE in one-shot mode, spelt out so that it does not wait for the
     // whole next-state logic.
-    send_ready_next = oneshot && ((state_reg == STATE_IDLE && !start_oneshot)
+    send_ready_next = oneshot && !clear_block && ((state_reg == STATE_IDLE && !start_oneshot)
         || slot_end || state_reg == STATE_GAP);
 end
 
@@ -638,7 +674,15 @@ wire [DATA_WIDTH-1:0] c_out_data = c_data_reg
 // not part of the 31-bit state, the low bits of the last byte's position are the lane, and
 // the drop policy counts with occ_reg rather than the FIFO's own count.
 wire unused_bits = &{1'b0, crc_shifted[DATA_WIDTH+24 +: 8], seed[31], seq_mult_reg[31],
-    seed_acc_reg[31], f_seed_reg[31], last_pos_in[3:0], fifo_count, 1'b0};
+    seed_acc_reg[31], f_seed_reg[31], last_pos_in[3:0], 1'b0};
+
+// Whether the last word that reached the output register ended its frame: the word there, or
+// the last one the bus took. A word after it starts a frame, which a clear may discard.
+wire out_at_boundary = m_axis_tvalid ? m_axis_tlast : !out_mid_reg;
+wire fifo_discard = clear_block && out_at_boundary;
+// The source is empty once a clear has had its effect: nothing generated, nothing held.
+wire clear_quiet = state_reg == STATE_IDLE && !a_valid_reg && !r_valid_reg && !p_valid_reg
+    && !c_valid_reg && fifo_count == {FIFO_COUNT_WIDTH{1'b0}} && !m_axis_tvalid;
 
 always @(posedge clk) begin
     cfg_last_bytes_reg <= len_in[3:0];
@@ -752,13 +796,32 @@ always @(posedge clk) begin
         end
     end
 
-    if (m_axis_tvalid && m_axis_tready && m_axis_tlast) begin
+    if (m_axis_tvalid && m_axis_tready && m_axis_tlast && !clear_block) begin
         frames_sent_reg <= frames_sent_reg + 64'd1;
     end
-    // A beat that left is counted a cycle later (occ_reg then overstates by one at most,
-    // which only makes the room check stricter), so the bus's TREADY is not in its path.
+    if (m_axis_tvalid && m_axis_tready) begin
+        out_mid_reg <= !m_axis_tlast;
+    end
+    // A beat that left, on the bus or discarded, is counted a cycle later (occ_reg then
+    // overstates by two at most, which only makes the room check stricter), so the bus's
+    // TREADY is not in its path.
     out_beat_reg <= m_axis_tvalid && m_axis_tready;
-    occ_reg <= occ_reg + {13'd0, gen_load} - {13'd0, out_beat_reg};
+    drop_beat_reg <= fifo_discard && fifo_count != {FIFO_COUNT_WIDTH{1'b0}};
+    occ_reg <= occ_reg + {13'd0, gen_load} - {13'd0, out_beat_reg} - {13'd0, drop_beat_reg};
+
+    if (clear) begin
+        // The new run's counters and sequence start now; no frame can start before the
+        // restart, and the one that may finish meanwhile is not counted.
+        clear_pend_reg <= 1'b1;
+        clear_tail_reg <= !out_at_boundary || (m_axis_tvalid && !m_axis_tready);
+        seq_ctr_reg <= 32'd0;
+        seq_mult_reg <= 32'd0;
+        fault_cnt_reg <= 32'd0;
+        frames_dropped_reg <= 64'd0;
+        frames_sent_reg <= 64'd0;
+    end else if (clear_pend_reg && clear_quiet) begin
+        clear_pend_reg <= 1'b0;
+    end
 
     if (rst) begin
         state_reg <= STATE_IDLE;
@@ -774,6 +837,10 @@ always @(posedge clk) begin
         skip_last_reg <= 1'b0;
         occ_reg <= 14'd0;
         out_beat_reg <= 1'b0;
+        drop_beat_reg <= 1'b0;
+        clear_pend_reg <= 1'b0;
+        clear_tail_reg <= 1'b0;
+        out_mid_reg <= 1'b0;
         a_valid_reg <= 1'b0;
         r_valid_reg <= 1'b0;
         r_prev_reg <= {DATA_WIDTH{1'b0}};
@@ -796,6 +863,7 @@ fifo_inst (
     .m_data(fifo_m_data),
     .m_valid(m_axis_tvalid),
     .m_ready(m_axis_tready),
+    .discard(fifo_discard),
     .count(fifo_count)
 );
 
@@ -805,6 +873,8 @@ assign m_axis_tlast = fifo_m_data[DATA_WIDTH+KEEP_WIDTH];
 assign frames_sent = frames_sent_reg;
 assign frames_dropped = frames_dropped_reg;
 assign send_ready = send_ready_reg;
+assign clearing = clear_pend_reg;
+assign clear_tail = clear_tail_reg;
 
 endmodule
 

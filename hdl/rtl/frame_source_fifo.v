@@ -5,7 +5,10 @@
  * read through a register (block RAM on Xilinx parts); the output register holds its word
  * while m_ready is low, so the word on m_data never changes under a stall. `count` is the
  * number of words in the memory, not counting the output register: the frame source uses it
- * to reserve room for a whole frame.
+ * to reserve room for a whole frame. While `discard` is high the memory's words are taken out
+ * one per cycle without reaching the output register, which goes on holding (and delivering)
+ * the word it has: the frame source drops unsent frames this way without ever withdrawing a
+ * word it has presented.
  */
 
 `resetall
@@ -38,6 +41,7 @@ module frame_source_fifo #
     output wire [WIDTH-1:0]        m_data,
     output wire                    m_valid,
     input  wire                    m_ready,
+    input  wire                    discard,
 
     /*
      * Status
@@ -74,7 +78,8 @@ reg full_reg = 1'b0;
 reg empty_reg = 1'b1;
 
 wire write = s_valid && !full_reg;
-wire read = !empty_reg && (!m_valid_reg || m_ready);
+wire read = !empty_reg && (discard || !m_valid_reg || m_ready);
+wire load = read && !discard;
 wire at_top = fill_reg == DEPTH[ADDR_WIDTH:0] - 1'b1;
 wire at_one = fill_reg == {{ADDR_WIDTH{1'b0}}, 1'b1};
 
@@ -103,7 +108,7 @@ always @(posedge clk) begin
         empty_reg <= at_one;
     end
 
-    if (read) begin
+    if (load) begin
         m_data_reg <= mem[rd_ptr_reg[ADDR_WIDTH-1:0]];
         m_valid_reg <= 1'b1;
     end else if (m_ready) begin

@@ -70,6 +70,8 @@ wire checker_tready;
 
 // Outputs this test top does not use: the one-shot handshake and the per-frame results.
 wire unused_send_ready;
+wire unused_clearing;
+wire unused_clear_tail;
 wire unused_frame_done;
 wire [31:0] unused_frame_seq;
 wire unused_frame_ok;
@@ -80,6 +82,8 @@ frame_source #(
 source_inst (
     .clk(clk),
     .rst(rst),
+    // The bench's clear is the checker's alone: the source runs on.
+    .clear(1'b0),
     .enable(enable),
     .channel(channel),
     .frame_len(frame_len),
@@ -98,7 +102,9 @@ source_inst (
     .m_axis_tready(link_ready && checker_tready),
     .frames_sent(frames_sent),
     .frames_dropped(frames_dropped),
-    .send_ready(unused_send_ready)
+    .send_ready(unused_send_ready),
+    .clearing(unused_clearing),
+    .clear_tail(unused_clear_tail)
 );
 
 frame_checker checker_inst (

@@ -145,6 +145,40 @@ pub mod error {
     pub const DMA_BURST_MASK: u64 = 0x8;
 }
 
+/// SRC_STATUS (ro): Where each frame source stands after CLEAR.COUNTERS: a source restarts only at a frame boundary of its stream, so a frame that had a beat on the stream when the clear came (in flight) finishes first, and every other unsent frame is discarded.
+pub const SRC_STATUS: u32 = 0x024;
+/// Fields and values of SRC_STATUS.
+pub mod src_status {
+    /// Value after reset.
+    pub const RESET: u64 = 0x0;
+    /// Bits that fields cover.
+    pub const MASK: u64 = 0x303;
+    /// SRC0_CLEARING: lowest bit. Source 0 has not restarted since the last clear: a frame in flight still has beats to deliver (the stream must take them), or the source is still discarding. No frame starts until it drops.
+    pub const SRC0_CLEARING_LSB: u32 = 0;
+    /// SRC0_CLEARING: width in bits.
+    pub const SRC0_CLEARING_BITS: u32 = 1;
+    /// SRC0_CLEARING: mask in place.
+    pub const SRC0_CLEARING_MASK: u64 = 0x1;
+    /// SRC0_TAIL: lowest bit. The last clear found a source 0 frame in flight: that whole frame, from before the clear and not counted in SRC0_SENT, comes on the stream ahead of sequence 0. Zero: nothing was in flight and no frame from before the clear follows from the source.
+    pub const SRC0_TAIL_LSB: u32 = 1;
+    /// SRC0_TAIL: width in bits.
+    pub const SRC0_TAIL_BITS: u32 = 1;
+    /// SRC0_TAIL: mask in place.
+    pub const SRC0_TAIL_MASK: u64 = 0x2;
+    /// SRC1_CLEARING: lowest bit. As SRC0_CLEARING, for source 1.
+    pub const SRC1_CLEARING_LSB: u32 = 8;
+    /// SRC1_CLEARING: width in bits.
+    pub const SRC1_CLEARING_BITS: u32 = 1;
+    /// SRC1_CLEARING: mask in place.
+    pub const SRC1_CLEARING_MASK: u64 = 0x100;
+    /// SRC1_TAIL: lowest bit. As SRC0_TAIL, for source 1.
+    pub const SRC1_TAIL_LSB: u32 = 9;
+    /// SRC1_TAIL: width in bits.
+    pub const SRC1_TAIL_BITS: u32 = 1;
+    /// SRC1_TAIL: mask in place.
+    pub const SRC1_TAIL_MASK: u64 = 0x200;
+}
+
 /// CONTROL (rw): Stream mode and channel enables. Change the mode only while the streams are idle.
 pub const CONTROL: u32 = 0x010;
 /// Fields and values of CONTROL.
@@ -193,7 +227,7 @@ pub mod clear {
     pub const RESET: u64 = 0x0;
     /// Bits that fields cover.
     pub const MASK: u64 = 0x1;
-    /// COUNTERS: lowest bit. Zero every counter: resets both frame sources (sequence numbers restart at 0), the checker (which forgets the expected sequence number) and the capture counters. Write it only while the streams are idle.
+    /// COUNTERS: lowest bit. Zero every counter and restart both frame sources (sequence numbers from 0), the checker (which forgets the expected sequence number) and the capture counters. It may be written at any time: a source restarts at a frame boundary of its stream, never cutting a frame (SRC_STATUS says whether one was in flight and finishes first).
     pub const COUNTERS_LSB: u32 = 0;
     /// COUNTERS: width in bits.
     pub const COUNTERS_BITS: u32 = 1;
@@ -875,6 +909,22 @@ pub const REGISTERS: &[Register] = &[
         ],
     },
     Register {
+        name: "SRC_STATUS",
+        offset: 0x024,
+        width: 32,
+        access: Access::ReadOnly,
+        reset: 0x0,
+        mask: 0x303,
+        volatile: true,
+        doc: "Where each frame source stands after CLEAR.COUNTERS: a source restarts only at a frame boundary of its stream, so a frame that had a beat on the stream when the clear came (in flight) finishes first, and every other unsent frame is discarded.",
+        fields: &[
+            Field { name: "SRC0_CLEARING", lsb: 0, bits: 1, doc: "Source 0 has not restarted since the last clear: a frame in flight still has beats to deliver (the stream must take them), or the source is still discarding. No frame starts until it drops." },
+            Field { name: "SRC0_TAIL", lsb: 1, bits: 1, doc: "The last clear found a source 0 frame in flight: that whole frame, from before the clear and not counted in SRC0_SENT, comes on the stream ahead of sequence 0. Zero: nothing was in flight and no frame from before the clear follows from the source." },
+            Field { name: "SRC1_CLEARING", lsb: 8, bits: 1, doc: "As SRC0_CLEARING, for source 1." },
+            Field { name: "SRC1_TAIL", lsb: 9, bits: 1, doc: "As SRC0_TAIL, for source 1." },
+        ],
+    },
+    Register {
         name: "CONTROL",
         offset: 0x010,
         width: 32,
@@ -899,7 +949,7 @@ pub const REGISTERS: &[Register] = &[
         volatile: false,
         doc: "Actions, each taken when a 1 is written to its bit; reads as zero.",
         fields: &[
-            Field { name: "COUNTERS", lsb: 0, bits: 1, doc: "Zero every counter: resets both frame sources (sequence numbers restart at 0), the checker (which forgets the expected sequence number) and the capture counters. Write it only while the streams are idle." },
+            Field { name: "COUNTERS", lsb: 0, bits: 1, doc: "Zero every counter and restart both frame sources (sequence numbers from 0), the checker (which forgets the expected sequence number) and the capture counters. It may be written at any time: a source restarts at a frame boundary of its stream, never cutting a frame (SRC_STATUS says whether one was in flight and finishes first)." },
         ],
     },
     Register {

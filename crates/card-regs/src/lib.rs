@@ -15,6 +15,8 @@
 //! ```
 
 mod generated;
+#[cfg(feature = "host")]
+pub mod host;
 
 pub use generated::*;
 

@@ -3,7 +3,8 @@
 //! that TVALID never drops under a stall, and the XDMA TKEEP rule): every header field, the
 //! CRC against the `crc` crate (through the `frame` reference crate), both payload patterns,
 //! frame lengths at the limits and odd ones, the inter-frame gap, both backpressure policies
-//! under seeded random TREADY, and the one-shot interface.
+//! under seeded random TREADY, the one-shot interface, and a clear at random moments, which
+//! must never cut a frame.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,7 +13,7 @@ use axi_bfm::{AxisMonitorConfig, AxisSink, Env, PauseSpec, ResetPolarity, Result
 use card_sim::{ClockId, Model, Port, Top};
 use frame::{Header, Pattern, SeqTracker};
 use rstest::rstest;
-use rtl_tests::{hook, on_sample, AXI_HZ};
+use rtl_tests::{fires, hook, on_sample, Rng, AXI_HZ};
 
 /// How the test drives TREADY.
 #[derive(Clone, Copy)]
@@ -54,8 +55,13 @@ struct Source {
     frames_sent: Port,
     frames_dropped: Port,
     send_ready: Port,
+    clear: Port,
+    clearing: Port,
+    clear_tail: Port,
     /// Cycles on which TVALID was low, for gap checks.
     idle_cycles: Rc<RefCell<Vec<u64>>>,
+    /// Whether the bus is inside a frame: a beat was taken and its frame's last was not.
+    mid_frame: Rc<RefCell<bool>>,
 }
 
 impl Source {
@@ -77,6 +83,7 @@ impl Source {
         }
         let m = env.model();
         let (timestamp, tvalid) = (m.input("timestamp")?, m.port("m_axis_tvalid")?);
+        let (tready, tlast) = (m.port("m_axis_tready")?, m.port("m_axis_tlast")?);
         // The timestamp input counts completed cycles, as the card's timestamp counter does.
         hook(
             &mut env,
@@ -86,9 +93,14 @@ impl Source {
         );
         let idle_cycles = Rc::new(RefCell::new(Vec::new()));
         let idle = idle_cycles.clone();
+        let mid_frame = Rc::new(RefCell::new(false));
+        let mid = mid_frame.clone();
         on_sample(&mut env, clk, move |m, cx| {
             if !m.get_bool(tvalid) {
                 idle.borrow_mut().push(cx.cycle - 1);
+            }
+            if fires(m, tvalid, tready) {
+                *mid.borrow_mut() = !m.get_bool(tlast);
             }
         });
         let m = env.model();
@@ -111,7 +123,11 @@ impl Source {
             frames_sent: m.port("frames_sent")?,
             frames_dropped: m.port("frames_dropped")?,
             send_ready: m.port("send_ready")?,
+            clear: m.input("clear")?,
+            clearing: m.port("clearing")?,
+            clear_tail: m.port("clear_tail")?,
             idle_cycles,
+            mid_frame,
             env,
         };
         s.env.reset(s.clk, 4)?;
@@ -486,4 +502,125 @@ fn oneshot_sends_one_frame_per_request() -> Result<()> {
     assert_eq!(header_of(&f[0]).sequence, 0);
     assert_eq!(header_of(&f[1]).sequence, 1);
     Ok(())
+}
+
+/// A clear at random moments (mid-frame on the bus, with a beat presented and stalled, between
+/// frames, in the gap, with the FIFO full, with the source enabled or not) never cuts a frame:
+/// every frame the bus delivers is whole and valid. A frame that had begun on the bus when the
+/// clear came (a beat taken, or one presented) finishes, and it is the only frame before the
+/// restart, as `clear_tail` says; then the sequence starts at 0 and the counters count the new
+/// run's frames alone.
+#[rstest]
+#[case::stall(0, 0xC1EA_0001)]
+#[case::drop(1, 0xC1EA_0002)]
+fn a_clear_at_any_moment_never_cuts_a_frame(
+    #[case] drop_policy: u64,
+    #[case] seed: u64,
+) -> Result<()> {
+    let mut rng = Rng::new(seed);
+    let mut s = Source::new(seed)?;
+    s.set(s.drop_policy, drop_policy)?;
+    let mut tails = 0;
+    // The last sequence number of the run under way (None: no frame since the restart).
+    let mut prev = None;
+    for round in 0..24 {
+        let len = 64 + rng.below(3000);
+        let gap = [0, 0, 3, 40][rng.below(4) as usize];
+        s.configure(1, len, gap, Pattern::Prbs, rng.next_u64() as u32)?;
+        s.set(s.enable, 1)?;
+        let mut run = Vec::new();
+        // A random stretch: the bus takes beats at a random rate, or none (the FIFO fills).
+        let cycles = rng.below(6000);
+        let ready = match rng.below(4) {
+            0 => Ready::Never,
+            1 => Ready::Always,
+            _ => Ready::Random(5 + rng.below(90) as u8),
+        };
+        for _ in 0..cycles {
+            s.cycle(ready, &mut run)?;
+        }
+        if rng.chance(30) {
+            s.set(s.enable, 0)?;
+        }
+        // The clear, with the bus as the stretch left it.
+        s.set(s.clear, 1)?;
+        s.cycle(ready, &mut run)?;
+        s.set(s.clear, 0)?;
+        let begun = *s.mid_frame.borrow() || s.env.model().get_bool(s.tvalid);
+        assert_eq!(
+            s.get(s.clear_tail),
+            u64::from(begun),
+            "round {round}: clear_tail says whether a frame had begun on the bus"
+        );
+        assert_eq!(
+            s.get(s.frames_sent),
+            0,
+            "round {round}: counters zero at the clear"
+        );
+        assert_eq!(s.get(s.frames_dropped), 0);
+        check_run(&run, &mut prev, drop_policy, round);
+        prev = None;
+        // Until the restart only the frame in flight may come, however long the bus waits.
+        let mut before = Vec::new();
+        for _ in 0..rng.below(3000) {
+            s.cycle(Ready::Never, &mut before)?;
+        }
+        let mut waited = 0u64;
+        while s.get(s.clearing) == 1 {
+            s.cycle(Ready::Random(50), &mut before)?;
+            waited += 1;
+            assert!(waited < 200_000, "round {round}: the clear never finished");
+        }
+        assert_eq!(
+            before.len(),
+            usize::from(begun),
+            "round {round}: only the frame in flight comes before the restart"
+        );
+        for r in &before {
+            frame::parse(&r.bytes).expect("the frame in flight finishes whole");
+        }
+        tails += before.len();
+        assert_eq!(
+            s.get(s.frames_sent),
+            0,
+            "the frame in flight is not counted"
+        );
+        // The new run starts at sequence 0.
+        s.set(s.enable, 1)?;
+        let mut fresh = s.collect(3, Ready::Random(70), 200_000)?;
+        s.set(s.enable, 0)?;
+        fresh.append(&mut s.drain(200_000)?);
+        check_run(&fresh, &mut prev, drop_policy, round);
+        assert_eq!(
+            s.get(s.frames_sent),
+            fresh.len() as u64,
+            "round {round}: the new run's count"
+        );
+        if drop_policy == 0 {
+            assert_eq!(header_of(&fresh[0]).sequence, 0, "round {round}");
+        }
+    }
+    // The rounds must have hit both cases, or the test says nothing about one of them.
+    assert!(
+        tails > 0 && tails < 24,
+        "{tails} of 24 clears found a frame in flight"
+    );
+    Ok(())
+}
+
+/// Every frame of a run whole and valid, in order after `prev`: consecutive from 0 under the
+/// stall policy, increasing under the drop policy.
+fn check_run(run: &[Received], prev: &mut Option<u32>, drop_policy: u64, round: usize) {
+    for r in run {
+        let h = frame::parse(&r.bytes)
+            .unwrap_or_else(|e| panic!("round {round}: a cut or broken frame: {e}"))
+            .header;
+        match (*prev, drop_policy) {
+            (None, 0) => assert_eq!(h.sequence, 0, "round {round}: a run starts at 0"),
+            (Some(p), 0) => assert_eq!(h.sequence, p + 1, "round {round}"),
+            (Some(p), _) => assert!(h.sequence > p, "round {round}"),
+            (None, _) => {}
+        }
+        *prev = Some(h.sequence);
+    }
 }

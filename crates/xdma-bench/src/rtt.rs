@@ -37,8 +37,8 @@ pub const RESERVOIR: usize = 4096;
 /// How long one answer may take, in the backend's clock, before the loop gives up.
 const ANSWER_WAIT: Duration = Duration::from_millis(100);
 
-/// Frames of an earlier program that may wait on the card's C2H stream before the first
-/// answer: the frame source's queue and the stream path hold a few.
+/// Whole frames of an earlier program that may wait on the card's C2H stream before the
+/// first answer: the stream path holds a few.
 const STALE_MAX: usize = 64;
 
 /// Every so many answers, the whole frame (CRC included) is checked; every answer's header
@@ -223,12 +223,10 @@ pub fn run<C: Card + AsyncCard>(
                 let mut rbuf = rbuf;
                 let cpu = host::current_cpu();
                 // Frames an earlier program left on the card's C2H stream come first; before
-                // the first answer, frames that are not it are stale and skipped. A program
-                // that stopped while its frame source was in the middle of a frame leaves the
-                // frame's start on the stream, which the receive joins to this request's
-                // answer: the packet's rest then follows, and the next request is sent.
+                // the first answer, whole frames that are not it are stale and skipped. The
+                // card's CLEAR ends a source at a frame boundary, so a piece of a frame is an
+                // error here as anywhere.
                 let mut stale = 0;
-                let mut answered = true;
                 loop {
                     let answer = &rbuf[..r.bytes];
                     let check = if count.is_multiple_of(FULL_CHECK_EVERY) {
@@ -236,15 +234,10 @@ pub fn run<C: Card + AsyncCard>(
                     } else {
                         frame::parse_header(answer).map(|(h, _)| h)
                     };
-                    let before_first = count == 0 && stale < STALE_MAX;
                     match check {
                         Ok(h) if h.sequence == k as u32 => break,
-                        // A piece without its packet's end: the rest comes next.
-                        Err(_) if before_first && !r.end_of_packet => answered = false,
-                        // The end of a broken packet, which held this request's answer.
-                        Err(_) if before_first && !answered => break,
-                        // A whole frame, or the end of one, left by an earlier program.
-                        _ if before_first => {}
+                        // A whole frame left by an earlier program.
+                        Ok(_) if count == 0 && stale < STALE_MAX => {}
                         Ok(h) => {
                             return Err(bad(format!(
                                 "request {k} was answered with sequence {}: ECHO lost or reordered a request",
@@ -261,12 +254,6 @@ pub fn run<C: Card + AsyncCard>(
                         .await;
                     rbuf = b;
                     r = again?;
-                }
-                if !answered {
-                    // The answer was lost to the join; measure from the next request.
-                    spare_rx = Some(rbuf);
-                    count += 1;
-                    continue;
                 }
                 spare_rx = Some(rbuf);
                 count += 1;

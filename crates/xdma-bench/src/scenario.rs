@@ -244,9 +244,9 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
     // Leave the card as clean as the registers allow: the frames the sources sent past the
     // last one taken are still on their way; take them until the count the source reports
     // stops moving. A frame a source started just before it was disabled may still wait in
-    // its queue, which no register shows and only a receive would empty (on a driver, one
-    // that waits for `c2h_timeout` when nothing comes): the next run's `quiesce` cuts it, and
-    // `check_frame` and the round-trip loop know the broken piece that leaves.
+    // its queue; the next run's `quiesce` lets it finish whole (SRC_STATUS shows it waiting),
+    // so what an earlier run leaves on a stream is always whole frames, which `check_frame`
+    // and the round-trip loop skip.
     let wait = receive_wait(card, FRAME_WAIT);
     for (k, ((_, taken), &ch)) in results.iter().zip(&streams).enumerate() {
         let sent_reg = if k == 0 { SRC0_SENT } else { SRC1_SENT };
@@ -312,15 +312,13 @@ pub(crate) fn receive_wait(card: &impl Card, wait: Duration) -> Duration {
 }
 
 /// Stops the frame sources and the stream modes and zeroes the counters, so that sequence
-/// numbers restart at 0.
+/// numbers restart at 0 and nothing of an earlier run is left in a source.
 pub(crate) fn quiesce(card: &impl Card) -> Result<()> {
-    use card_regs_layout::*;
-    card.write_reg(CONTROL, 0)?;
-    card.write_reg(CLEAR, CLEAR_COUNTERS)
+    card_regs::host::stop_sources(card).map(|_| ())
 }
 
-/// How many frames (or pieces of frames) an earlier run may have left on a stream: the
-/// frame source's queue and the stream path hold a few.
+/// How many whole frames an earlier run may have left on a stream: the stream path holds a
+/// few, and the frame a source had begun finishes after the clear.
 const STALE_MAX: usize = 256;
 
 /// Waits [`SETTLE_CYCLES`] of the card's clock, read from its timestamp register.
@@ -358,8 +356,6 @@ struct SeqCheck {
     last: Option<u32>,
     /// Frames skipped before it: what an earlier run left on the card.
     stale: usize,
-    /// Whether the last receive skipped was not a whole frame.
-    broken: bool,
 }
 
 impl SeqCheck {
@@ -376,16 +372,16 @@ enum Seen {
     Next,
     /// The run starts (again) with this frame: everything taken before it was stale.
     Restart,
-    /// Left by an earlier run (a frame or the rest of one): skipped.
+    /// A whole frame left by an earlier run: skipped.
     Stale,
 }
 
 /// Checks a generated frame and its place in the sequence. Until this run's first frame (a
 /// valid frame numbered 0, since the counters were cleared) has come, whatever arrives was left
 /// on the card by an earlier run; after it, every frame must be valid and follow its
-/// predecessor, except that a frame numbered 0 starts the run again. An earlier run that was
-/// stopped mid-frame leaves a frame without its end on the stream, which the receiver joins
-/// to this run's frame 0: then frame 1 right after the broken piece starts the run.
+/// predecessor, except that a frame numbered 0 starts the run again. The card's clear ends
+/// every source at a frame boundary, so an earlier run leaves only whole frames: a piece of
+/// one is an error at any point.
 fn check_frame(bytes: &[u8], seq: &mut SeqCheck, ch: usize) -> Result<Seen> {
     let head = frame::parse(bytes)
         .map(|p| p.header.sequence)
@@ -401,16 +397,21 @@ fn check_header(
 ) -> Result<Seen> {
     let Some(prev) = seq.last else {
         return match head {
-            Ok(s) if s == 0 || (s == 1 && seq.broken) => {
-                seq.last = Some(s);
+            Ok(0) => {
+                seq.last = Some(0);
                 Ok(Seen::Restart)
             }
-            _ if seq.stale < STALE_MAX => {
-                seq.broken = head.is_err();
+            Err(e) => Err(Error::Invalid {
+                op: "checking a generated frame",
+                problem: format!(
+                    "C2H channel {ch}: before this run's first frame, a receive that is not a whole frame ({e}): the card's CLEAR should have ended the earlier run at a frame boundary"
+                ),
+            }),
+            Ok(_) if seq.stale < STALE_MAX => {
                 seq.stale += 1;
                 Ok(Seen::Stale)
             }
-            _ => Err(Error::Invalid {
+            Ok(_) => Err(Error::Invalid {
                 op: "checking a generated frame",
                 problem: format!(
                     "C2H channel {ch}: {STALE_MAX} frames came without this run's first one (sequence 0 after the counters were cleared)"
@@ -523,9 +524,7 @@ mod card_regs_layout {
     pub const SRC1_FRAME_LEN: u64 = card_regs::SRC1_FRAME_LEN as u64;
     pub const SRC0_SENT: u64 = card_regs::SRC0_SENT as u64;
     pub const SRC1_SENT: u64 = card_regs::SRC1_SENT as u64;
-    pub const CLEAR: u64 = card_regs::CLEAR as u64;
     pub const TIMESTAMP: u64 = card_regs::TIMESTAMP as u64;
-    pub const CLEAR_COUNTERS: u32 = card_regs::clear::COUNTERS_MASK as u32;
     pub const MODE_GEN: u32 = card_regs::control::MODE_GEN as u32;
     pub const CH0_EN: u32 = card_regs::control::CH0_EN_MASK as u32;
     pub const CH1_EN: u32 = card_regs::control::CH1_EN_MASK as u32;
@@ -545,8 +544,7 @@ mod tests {
 
     #[test]
     fn frames_left_by_an_earlier_run_are_skipped_until_the_first_frame() {
-        let seen =
-            feed(&[Ok(17), Err("bad magic"), Ok(0), Ok(1), Ok(2)]).expect("the check must pass");
+        let seen = feed(&[Ok(17), Ok(18), Ok(0), Ok(1), Ok(2)]).expect("the check must pass");
         assert_eq!(
             seen,
             [
@@ -560,9 +558,12 @@ mod tests {
     }
 
     #[test]
-    fn frame_one_after_a_broken_piece_starts_the_run() {
-        let seen = feed(&[Ok(9), Err("bad crc"), Ok(1), Ok(2)]).expect("the check must pass");
-        assert_eq!(seen, [Seen::Stale, Seen::Stale, Seen::Restart, Seen::Next]);
+    fn a_cut_piece_before_the_first_frame_is_an_error() {
+        let err = feed(&[Ok(9), Err("bad crc"), Ok(1)]).expect_err("the check must fail");
+        assert!(
+            err.to_string().contains("not a whole frame (bad crc)"),
+            "{err}"
+        );
         assert!(feed(&[Ok(9), Ok(1)]).is_ok_and(|s| s == [Seen::Stale, Seen::Stale]));
     }
 

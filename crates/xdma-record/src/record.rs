@@ -174,7 +174,7 @@ pub struct Progress {
 /// The default of [`StreamPlan::frame_wait`]: a source makes a 64 KiB frame in 16 us.
 pub const FRAME_WAIT: Duration = Duration::from_millis(100);
 
-/// How many frames an earlier run may have left on a stream before this run's first.
+/// How many whole frames an earlier run may have left on a stream before this run's first.
 const STALE_MAX: u64 = 256;
 
 struct Regs {
@@ -341,10 +341,24 @@ impl Writer {
         }
         let parsed = frame::parse_header(bytes).ok();
         let head = parsed.map(|(h, _)| h.sequence);
+        // Only the header and length are checked here, which costs nothing at the disk's
+        // rate; `verify` checks every CRC and payload afterwards.
+        let whole =
+            parsed.filter(|(_, payload)| *payload as usize + frame::OVERHEAD == bytes.len());
         let rec = &mut self.records[k];
         if !self.started[k] {
             // Until this run's first frame (sequence 0 after the counters were cleared), what
-            // comes was left on the card by an earlier run.
+            // comes was left on the card by an earlier run: whole frames only, since the
+            // card's clear ends a source at a frame boundary.
+            if whole.is_none() {
+                let detail = format!(
+                    "C2H channel {}: before this run's first frame, a receive of {} bytes that is not a whole frame: the card's CLEAR should have ended the earlier run at a frame boundary",
+                    rec.channel,
+                    bytes.len()
+                );
+                self.end(EndReason::CardError, detail);
+                return;
+            }
             if head != Some(0) {
                 rec.stale_skipped += 1;
                 if rec.stale_skipped > STALE_MAX {
@@ -359,10 +373,6 @@ impl Writer {
             self.started[k] = true;
         }
         let offset = self.sink.bytes_in();
-        // Only the header and length are checked here, which costs nothing at the disk's
-        // rate; `verify` checks every CRC and payload afterwards.
-        let whole =
-            parsed.filter(|(_, payload)| *payload as usize + frame::OVERHEAD == bytes.len());
         match whole {
             Some((h, _)) => {
                 let seq = h.sequence;
@@ -551,15 +561,6 @@ fn check_frame_len(frame: usize) -> Result<(), RecordError> {
     )))
 }
 
-/// Stops the sources and restarts their counters, so that this run's frames number from 0.
-fn quiesce(card: &impl Card) -> xdma::Result<()> {
-    card.write_reg(u64::from(card_regs::CONTROL), 0)?;
-    card.write_reg(
-        u64::from(card_regs::CLEAR),
-        card_regs::clear::COUNTERS_MASK as u32,
-    )
-}
-
 /// Records the streams of `plan` into `path`, until the plan's frames are in, `stop` is set,
 /// a write fails or the card fails; writes the manifest beside the file and returns it.
 /// `progress` hears every frame.
@@ -589,7 +590,7 @@ pub fn record_streams<C: Card + AsyncCard + Clone + Send + Sync>(
     let streams = &streams[..plan.channels];
     let mut w = Writer::new(Sink::create(path, sink)?, streams, true);
     let control = u64::from(card_regs::CONTROL);
-    quiesce(card)?;
+    card_regs::host::stop_sources(card)?;
     let mut enable = card_regs::control::MODE_GEN as u32;
     for k in 0..plan.channels {
         let r = source_regs(k);
@@ -717,7 +718,7 @@ pub fn record_ring<C: Card>(
     }
     let mut w = Writer::new(Sink::create(path, sink)?, &[ch], false);
     let reg = |a: u32| u64::from(a);
-    quiesce(card)?;
+    card_regs::host::stop_sources(card)?;
     // Writing the base and size empties the ring: both pointers to zero.
     card.write_reg(reg(r::CAP_BASE), plan.base as u32)?;
     card.write_reg(reg(r::CAP_SIZE), plan.size as u32)?;

@@ -388,3 +388,73 @@ fn the_capture_ring_records_and_its_overflow_is_counted_against_the_gaps() {
     assert!(r.ok(), "{r:?}");
     assert_eq!((r.good_frames, r.gaps.len()), (400, m.gaps.len()));
 }
+
+/// Recordings stopped and started again on one card, with frame sizes that grow and shrink
+/// from one to the next, stopped by count or from outside at moments that leave the sources
+/// in the middle of a frame: the card's clear never cuts a frame, the frame in flight is taken
+/// whole before the next run, and every run starts at its frame 0 with nothing stale before it.
+#[test]
+fn recordings_stopped_anywhere_restart_with_no_cut_frame() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
+    let card = sim_card();
+    // (frame bytes, frames asked for, frames after which the recording is stopped from outside)
+    let rounds: [(usize, u64, Option<u64>); 7] = [
+        (8192, 30, Some(7)),
+        (4132, 20, None),
+        (256, 50, Some(13)),
+        (65536, 6, Some(2)),
+        (1000, 25, None),
+        (64, 40, Some(31)),
+        (12000, 9, None),
+    ];
+    let mut tails = 0;
+    for (i, &(frame, frames, stop_at)) in rounds.iter().enumerate() {
+        let file = dir.path().join(format!("run{i}.bin"));
+        let plan = StreamPlan {
+            channels: 2,
+            frame,
+            frames,
+            ..StreamPlan::default()
+        };
+        let stop = AtomicBool::new(false);
+        let m = record_streams(&card, &plan, &file, small_blocks(), &stop, &mut |p| {
+            if stop_at.is_some_and(|n| p.frames >= n) {
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        })
+        .expect("a recording");
+        let want = if stop_at.is_some() {
+            EndReason::Stopped
+        } else {
+            EndReason::Done
+        };
+        assert_eq!(m.end, want, "round {i}: {}", m.end_detail);
+        for s in &m.streams {
+            assert_eq!(s.first_sequence, Some(0), "round {i}: {s:?}");
+            assert_eq!(
+                (s.stale_skipped, s.bad_frames, s.missing),
+                (0, 0, 0),
+                "round {i}: nothing of the run before, nothing broken: {s:?}"
+            );
+        }
+        let r = verify(&file).expect("verify");
+        assert!(r.ok(), "round {i}: {r:?}");
+        assert_eq!(r.good_frames, m.frames, "round {i}");
+        // The sources stopped with the recording; a clear now says whether one had begun a
+        // frame that no receive took (the next run's start takes it whole).
+        xdma::Card::write_reg(
+            &card,
+            u64::from(card_regs::CLEAR),
+            card_regs::clear::COUNTERS_MASK as u32,
+        )
+        .expect("clear");
+        let status = u64::from(
+            xdma::Card::read_reg(&card, u64::from(card_regs::SRC_STATUS)).expect("status"),
+        );
+        use card_regs::src_status::{SRC0_TAIL_MASK, SRC1_TAIL_MASK};
+        tails +=
+            usize::from(status & SRC0_TAIL_MASK != 0) + usize::from(status & SRC1_TAIL_MASK != 0);
+    }
+    // The rounds must leave frames in flight, or they test nothing of the clear.
+    assert!(tails > 0, "no round left a source in the middle of a frame");
+}

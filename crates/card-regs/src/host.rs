@@ -1,0 +1,116 @@
+//! Stopping the card's frame sources from the host, over any backend of the host API: the one
+//! place that knows how a run ends cleanly, so that every tool starts its next run the same way.
+
+use std::time::Duration;
+
+use xdma_core::{Card, ChannelKind, Direction, DmaBuffer, Error, Result};
+
+use crate::{clear, control, src_status, CLEAR, CONTROL, SRC_STATUS};
+
+/// The longest frame a source makes, in bytes: a receive of this size takes any whole frame.
+const FRAME_MAX: usize = 65536;
+
+/// Receives (or, without a stream, status reads) per source before a clear that does not end
+/// is an error: a frame in flight needs one receive, and the few whole frames the stream path
+/// may hold ahead of it one each.
+const DRAIN_MAX: usize = 64;
+
+/// Status reads before a frame in flight that the capture writer takes (a beat a cycle, a
+/// 64 KiB frame in 4,096 cycles) is taken to be stuck.
+const POLL_MAX: usize = 100_000;
+
+/// How long one receive of the drain may wait for the rest of a frame in flight.
+const DRAIN_WAIT: Duration = Duration::from_millis(10);
+
+/// What [`stop_sources`] found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stopped {
+    /// Per source: whether it was in the middle of a frame, which finished and was taken.
+    pub tail: [bool; 2],
+    /// Per source: receives the drain took (the frame in flight, and any whole frames the
+    /// stream path held before it).
+    pub drained: [usize; 2],
+    /// Status reads while the capture writer took a frame in flight (a card without streams).
+    pub polls: usize,
+}
+
+/// Stops both frame sources and zeroes the counters, so that the next run's sequence numbers
+/// start at 0 and nothing of an earlier run is left in a source.
+///
+/// The sources are disabled with their outputs still routed to the C2H streams (GEN mode, or
+/// CAPTURE on a card without streams), then CLEAR.COUNTERS is written: every whole frame a
+/// source still held is discarded, and a frame already begun on its stream finishes (the card
+/// never cuts one). While SRC_STATUS says a source is finishing such a frame, its stream is
+/// received with buffers that hold any frame; then the mode goes off. A source that does not
+/// finish within [`DRAIN_MAX`] receives is an error naming it.
+pub fn stop_sources(card: &impl Card) -> Result<Stopped> {
+    let info = card.info();
+    let streams = info.all_of(Direction::C2H, ChannelKind::Stream);
+    let route = if streams.is_empty() {
+        control::MODE_CAPTURE
+    } else {
+        control::MODE_GEN
+    };
+    card.write_reg(u64::from(CONTROL), (route << control::MODE_LSB) as u32)?;
+    card.write_reg(u64::from(CLEAR), clear::COUNTERS_MASK as u32)?;
+    let clearing = [
+        src_status::SRC0_CLEARING_MASK,
+        src_status::SRC1_CLEARING_MASK,
+    ];
+    let tails = [src_status::SRC0_TAIL_MASK, src_status::SRC1_TAIL_MASK];
+    let status = u64::from(card.read_reg(u64::from(SRC_STATUS))?);
+    let mut out = Stopped {
+        tail: [status & tails[0] != 0, status & tails[1] != 0],
+        ..Stopped::default()
+    };
+    let wait = DRAIN_WAIT.max(info.min_stream_timeout);
+    let mut buf: Option<DmaBuffer> = None;
+    for k in 0..2 {
+        // A source whose output reaches no consumer of this card (source 1 without a second
+        // stream; source 1 on a card without streams, whose CAPTURE takes source 0 only)
+        // can hold a frame only if it never had one; it cannot finish it, and no run reads it.
+        let stream = streams.get(k).copied();
+        let routed = if route == control::MODE_GEN {
+            stream.is_some()
+        } else {
+            k == 0
+        };
+        if !routed {
+            continue;
+        }
+        loop {
+            let now = u64::from(card.read_reg(u64::from(SRC_STATUS))?);
+            if now & clearing[k] == 0 {
+                break;
+            }
+            if out.drained[k] >= DRAIN_MAX {
+                return Err(Error::Invalid {
+                    op: "stopping the frame sources",
+                    problem: format!(
+                        "frame source {k} still finishes the frame it had begun after {DRAIN_MAX} receives: its stream does not take it; reset the card"
+                    ),
+                });
+            }
+            if let Some(ch) = stream {
+                let b = match buf.as_mut() {
+                    Some(b) => b,
+                    None => buf.insert(DmaBuffer::new(FRAME_MAX)?),
+                };
+                card.recv_stream(ch, b, wait)?;
+                out.drained[k] += 1;
+            } else {
+                out.polls += 1;
+                if out.polls >= POLL_MAX {
+                    return Err(Error::Invalid {
+                        op: "stopping the frame sources",
+                        problem: format!(
+                            "frame source 0 still finishes the frame it had begun after {POLL_MAX} status reads: the capture writer does not take it; reset the card"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    card.write_reg(u64::from(CONTROL), 0)?;
+    Ok(out)
+}
