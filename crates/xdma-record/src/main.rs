@@ -271,6 +271,9 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
                         s.channel, s.frames, s.missing, s.bad_frames, s.card_sent, s.card_dropped
                     );
                 }
+                if !m.sink_report.direct {
+                    println!("  written through the page cache (--buffered): the file system refuses O_DIRECT");
+                }
                 println!("  ended: {}", m.end_detail);
             }
             Ok(matches!(m.end, EndReason::Done | EndReason::Stopped))

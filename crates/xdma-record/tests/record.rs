@@ -160,6 +160,93 @@ impl Drop for Ext4 {
     }
 }
 
+/// A ramfs mounted in a fresh folder: a file system that refuses `O_DIRECT` (tmpfs accepts it
+/// since Linux 6.6, so it no longer stands for one).
+struct Ramfs {
+    dir: tempfile::TempDir,
+}
+
+impl Ramfs {
+    /// `None` (and why, on stderr) where this machine cannot mount one (needs root).
+    fn mount() -> Option<Ramfs> {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).ok()?;
+        let mounted = Command::new("mount")
+            .args(["-t", "ramfs", "ramfs"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!("skipped: cannot mount a ramfs here (needs root)");
+            return None;
+        }
+        Some(Ramfs { dir })
+    }
+}
+
+impl Drop for Ramfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// A file system that refuses `O_DIRECT`: a clear error that names the file and the way out,
+/// and with the fallback asked for, a recording through the page cache that says it is one
+/// and verifies.
+#[test]
+fn a_file_system_without_o_direct_is_named_or_written_buffered_when_asked() {
+    let Some(fs) = Ramfs::mount() else {
+        return;
+    };
+    let file = fs.dir.path().join("rec.bin");
+    let plan = StreamPlan {
+        frame: 4132,
+        frames: 60,
+        ..StreamPlan::default()
+    };
+    let card = sim_card();
+    let err = record_streams(
+        &card,
+        &plan,
+        &file,
+        small_blocks(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect_err("O_DIRECT is refused");
+    assert!(
+        matches!(err, xdma_record::RecordError::NoDirectIo { .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("refuses O_DIRECT")
+            && text.contains("--buffered")
+            && text.contains("rec.bin"),
+        "{text}"
+    );
+    let buffered = SinkOptions {
+        buffered_fallback: true,
+        ..small_blocks()
+    };
+    let m = record_streams(
+        &card,
+        &plan,
+        &file,
+        buffered,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("a buffered recording");
+    assert_eq!(m.end, EndReason::Done, "{}", m.end_detail);
+    assert!(
+        !m.sink_report.direct,
+        "the manifest says the file was not written with O_DIRECT"
+    );
+    let r = verify(&file).expect("verify");
+    assert!(r.ok(), "{r:?}");
+    assert_eq!(r.good_frames, 60);
+}
+
 #[test]
 fn a_full_disk_ends_the_recording_at_a_whole_frame_and_what_was_written_verifies() {
     let Some(disk) = Ext4::mount(4) else {
@@ -457,4 +544,59 @@ fn recordings_stopped_anywhere_restart_with_no_cut_frame() {
     }
     // The rounds must leave frames in flight, or they test nothing of the clear.
     assert!(tails > 0, "no round left a source in the middle of a frame");
+}
+
+/// A disk slower than the source: after every frame the host spends 40 us of the card's clock
+/// elsewhere (a wait on the card, which runs its clock as a slow write would), about 100 MB/s
+/// for 4132-byte frames against a source that makes several GB/s. Under the drop policy the
+/// card drops the frames no receive is posted for and counts them; every gap in the file is
+/// such a frame, shown in the manifest, and the recorded frames verify. Under the stall policy
+/// the stream backs up instead and nothing is lost.
+#[rstest::rstest]
+#[case::drop(true)]
+#[case::stall(false)]
+fn a_sink_slower_than_the_source_is_an_overrun_the_card_counts(#[case] drop: bool) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
+    let file = dir.path().join("slow.bin");
+    let card = sim_card();
+    let plan = StreamPlan {
+        frame: 4132,
+        frames: 200,
+        drop,
+        ..StreamPlan::default()
+    };
+    let slow = card.clone();
+    let m = record_streams(
+        &card,
+        &plan,
+        &file,
+        small_blocks(),
+        &AtomicBool::new(false),
+        &mut |_| {
+            // The card's clock runs for the wait's length: no interrupt is enabled, so it times out.
+            let _ = xdma::Card::wait_event(&slow, 0, Duration::from_micros(40));
+        },
+    )
+    .expect("a recording");
+    assert_eq!(m.end, EndReason::Done, "{}", m.end_detail);
+    let s = &m.streams[0];
+    assert_eq!(s.frames, 200, "{s:?}");
+    if drop {
+        assert!(s.missing > 0 && s.card_dropped > 0, "an overrun: {s:?}");
+        assert!(
+            s.missing <= s.card_dropped,
+            "every gap is a frame the card dropped: {s:?}"
+        );
+        assert_eq!(m.gaps.iter().map(|g| g.missing).sum::<u64>(), s.missing);
+    } else {
+        assert_eq!(
+            (s.missing, s.card_dropped),
+            (0, 0),
+            "the stream backs up: {s:?}"
+        );
+        assert!(m.gaps.is_empty());
+    }
+    let r = verify(&file).expect("verify");
+    assert!(r.ok(), "{r:?}");
+    assert_eq!((r.good_frames, r.gaps.len()), (200, m.gaps.len()));
 }
