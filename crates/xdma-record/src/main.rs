@@ -219,13 +219,17 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
             } else {
                 indicatif::ProgressBar::new_spinner()
             };
-            let mut last = 0.0f64;
+            // The rate now is over the time since the line was last drawn (at least 0.2 s).
+            let (mut last_s, mut last_bytes) = (0.0f64, 0u64);
             let mut show = |p: &xdma_record::record::Progress| {
-                if p.wall_s - last >= 0.2 || last == 0.0 {
-                    last = p.wall_s.max(1e-9);
+                let span = p.wall_s - last_s;
+                if span >= 0.2 || last_s == 0.0 {
+                    let now = (p.bytes - last_bytes) as f64 / span.max(1e-9) / 1e6;
+                    (last_s, last_bytes) = (p.wall_s.max(1e-9), p.bytes);
                     bar.set_message(format!(
-                        "{:.1} MiB, {:.1} MB/s mean, {} frames, {} missing",
+                        "{:.1} MiB, {:.1} MB/s now, {:.1} MB/s mean, {} frames, {} missing",
                         p.bytes as f64 / 1048576.0,
+                        now,
                         p.bytes as f64 / p.wall_s.max(1e-9) / 1e6,
                         p.frames,
                         p.missing

@@ -95,6 +95,9 @@ pub struct WriteFailure {
 /// One file being written. Bytes go in with [`Sink::push`], which packs them into blocks
 /// and writes each full block; [`Sink::finish`] writes the rest and closes the file.
 pub struct Sink {
+    /// The ring is set up for a single issuer: the thread that made the sink is the only one
+    /// the kernel lets submit, so the sink stays on that thread (this marker makes it !Send).
+    _one_thread: std::marker::PhantomData<*const ()>,
     file: File,
     path: PathBuf,
     ring: IoUring,
@@ -177,7 +180,14 @@ impl Sink {
             }
             Err(e) => return Err(os_error("create", path, e)),
         };
-        let ring = IoUring::new(opts.depth.next_power_of_two() as u32)
+        let entries = opts.depth.next_power_of_two() as u32;
+        // One thread submits and reaps, and it reaps only when it waits: completions can run
+        // in that wait instead of interrupting the writer (Linux 6.1 on); plain where refused.
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(entries)
+            .or_else(|_| IoUring::new(entries))
             .map_err(|e| os_error("set up io_uring for", path, e))?;
         let mut preallocation = None;
         let mut allocated = 0;
@@ -212,6 +222,7 @@ impl Sink {
             preallocation,
             allocated,
             failed: None,
+            _one_thread: std::marker::PhantomData,
         })
     }
 
