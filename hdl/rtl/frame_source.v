@@ -679,6 +679,10 @@ wire unused_bits = &{1'b0, crc_shifted[DATA_WIDTH+24 +: 8], seed[31], seq_mult_r
 // Whether the last word that reached the output register ended its frame: the word there, or
 // the last one the bus took. A word after it starts a frame, which a clear may discard.
 wire out_at_boundary = m_axis_tvalid ? m_axis_tlast : !out_mid_reg;
+// The FIFO drops its words while the clear blocks, unless a frame has begun on the bus: a
+// word held on the bus is looked at inside the FIFO (its last bit), so that no logic from
+// the FIFO's memory output reaches its read side here. fifo_discard is what it does.
+wire fifo_drop = clear_block && (m_axis_tvalid || !out_mid_reg);
 wire fifo_discard = clear_block && out_at_boundary;
 // The source is empty once a clear has had its effect: nothing generated, nothing held.
 wire clear_quiet = state_reg == STATE_IDLE && !a_valid_reg && !r_valid_reg && !p_valid_reg
@@ -852,7 +856,8 @@ end
 frame_source_fifo #(
     .WIDTH(FIFO_WIDTH),
     .DEPTH(FIFO_DEPTH),
-    .COUNT_WIDTH(FIFO_COUNT_WIDTH)
+    .COUNT_WIDTH(FIFO_COUNT_WIDTH),
+    .LAST_BIT(FIFO_WIDTH-1)
 )
 fifo_inst (
     .clk(clk),
@@ -863,7 +868,7 @@ fifo_inst (
     .m_data(fifo_m_data),
     .m_valid(m_axis_tvalid),
     .m_ready(m_axis_tready),
-    .discard(fifo_discard),
+    .drop(fifo_drop),
     .count(fifo_count)
 );
 

@@ -5,10 +5,14 @@
  * read through a register (block RAM on Xilinx parts); the output register holds its word
  * while m_ready is low, so the word on m_data never changes under a stall. `count` is the
  * number of words in the memory, not counting the output register: the frame source uses it
- * to reserve room for a whole frame. While `discard` is high the memory's words are taken out
- * one per cycle without reaching the output register, which goes on holding (and delivering)
- * the word it has: the frame source drops unsent frames this way without ever withdrawing a
- * word it has presented.
+ * to reserve room for a whole frame.
+ *
+ * Dropping: while `drop` is high, the memory's words are taken out one per cycle without
+ * reaching the output register, as long as that register is empty or holds the last word of a
+ * frame (bit LAST_BIT set); while it holds any other word, the rest of that frame still goes
+ * out. The frame source drops unsent frames this way without ever withdrawing a word it has
+ * presented or cutting a frame behind it. The held word's last bit is looked at here, after
+ * the memory's read register, so that only one level of logic follows the memory.
  */
 
 `resetall
@@ -22,7 +26,9 @@ module frame_source_fifo #
     // Words of storage (a power of two)
     parameter DEPTH = 4096,
     // Width of the count output
-    parameter COUNT_WIDTH = $clog2(DEPTH)+1
+    parameter COUNT_WIDTH = $clog2(DEPTH)+1,
+    // The bit of a word that marks the last word of a frame
+    parameter LAST_BIT = WIDTH-1
 )
 (
     input  wire                    clk,
@@ -41,7 +47,7 @@ module frame_source_fifo #
     output wire [WIDTH-1:0]        m_data,
     output wire                    m_valid,
     input  wire                    m_ready,
-    input  wire                    discard,
+    input  wire                    drop,
 
     /*
      * Status
@@ -55,6 +61,10 @@ localparam ADDR_WIDTH = $clog2(DEPTH);
 initial begin
     if (DEPTH < 2 || (1 << ADDR_WIDTH) != DEPTH) begin
         $error("Error: DEPTH must be a power of two of at least 2 (instance %m)");
+        $finish;
+    end
+    if (LAST_BIT < 0 || LAST_BIT >= WIDTH) begin
+        $error("Error: LAST_BIT must be a bit of the word (instance %m)");
         $finish;
     end
     if (COUNT_WIDTH != ADDR_WIDTH+1) begin
@@ -78,8 +88,11 @@ reg full_reg = 1'b0;
 reg empty_reg = 1'b1;
 
 wire write = s_valid && !full_reg;
-wire read = !empty_reg && (discard || !m_valid_reg || m_ready);
-wire load = read && !discard;
+// A held word with its last bit set lets the memory's words go; an empty output register
+// takes none while dropping.
+wire held_last = m_data_reg[LAST_BIT];
+wire read = !empty_reg && (!m_valid_reg || m_ready || (drop && held_last));
+wire load = read && !(drop && (!m_valid_reg || held_last));
 wire at_top = fill_reg == DEPTH[ADDR_WIDTH:0] - 1'b1;
 wire at_one = fill_reg == {{ADDR_WIDTH{1'b0}}, 1'b1};
 
