@@ -65,7 +65,7 @@ pub fn stop_sources(card: &impl Card) -> Result<Stopped> {
     };
     let wait = DRAIN_WAIT.max(info.min_stream_timeout);
     let mut buf: Option<DmaBuffer> = None;
-    for k in 0..2 {
+    for (k, &mask) in clearing.iter().enumerate() {
         // A source whose output reaches no consumer of this card (source 1 without a second
         // stream; source 1 on a card without streams, whose CAPTURE takes source 0 only)
         // can hold a frame only if it never had one; it cannot finish it, and no run reads it.
@@ -80,7 +80,7 @@ pub fn stop_sources(card: &impl Card) -> Result<Stopped> {
         }
         loop {
             let now = u64::from(card.read_reg(u64::from(SRC_STATUS))?);
-            if now & clearing[k] == 0 {
+            if now & mask == 0 {
                 break;
             }
             if out.drained[k] >= DRAIN_MAX {
