@@ -7,7 +7,8 @@ use xdma_core::{Card, ChannelKind, Direction, DmaBuffer, Error, Result};
 
 use crate::{clear, control, src_status, CLEAR, CONTROL, SRC_STATUS};
 
-/// The longest frame a source makes, in bytes: a receive of this size takes any whole frame.
+/// The frame lengths a source makes: its FRAME_LEN register is clamped to these.
+const FRAME_MIN: usize = 64;
 const FRAME_MAX: usize = 65536;
 
 /// Receives (or, without a stream, status reads) per source before a clear that does not end
@@ -41,7 +42,9 @@ pub struct Stopped {
 /// CAPTURE on a card without streams), then CLEAR.COUNTERS is written: every whole frame a
 /// source still held is discarded, and a frame already begun on its stream finishes (the card
 /// never cuts one). While SRC_STATUS says a source is finishing such a frame, its stream is
-/// received with buffers that hold any frame; then the mode goes off. A source that does not
+/// received one frame at a time, each receive the length in the source's FRAME_LEN (the length
+/// of the run that made the frame: a driver's stream read waits for its whole buffer, so a
+/// larger one would wait for the next frame); then the mode goes off. A source that does not
 /// finish within [`DRAIN_MAX`] receives is an error naming it.
 pub fn stop_sources(card: &impl Card) -> Result<Stopped> {
     let info = card.info();
@@ -64,7 +67,7 @@ pub fn stop_sources(card: &impl Card) -> Result<Stopped> {
         ..Stopped::default()
     };
     let wait = DRAIN_WAIT.max(info.min_stream_timeout);
-    let mut buf: Option<DmaBuffer> = None;
+    let frame_len = [crate::SRC0_FRAME_LEN, crate::SRC1_FRAME_LEN];
     for (k, &mask) in clearing.iter().enumerate() {
         // A source whose output reaches no consumer of this card (source 1 without a second
         // stream; source 1 on a card without streams, whose CAPTURE takes source 0 only)
@@ -92,11 +95,9 @@ pub fn stop_sources(card: &impl Card) -> Result<Stopped> {
                 });
             }
             if let Some(ch) = stream {
-                let b = match buf.as_mut() {
-                    Some(b) => b,
-                    None => buf.insert(DmaBuffer::new(FRAME_MAX)?),
-                };
-                card.recv_stream(ch, b, wait)?;
+                let len = card.read_reg(u64::from(frame_len[k]))? as usize;
+                let mut b = DmaBuffer::new(len.clamp(FRAME_MIN, FRAME_MAX))?;
+                card.recv_stream(ch, &mut b, wait)?;
                 out.drained[k] += 1;
             } else {
                 out.polls += 1;
