@@ -56,25 +56,24 @@ pub fn demo(root: &Path, extra: &[String]) -> Result<(), String> {
         .join("target")
         .join("debug")
         .join(format!("xdma-record{}", std::env::consts::EXE_SUFFIX));
+    // Both GEN streams, then frame source 0 into the CAPTURE ring in card DDR, read out in
+    // 1 MiB memory-mapped blocks while the card goes on writing.
     let recording = out.join("recording.bin");
-    let mut rec = Command::new(&recorder);
-    rec.arg("record")
-        .arg(&recording)
-        .args(["--channels", "2", "--frames", "400"])
-        .env_remove("XDMA_CONFIG")
-        .env("XDMA_BACKEND", "sim");
-    run(root, rec)?;
-    // The other source: frame source 0 into the CAPTURE ring in card DDR, read out in 1 MiB
-    // memory-mapped blocks while the card goes on writing.
     let ring = out.join("ring.bin");
-    let mut rec = Command::new(&recorder);
-    rec.arg("record")
-        .arg(&ring)
-        .args(["--source", "ring", "--frames", "800"])
-        .env_remove("XDMA_CONFIG")
-        .env("XDMA_BACKEND", "sim");
-    run(root, rec)?;
-    for file in [&recording, &ring] {
+    let recordings: [(&Path, &[&str]); 2] = [
+        (&recording, &["--channels", "2", "--frames", "400"]),
+        (&ring, &["--source", "ring", "--frames", "800"]),
+    ];
+    for (file, args) in recordings {
+        let mut rec = Command::new(&recorder);
+        rec.arg("record")
+            .arg(file)
+            .args(args)
+            .env_remove("XDMA_CONFIG")
+            .env("XDMA_BACKEND", "sim");
+        run(root, rec)?;
+    }
+    for (file, _) in recordings {
         let mut check = Command::new(&recorder);
         check.arg("verify").arg(file);
         run(root, check)?;

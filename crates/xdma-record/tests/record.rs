@@ -17,6 +17,16 @@ fn sim_card() -> Xdma {
         .expect("open the simulated card")
 }
 
+/// Records the streams of `plan` into `file`, never stopped from outside, no progress shown.
+fn record(
+    card: &Xdma,
+    plan: &StreamPlan,
+    file: &Path,
+    opts: SinkOptions,
+) -> Result<xdma_record::record::Manifest, xdma_record::RecordError> {
+    record_streams(card, plan, file, opts, &AtomicBool::new(false), &mut |_| {})
+}
+
 /// Small blocks, so that a few hundred frames make several writes in flight.
 fn small_blocks() -> SinkOptions {
     SinkOptions {
@@ -36,15 +46,7 @@ fn both_streams_record_and_every_frame_verifies() {
         frames: 150,
         ..StreamPlan::default()
     };
-    let m = record_streams(
-        &sim_card(),
-        &plan,
-        &file,
-        small_blocks(),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("a recording");
+    let m = record(&sim_card(), &plan, &file, small_blocks()).expect("a recording");
     assert_eq!(m.end, EndReason::Done, "{}", m.end_detail);
     assert!(m.sink_report.direct, "written with O_DIRECT");
     assert_eq!(m.frames, 300);
@@ -204,15 +206,7 @@ fn a_file_system_without_o_direct_is_named_or_written_buffered_when_asked() {
         ..StreamPlan::default()
     };
     let card = sim_card();
-    let err = record_streams(
-        &card,
-        &plan,
-        &file,
-        small_blocks(),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect_err("O_DIRECT is refused");
+    let err = record(&card, &plan, &file, small_blocks()).expect_err("O_DIRECT is refused");
     assert!(
         matches!(err, xdma_record::RecordError::NoDirectIo { .. }),
         "{err:?}"
@@ -228,15 +222,7 @@ fn a_file_system_without_o_direct_is_named_or_written_buffered_when_asked() {
         buffered_fallback: true,
         ..small_blocks()
     };
-    let m = record_streams(
-        &card,
-        &plan,
-        &file,
-        buffered,
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("a buffered recording");
+    let m = record(&card, &plan, &file, buffered).expect("a buffered recording");
     assert_eq!(m.end, EndReason::Done, "{}", m.end_detail);
     assert!(
         !m.sink_report.direct,
