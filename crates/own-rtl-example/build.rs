@@ -1,6 +1,6 @@
-//! Builds the vendor IP under third_party/ as tops of this crate; card-sim is not touched.
+//! Builds the vendor IP under third_party/ as tops of this crate; card-sim is not involved.
 
-use card_sim_build::{Build, Top};
+use sim_build::{Build, Top};
 
 fn main() {
     let ram = || {

@@ -1,13 +1,13 @@
 //! Compiles the plain C++ baseline against the verilated sim_top that card-sim built and links
-//! (its headers come from card-sim's build through `DEP_CARD_SIM_VERILATED_*`), so both
-//! benches run the very same model code.
+//! (its headers come from card-sim's build through `DEP_CARD_SIM_*`), so both benches run the
+//! very same model code.
 
 use std::path::PathBuf;
 
 fn main() {
-    let dep = |k: &str| std::env::var(format!("DEP_CARD_SIM_VERILATED_{k}")).map(PathBuf::from);
+    let dep = |k: &str| std::env::var(format!("DEP_CARD_SIM_{k}")).map(PathBuf::from);
     let (Ok(vl), Ok(root)) = (dep("VL"), dep("VERILATOR_ROOT")) else {
-        println!("cargo::error=card-sim's build did not publish its verilated tops (DEP_CARD_SIM_VERILATED_VL): build card-sim first");
+        println!("cargo::error=card-sim's build did not publish its verilated tops (DEP_CARD_SIM_VL): build card-sim first");
         return;
     };
     println!("cargo::rerun-if-changed=cpp/baseline.cpp");

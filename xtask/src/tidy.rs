@@ -243,6 +243,8 @@ fn tempfile_dir() -> std::path::PathBuf {
 /// The crates of the simulated world and the driver's: none may be a dependency of the host API
 /// crate, and the facade may have them only behind a feature.
 const BACKEND_CRATES: &[&str] = &[
+    "sim-runtime",
+    "sim-build",
     "card-sim",
     "axi-bfm",
     "card-harness",
@@ -429,4 +431,87 @@ fn ci_runs_fmt_and_clippy() {
             "clippy -D warnings is not run"
         );
     }
+}
+
+/// Words of code that name the card or one of its models; the simulation runtime and the build
+/// API serve any design, so none may appear in their code (comments aside).
+const CARD_WORDS: &[&str] = &[
+    "ddr",
+    "card_core",
+    "sim_top",
+    "card_sim::",
+    "tops.txt",
+    "hdl/",
+];
+
+/// The lines (from 1) of `text` whose code, comments left out, names one of [`CARD_WORDS`].
+fn card_word_lines(text: &str) -> Vec<(usize, &'static str)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let code = line.split("//").next().unwrap_or("").to_ascii_lowercase();
+            CARD_WORDS
+                .iter()
+                .find(|w| starts_a_word(&code, w))
+                .map(|w| (i + 1, *w))
+        })
+        .collect()
+}
+
+/// Whether `word` occurs in `code` where no letter or digit comes just before it (so that `ddr`
+/// finds `ddr3` and `m.ddr_read`, never `addr`).
+fn starts_a_word(code: &str, word: &str) -> bool {
+    code.match_indices(word).any(|(at, _)| {
+        code[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_ascii_alphanumeric())
+    })
+}
+
+#[test]
+fn the_simulation_runtime_knows_no_card() {
+    let mut files = Vec::new();
+    for dir in ["sim/sim-runtime", "sim/sim-build/src"] {
+        files_with_ext(&root().join(dir), "rs", &mut files);
+        for ext in ["h", "cpp"] {
+            files_with_ext(&root().join(dir), ext, &mut files);
+        }
+    }
+    assert!(
+        files.len() > 10,
+        "the runtime's sources were found: {files:?}"
+    );
+    let bad: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            card_word_lines(&read(f))
+                .into_iter()
+                .map(move |(line, w)| format!("{}:{line} names `{w}`", rel(f)))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "sim-runtime and sim-build must know no card (a design's tops and models belong to the crate that builds them, card-sim for the card): {bad:?}"
+    );
+    // And the crates that serve any design do not pull the card in.
+    for krate in [
+        "sim/sim-runtime",
+        "sim/sim-build",
+        "crates/axi-bfm",
+        "crates/own-rtl-example",
+    ] {
+        let deps = dependencies(&root().join(krate).join("Cargo.toml"));
+        assert!(
+            !deps.iter().any(|(n, _)| n == "card-sim"),
+            "{krate} must not depend on card-sim (a dev-dependency for its own tests is fine)"
+        );
+    }
+}
+
+#[test]
+fn a_card_word_in_the_runtime_is_found() {
+    let text = "let m = 1; // card_core in a comment is fine\nlet t = Top::SimTop; m.ddr_read(0)\n";
+    assert_eq!(card_word_lines(text), vec![(2, "ddr")]);
+    assert!(card_word_lines("memory_read(kind, addr)\n").is_empty());
 }

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
-use card_sim::{ClockId, Model, Port};
+use sim_runtime::{ClockId, Model, Port};
 
 use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, IdMap, Words, MAX_WORDS};
 use crate::burst::{split, Burst, Piece, INCR};

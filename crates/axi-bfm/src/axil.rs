@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-use card_sim::{ClockId, Model, Port};
+use sim_runtime::{ClockId, Model, Port};
 
 use crate::axi::TxnId;
 use crate::bind::Bind;

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use card_sim::{ClockId, Model, Port};
+use sim_runtime::{ClockId, Model, Port};
 
 use crate::bind::{get_mask, lane, set_lane, set_mask, Bind, Words, MAX_WORDS};
 use crate::env::{Agent, Cx, Env, Idle, DEFAULT_TIMEOUT_CYCLES};

@@ -1,6 +1,6 @@
 //! Resolving a bus's signals from its port prefix, once, at attach time.
 
-use card_sim::{Model, Port};
+use sim_runtime::{Model, Port};
 
 use crate::env::Env;
 use crate::error::{BfmError, Result};

@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use card_sim::{ClockId, Edges, Model, Port};
+use sim_runtime::{ClockId, Edges, Model, Port};
 
 use crate::bind::SignalMapping;
 use crate::error::{BfmError, Result};

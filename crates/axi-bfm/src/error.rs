@@ -1,6 +1,6 @@
 //! The errors of the bus models and of the environment.
 
-use card_sim::SimError;
+use sim_runtime::SimError;
 
 use crate::monitor::Violation;
 

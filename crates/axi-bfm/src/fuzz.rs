@@ -19,7 +19,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 
-use card_sim::ClockId;
+use sim_runtime::ClockId;
 
 use crate::burst::{Burst, FIXED, INCR, WRAP};
 use crate::error::{BfmError, Result};

@@ -1,4 +1,4 @@
-//! axi-bfm: bus models and protocol monitors that drive and check a `card_sim::Model`.
+//! axi-bfm: bus models and protocol monitors that drive and check a `sim_runtime::Model`.
 //!
 //! An [`Env`] owns one model and any number of agents, each bound to one of the model's clocks:
 //! bus models (AXI4 master and slave memory, AXI4-Lite master and slave, AXI-Stream source and
@@ -18,7 +18,7 @@
 //!
 //! ```no_run
 //! use axi_bfm::{AxiMaster, AxiSlave, Env, PauseSpec, ResetPolarity};
-//! use card_sim::{Model, Top};
+//! use sim_runtime::{Model, Top};
 //! # fn main() -> Result<(), axi_bfm::BfmError> {
 //! let mut env = Env::new(Model::new(Top::AxiPassthrough)?);
 //! let clk = env.add_clock("clk", 250_000_000)?;

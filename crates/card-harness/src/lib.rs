@@ -29,7 +29,7 @@ use axi_bfm::{
     Agent, AxiMaster, AxiMasterConfig, AxilMaster, AxisMonitor, AxisMonitorConfig, AxisSink,
     AxisSource, BfmError, Cx, Env, PauseSpec, ResetPolarity, Result, TxnId,
 };
-use card_sim::{ClockId, Model, Port, Top};
+use card_sim::{ClockId, DdrBackdoor, Model, Port, Top};
 
 /// The reference board's AXI clock (`axi_aclk`, the XDMA IP's user clock).
 pub const AXI_HZ: u64 = 250_000_000;

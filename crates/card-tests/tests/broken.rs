@@ -1,7 +1,7 @@
 //! Deliberately broken cards that the model-based property must catch: tests that pass only
 //! when the property fails on the broken build and shrinks to a short sequence.
 //!
-//! The broken builds are simulated tops of sim/tops.txt, built from the card's RTL with one
+//! The broken builds are simulated tops of sim/card-sim/tops.txt, built from the card's RTL with one
 //! fault parameter set (off in every real build):
 //! - `sim_top_fault_rd_beat`: the read width converter (axi_rd_upsizer, FAULT_DROP_BEAT)
 //!   repeats the first beat of a burst that starts in the last 16-byte slot of a 64-byte line
@@ -39,7 +39,7 @@ fn config_with_top(top: &str) -> Option<Config> {
         record_skip(
             &test_name(),
             &format!(
-                "the broken card {top} is a simulated build (sim/tops.txt); XDMA_BACKEND={} serves whatever card is behind it",
+                "the broken card {top} is a simulated build (sim/card-sim/tops.txt); XDMA_BACKEND={} serves whatever card is behind it",
                 cfg.backend.name()
             ),
         );

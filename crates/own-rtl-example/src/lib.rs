@@ -1,13 +1,13 @@
 //! The worked example of docs/own-rtl.md: two pieces of third-party IP (an AXI4 RAM slave
 //! with upper-case ports and a define, an AXI-Stream FIFO listed in a `.f` file) built by this
-//! crate's own `build.rs` through card-sim-build, and tested in `tests/` with axi-bfm's bus
+//! crate's own `build.rs` through sim-build, and tested in `tests/` with axi-bfm's bus
 //! models, monitors, random pauses and the protocol fuzzer.
 //!
-//! `card_sim::include_tops!()` below defines one [`card_sim::TopDef`] per top the build script
+//! `sim_runtime::include_tops!()` below defines one [`sim_runtime::TopDef`] per top the build script
 //! built: [`VENDOR_AXI4_RAM`], [`VENDOR_AXI4_RAM_BROKEN`] (the same RAM with a deliberate bug)
 //! and [`VENDOR_AXIS_FIFO`] (and [`VENDOR_AXIS_FIFO_XRAND`], built with `--x-initial unique`).
 
-card_sim::include_tops!();
+sim_runtime::include_tops!();
 
 /// Bytes the RAM decodes: `VENDOR_RAM_ADDR_BITS` = 12 words of 4 bytes.
 pub const RAM_BYTES: u64 = 4 << 12;

@@ -5,8 +5,8 @@
 
 use axi_bfm::fuzz::{check_axi_slave, AxiBench, AxiFuzz};
 use axi_bfm::{AxiMaster, Env, PauseSpec, ResetPolarity, Result};
-use card_sim::{Model, TopDef};
 use own_rtl_example::{RAM_BYTES, VENDOR_AXI4_RAM, VENDOR_AXI4_RAM_BROKEN};
+use sim_runtime::{Model, TopDef};
 
 fn bench(top: TopDef) -> Result<AxiBench> {
     let mut env = Env::new(Model::new(top)?);

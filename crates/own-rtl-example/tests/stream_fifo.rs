@@ -3,8 +3,8 @@
 
 use axi_bfm::fuzz::{check_axis_path, AxisFuzz};
 use axi_bfm::{AxisFrame, AxisSink, AxisSource, Env, PauseSpec, ResetPolarity, Result};
-use card_sim::Model;
 use own_rtl_example::VENDOR_AXIS_FIFO;
+use sim_runtime::Model;
 
 fn bench() -> Result<(Env, AxisSource, AxisSink)> {
     let mut env = Env::new(Model::new(VENDOR_AXIS_FIFO)?);
@@ -42,11 +42,11 @@ fn the_fifo_survives_the_stream_fuzzer() {
 }
 
 #[test]
-fn random_initial_values_follow_the_seed() -> card_sim::Result<()> {
+fn random_initial_values_follow_the_seed() -> sim_runtime::Result<()> {
     use own_rtl_example::VENDOR_AXIS_FIFO_XRAND;
     // The FIFO's storage is never reset; with --x-initial unique its power-up contents come
     // from the model's seed, and the empty FIFO's output shows entry 0.
-    let head = |seed: Option<u64>| -> card_sim::Result<u64> {
+    let head = |seed: Option<u64>| -> sim_runtime::Result<u64> {
         let mut b = Model::builder(VENDOR_AXIS_FIFO_XRAND);
         if let Some(s) = seed {
             b = b.random_init(s);

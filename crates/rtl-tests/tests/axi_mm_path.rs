@@ -4,6 +4,7 @@
 //! channel, and the capture port sharing the DDR port with s_axi through the arbiter.
 
 use axi_bfm::{AxiMaster, AxiMasterConfig, BfmError, Channel, PauseSpec, Result};
+use card_sim::DdrBackdoor;
 use rtl_tests::{mm_path, record_axi, Rng};
 
 /// Bytes per s_axi beat.

@@ -4,6 +4,7 @@
 //! the backdoor; and narrow, unaligned reads.
 
 use axi_bfm::{AxiMaster, AxiMasterConfig, PauseSpec, Result};
+use card_sim::DdrBackdoor;
 use rtl_tests::{apply_write, incr, mm_path, record_axi, strobed_lanes, Rng};
 
 /// Bytes per s_axi beat.

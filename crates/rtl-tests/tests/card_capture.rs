@@ -5,7 +5,7 @@
 
 use axi_bfm::{PauseSpec, Result};
 use card_regs::{self as regs, control, irq_enable};
-use card_sim::Top;
+use card_sim::{DdrBackdoor, Top};
 use rtl_tests::{Card, Rng};
 
 fn mode(m: u64, ch0: bool) -> u32 {

@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use axi_bfm::{AxiMaster, AxiMasterConfig, Channel, Env, PauseSpec, ResetPolarity, Result};
-use card_sim::{ClockId, Model, SimError, Top};
+use card_sim::{ClockId, DdrBackdoor, Model, SimError, Top};
 use rtl_tests::{
     apply_write, fires, incr, on_sample, record_axi, strobed_lanes, AxiLog, Rng, DDR_HZ,
 };
@@ -991,19 +991,19 @@ fn backdoor_errors_are_typed() {
     let mut b = bench();
     let m = b.env.model_mut();
     let err = m.ddr_write(0, &[1]).expect_err("two instances");
-    assert!(matches!(err, SimError::DdrAmbiguous { .. }), "{err}");
+    assert!(matches!(err, SimError::MemoryAmbiguous { .. }), "{err}");
     let err = m.ddr_write_in("nonsense", 0, &[1]).expect_err("no such");
-    assert!(matches!(err, SimError::NoSuchDdr { .. }), "{err}");
+    assert!(matches!(err, SimError::NoSuchMemory { .. }), "{err}");
     let err = m
         .ddr_write_in("ddr_alt", (1 << 31) - 4, &[0; 8])
         .expect_err("range");
-    assert!(matches!(err, SimError::DdrRange { .. }), "{err}");
+    assert!(matches!(err, SimError::MemoryRange { .. }), "{err}");
     let mut buf = [0u8; 8];
     let err = m
         .ddr_read_in("ddr_alt", u64::MAX, &mut buf)
         .expect_err("range");
-    assert!(matches!(err, SimError::DdrRange { .. }), "{err}");
+    assert!(matches!(err, SimError::MemoryRange { .. }), "{err}");
     let core = Model::new(Top::CardCore).expect("core");
     let err = core.ddr_read(0, &mut buf).expect_err("no ddr");
-    assert!(matches!(err, SimError::NoDdr { .. }), "{err}");
+    assert!(matches!(err, SimError::NoMemory { .. }), "{err}");
 }

@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use axi_bfm::{AxiMaster, Burst, Resp, Result};
 use card_regs::{self as regs, control, error, irq_enable};
-use card_sim::Top;
+use card_sim::{DdrBackdoor, Top};
 use rtl_tests::{mm_path, on_sample, record_axi, Card, Rng};
 
 fn burst(id: u32, addr: u64, beats: u8, kind: u8) -> Burst {

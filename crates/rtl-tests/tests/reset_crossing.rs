@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use axi_bfm::{AxiMaster, AxisFrame, AxisSink, AxisSource, Env, PauseSpec, ResetPolarity, Result};
-use card_sim::{Model, Top};
+use card_sim::{DdrBackdoor, Model, Top};
 use proptest::prelude::*;
 use rtl_tests::{fires, mm_path, on_sample, Rng};
 

@@ -216,7 +216,7 @@ fn find_top(name: &str) -> Result<Top> {
         .ok_or_else(|| Error::NoDevice {
             what: format!("simulated card `{name}`"),
             hint: format!(
-                "this build has no RTL top of that name; set sim.top to a card top listed in sim/tops.txt (the card is `sim_top`; this build has {})",
+                "this build has no RTL top of that name; set sim.top to a card top listed in sim/card-sim/tops.txt (the card is `sim_top`; this build has {})",
                 Top::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
             ),
         })

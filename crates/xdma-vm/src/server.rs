@@ -55,7 +55,7 @@ pub enum ServerError {
     #[error("the XDMA IP model panicked: {0}")]
     Panic(String),
     /// This build has no top for the variant.
-    #[error("this build has no RTL top `{0}` (see sim/tops.txt)")]
+    #[error("this build has no RTL top `{0}` (see sim/card-sim/tops.txt)")]
     NoTop(&'static str),
     /// The link to QEMU broke in a way the stream cannot recover from.
     #[error("the link to QEMU: {0}")]

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use card_sim::{ClockId, Model, Port};
+use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule, BURST_INCR};
 use super::{violation, Chan, Channel, Violation};

@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use card_sim::{ClockId, Model, Port};
+use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
 use super::{violation, Chan, Channel, Violation};

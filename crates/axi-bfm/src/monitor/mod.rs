@@ -9,7 +9,7 @@ mod axil;
 mod axis;
 pub mod rules;
 
-use card_sim::{Model, Port};
+use sim_runtime::{Model, Port};
 
 pub use axi::{AxiMonitor, AxiMonitorConfig};
 pub use axil::AxilMonitor;

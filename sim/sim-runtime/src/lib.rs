@@ -1,0 +1,42 @@
+//! sim-runtime: drives verilated RTL from Rust, cycle by cycle; it knows no particular design.
+//!
+//! A crate builds tops of its RTL from its build script with sim-build and gets a [`TopDef`]
+//! per top (`include_tops!`, see `docs/own-rtl.md`); card-sim is such a crate for the card.
+//! [`Model`] is one instance of such a top with its own `VerilatedContext`, its ports resolved
+//! to direct accessors, a picosecond-exact clock scheduler for any number of clock domains, RTL
+//! errors (`$fatal`, `$stop`, `$error`, failed assertions) returned as [`SimError::Rtl`] with
+//! the text the RTL printed (captured per model, [`Model::take_output`], not printed), FST
+//! waveforms on demand (`CARD_WAVES=1`), and backdoor access to the named memories that
+//! simulation-only models register (`cpp/sim_memory.h`; [`Model::memory_read`],
+//! [`Model::memory_write`]).
+//!
+//! This crate compiles the Verilator runtime and its hooks once for every crate that builds
+//! tops, and is the only crate that calls into a verilated model.
+//!
+//! ```text
+//! // In a crate whose build.rs built a top `counter` with sim-build:
+//! sim_runtime::include_tops!();
+//! let mut m = sim_runtime::Model::new(COUNTER)?;
+//! let clk = m.add_clock("clk", 100_000_000)?;
+//! m.ticks(clk, 10)?;
+//! ```
+
+// Linked for the FST writer's compression; nothing in Rust calls them.
+use libz_sys as _;
+use lz4_sys as _;
+
+mod clock;
+mod error;
+mod ffi;
+mod model;
+mod top;
+
+pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
+pub use error::{Result, SimError};
+pub use model::{
+    waves_dir, MemoryInfo, Model, ModelBuilder, Port, ECHO_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV,
+    X_ENV,
+};
+pub use top::TopDef;
+#[doc(hidden)]
+pub use top::{ModelOptions, RawFactory};

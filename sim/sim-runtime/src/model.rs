@@ -1,0 +1,977 @@
+//! A verilated model driven from Rust: ports, clocks, evaluation, waveforms.
+
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
+use crate::error::{Result, SimError};
+use crate::ffi;
+use crate::top::{ModelOptions, TopDef};
+
+/// Environment variable that turns waveforms on for every model: any value but `0` or empty.
+pub const WAVES_ENV: &str = "CARD_WAVES";
+/// Environment variable that overrides the waveform folder (default `target/waves`).
+pub const WAVES_DIR_ENV: &str = "CARD_WAVES_DIR";
+/// Environment variable that copies what the RTL prints to stdout as it prints it (any value
+/// but `0` or empty). Without it the text is only captured: [`Model::take_output`] and
+/// [`SimError::Rtl`] carry it.
+pub const ECHO_ENV: &str = "CARD_RTL_ECHO";
+/// Environment variable that selects the randomized build: any value but `0` or empty builds
+/// each top that has a randomized twin ([`TopDef::with_randomized`]) as that twin, with random
+/// values where Verilator leaves them open. The names keep the `CARD_` prefix that the
+/// project's scripts and docs use.
+pub const X_ENV: &str = "CARD_SIM_X";
+/// Environment variable with the seed of the randomized build's values (default 1).
+pub const SEED_ENV: &str = "CARD_SIM_SEED";
+
+static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
+
+/// How a port's value is stored inside the model, from Verilator's width classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Storage {
+    U8,
+    U16,
+    U32,
+    U64,
+    /// `VlWide<N>`: N 32-bit words, least significant first.
+    Wide(u32),
+}
+
+impl Storage {
+    #[inline]
+    fn of_width(width: u32) -> Storage {
+        match width {
+            0..=8 => Storage::U8,
+            9..=16 => Storage::U16,
+            17..=32 => Storage::U32,
+            33..=64 => Storage::U64,
+            w => Storage::Wide(w.div_ceil(32)),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Slot {
+    name: String,
+    width: u32,
+    output: bool,
+    addr: *mut u8,
+}
+
+/// A resolved port of one model: the address of its storage inside the model and its width,
+/// so that per-cycle access is one load or store with no look-up at all.
+///
+/// A `Port` belongs to the model that resolved it; using it with another model panics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Port {
+    model: u64,
+    /// The storage's address (as a number, so that a `Port` stays a plain value); it is only
+    /// dereferenced by the model whose id is `model`, which owns the storage.
+    addr: usize,
+    /// The bits an input of this width keeps, for ports of up to 64 bits.
+    mask: u64,
+    idx: u32,
+    width: u32,
+    /// Worked out once here rather than at every access: the per-cycle accessors run for
+    /// every port of every agent at every edge.
+    storage: Storage,
+}
+
+impl Port {
+    fn new(model: u64, addr: *mut u8, idx: usize, width: u32) -> Port {
+        Port {
+            model,
+            addr: addr as usize,
+            mask: if width >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            },
+            idx: u32::try_from(idx).unwrap_or(u32::MAX),
+            width,
+            storage: Storage::of_width(width),
+        }
+    }
+
+    /// The port's width in bits.
+    pub fn width(self) -> u32 {
+        self.width
+    }
+    /// How many 32-bit words hold its value.
+    pub fn words(self) -> usize {
+        self.width.div_ceil(32) as usize
+    }
+}
+
+/// How to build a [`Model`].
+#[derive(Debug, Clone)]
+pub struct ModelBuilder {
+    top: TopDef,
+    name: Option<String>,
+    waves: Option<PathBuf>,
+    seed: Option<u64>,
+    echo: Option<bool>,
+}
+
+impl ModelBuilder {
+    /// Names the model in messages and waveform files. The default is the current thread's
+    /// name, which for a test is the test's path.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Writes an FST waveform to `path` whatever `CARD_WAVES` says.
+    pub fn waves(mut self, path: impl Into<PathBuf>) -> Self {
+        self.waves = Some(path.into());
+        self
+    }
+
+    /// Randomises the values Verilator leaves open (`--x-initial unique`, `--x-assign
+    /// unique` tops) from `seed`, reproducibly; without it they are zero.
+    pub fn random_init(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Copies what the RTL prints to stdout as well as capturing it (default: `CARD_RTL_ECHO`).
+    pub fn echo(mut self, on: bool) -> Self {
+        self.echo = Some(on);
+        self
+    }
+
+    /// Builds the model and evaluates it once at time zero, so initial blocks have run.
+    pub fn build(self) -> Result<Model> {
+        let name = self.name.unwrap_or_else(default_name);
+        let waves = match self.waves {
+            Some(p) => Some(p),
+            None if waves_requested() => Some(claim_waves_path(&name, self.top.name())),
+            None => None,
+        };
+        if let Some(dir) = waves.as_deref().and_then(Path::parent) {
+            std::fs::create_dir_all(dir).map_err(|source| SimError::Waves {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let waves_str = waves
+            .as_deref()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (def, seed) = randomized(self.top, self.seed);
+        let top = def.name();
+        let mut err = vec![0u8; 2048];
+        let opts = ModelOptions {
+            name: name.as_ptr(),
+            name_len: name.len(),
+            waves: waves_str.as_ptr(),
+            waves_len: waves_str.len(),
+            seed: seed.map_or(0, |s| s | 1),
+            rand_reset: if seed.is_some() { 2 } else { 0 },
+            echo: u32::from(self.echo.unwrap_or_else(|| env_flag(ECHO_ENV))),
+            err: err.as_mut_ptr(),
+            err_cap: err.len(),
+        };
+        // SAFETY: the factory is one sim-build generated for this top (TopDef::from_raw
+        // is only called by generated code); it reads `opts` and the strings it points to
+        // during the call only, writes at most `err_cap` bytes into `err`, and returns either
+        // null or a pointer from `new` to a `sim_runtime::SimModel`, whose ownership passes here.
+        let raw = unsafe { (def.factory())(&opts) };
+        if raw.is_null() {
+            let end = err.iter().position(|&b| b == 0).unwrap_or(err.len());
+            return Err(SimError::Create {
+                top: top.to_string(),
+                message: String::from_utf8_lossy(&err[..end]).into_owned(),
+            });
+        }
+        // SAFETY: `raw` is a non-null, uniquely owned `SimModel*` (see above); the UniquePtr
+        // deletes it through the virtual destructor.
+        let mut inner = unsafe { cxx::UniquePtr::from_raw(raw.cast::<ffi::SimModel>()) };
+        let descs = ffi::model_ports(pin(&mut inner, top)?.as_ref().get_ref());
+        let slots = descs
+            .iter()
+            .map(|d| Slot {
+                name: d.name().to_string(),
+                width: d.width(),
+                output: d.is_output(),
+                addr: d.addr() as *mut u8,
+            })
+            .collect();
+        let mut model = Model {
+            inner,
+            id: NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed),
+            top: def,
+            name,
+            slots,
+            sched: Scheduler::default(),
+            clock_ports: Vec::new(),
+            time_ps: 0,
+            last_dump_ps: None,
+            poisoned: false,
+            evaluations: 0,
+            waves,
+            _not_send: PhantomData,
+        };
+        // Every input starts at zero, as a testbench drives it: a randomized build draws the
+        // top's inputs at random too, and the agents set them only after the first edge.
+        if seed.is_some() {
+            let inputs: Vec<Port> = (0..model.slots.len())
+                .filter(|&i| !model.slots[i].output)
+                .map(|i| Port::new(model.id, model.slots[i].addr, i, model.slots[i].width))
+                .collect();
+            for p in inputs {
+                model.set_words(p, &[]);
+            }
+        }
+        model.eval()?;
+        Ok(model)
+    }
+}
+
+/// The top to build and the seed of its random values. A seed given with
+/// [`ModelBuilder::random_init`] randomizes the top itself. Otherwise, when `CARD_SIM_X` asks
+/// for the randomized build and the top has a twin ([`TopDef::with_randomized`]; card-sim's
+/// are the `<name>_x` lines of its `tops.txt`),
+/// the twin is built with the seed of `CARD_SIM_SEED` (default 1); else the top itself with no
+/// randomization.
+fn randomized(top: TopDef, seed: Option<u64>) -> (TopDef, Option<u64>) {
+    if seed.is_some() || !env_flag(X_ENV) {
+        return (top, seed);
+    }
+    match top.randomized() {
+        Some(twin) => {
+            let seed = std::env::var(SEED_ENV)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .filter(|&s| s != 0)
+                .unwrap_or(1);
+            (twin, Some(seed))
+        }
+        None => (top, None),
+    }
+}
+
+/// A named memory of a model: storage a simulation-only model keeps outside the RTL's arrays
+/// and registered with the runtime (`cpp/sim_memory.h`), reachable without bus cycles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryInfo {
+    /// The kind the model registered it as (its own word, e.g. `ddr3`).
+    pub kind: String,
+    /// Its hierarchical name in the RTL.
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// One verilated model with its own `VerilatedContext`.
+///
+/// The handle is neither `Send` nor `Sync`: Verilator's per-thread state means a model must be
+/// evaluated on the thread that built it. Run several models at once by building each on its
+/// own thread.
+pub struct Model {
+    inner: cxx::UniquePtr<ffi::SimModel>,
+    id: u64,
+    top: TopDef,
+    name: String,
+    slots: Vec<Slot>,
+    sched: Scheduler,
+    clock_ports: Vec<Port>,
+    time_ps: u64,
+    last_dump_ps: Option<u64>,
+    poisoned: bool,
+    /// Evaluations of the whole model so far: what a harness's per-cycle cost is made of.
+    evaluations: u64,
+    waves: Option<PathBuf>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("top", &self.top)
+            .field("name", &self.name)
+            .field("time_ps", &self.time_ps)
+            .field("clocks", &self.sched.clocks)
+            .field("poisoned", &self.poisoned)
+            .finish_non_exhaustive()
+    }
+}
+
+fn pin<'a>(
+    inner: &'a mut cxx::UniquePtr<ffi::SimModel>,
+    top: &str,
+) -> Result<Pin<&'a mut ffi::SimModel>> {
+    inner.as_mut().ok_or_else(|| SimError::Create {
+        top: top.to_string(),
+        message: "the model constructor returned nothing".to_string(),
+    })
+}
+
+impl Model {
+    /// Builds a model of `top` (a [`crate::Top`] of this crate or a [`TopDef`] another
+    /// crate built) with default settings; see [`ModelBuilder`].
+    pub fn new(top: impl Into<TopDef>) -> Result<Model> {
+        Model::builder(top).build()
+    }
+
+    /// Starts building a model of `top`.
+    pub fn builder(top: impl Into<TopDef>) -> ModelBuilder {
+        ModelBuilder {
+            top: top.into(),
+            name: None,
+            waves: None,
+            seed: None,
+            echo: None,
+        }
+    }
+
+    /// The top this model was built from.
+    pub fn top(&self) -> TopDef {
+        self.top
+    }
+
+    /// Takes what the RTL printed (`$display`, assertion messages) since the last call: the
+    /// text is captured per model rather than printed, so tests can check it.
+    pub fn take_output(&mut self) -> String {
+        match self.inner.as_mut() {
+            Some(m) => ffi::model_take_output(m),
+            None => String::new(),
+        }
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The waveform file, when waves are on.
+    pub fn waves_path(&self) -> Option<&Path> {
+        self.waves.as_deref()
+    }
+
+    /// Simulated time in picoseconds.
+    pub fn time_ps(&self) -> u64 {
+        self.time_ps
+    }
+
+    /// True once the RTL called `$finish`.
+    pub fn finished(&self) -> bool {
+        self.inner.as_ref().is_some_and(|m| m.got_finish())
+    }
+
+    /// The names of the top's ports, in declaration order.
+    pub fn port_names(&self) -> impl Iterator<Item = &str> {
+        self.slots.iter().map(|s| s.name.as_str())
+    }
+
+    /// Resolves a port by name, once; the returned handle is used in the per-cycle path.
+    pub fn port(&self, name: &str) -> Result<Port> {
+        let idx = self
+            .slots
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| SimError::NoSuchPort {
+                top: self.top.name().to_string(),
+                port: name.to_string(),
+                known: self
+                    .slots
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(Port::new(
+            self.id,
+            self.slots[idx].addr,
+            idx,
+            self.slots[idx].width,
+        ))
+    }
+
+    /// Resolves an input port, refusing outputs.
+    pub fn input(&self, name: &str) -> Result<Port> {
+        let p = self.port(name)?;
+        if self.slot(p).output {
+            return Err(self.misuse(p, "is an output and cannot be driven"));
+        }
+        Ok(p)
+    }
+
+    /// True if the port is an output of the model.
+    pub fn is_output(&self, port: Port) -> bool {
+        self.slot(port).output
+    }
+
+    fn misuse(&self, port: Port, problem: &str) -> SimError {
+        let s = self.slot(port);
+        SimError::PortUse {
+            top: self.top.name().to_string(),
+            port: s.name.clone(),
+            width: s.width,
+            direction: if s.output { "output" } else { "input" },
+            problem: problem.to_string(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, port: Port) -> &Slot {
+        self.own(port);
+        &self.slots[port.idx as usize]
+    }
+
+    /// Panics unless this model resolved `port`: only then does its address point into this
+    /// model's storage.
+    #[inline]
+    fn own(&self, port: Port) {
+        assert_eq!(
+            port.model, self.id,
+            "port handle used with a model that did not resolve it"
+        );
+    }
+
+    /// Where `port`'s value lives and how it is stored, for the per-cycle accessors.
+    #[inline]
+    fn place(&self, port: Port) -> (*mut u8, Storage) {
+        self.own(port);
+        (port.addr as *mut u8, port.storage)
+    }
+
+    /// Reads a port of up to 64 bits; for a wider port, its low 64 bits.
+    #[inline]
+    pub fn get(&self, port: Port) -> u64 {
+        let (addr, storage) = self.place(port);
+        // SAFETY: `addr` is the address of this port's storage inside the C++ model (`place`
+        // checked that this model resolved the port), which `self.inner` owns and keeps at a
+        // fixed address until `self` is dropped; the storage has the type that Verilator's
+        // width classes give for the port's width (see `Storage`), and a VlWide has at least
+        // two words whenever it is read as one u64 from two u32s.
+        unsafe {
+            match storage {
+                Storage::U8 => u64::from(addr.cast::<u8>().read()),
+                Storage::U16 => u64::from(addr.cast::<u16>().read()),
+                Storage::U32 => u64::from(addr.cast::<u32>().read()),
+                Storage::U64 => addr.cast::<u64>().read(),
+                Storage::Wide(_) => {
+                    let w = addr.cast::<u32>();
+                    u64::from(w.read()) | (u64::from(w.add(1).read()) << 32)
+                }
+            }
+        }
+    }
+
+    /// Reads a 1-bit (or any) port as a boolean: true when non-zero.
+    #[inline]
+    pub fn get_bool(&self, port: Port) -> bool {
+        self.get(port) != 0
+    }
+
+    /// Drives an input of up to 64 bits; bits above the port's width are dropped.
+    #[inline]
+    pub fn set(&mut self, port: Port, value: u64) {
+        let (addr, storage) = self.place(port);
+        let v = value & port.mask;
+        // SAFETY: as in `get`; the model is only evaluated from this thread and not during this
+        // write, so nothing else accesses the storage.
+        unsafe {
+            match storage {
+                Storage::U8 => addr.cast::<u8>().write(v as u8),
+                Storage::U16 => addr.cast::<u16>().write(v as u16),
+                Storage::U32 => addr.cast::<u32>().write(v as u32),
+                Storage::U64 => addr.cast::<u64>().write(v),
+                Storage::Wide(n) => {
+                    let w = addr.cast::<u32>();
+                    w.write(v as u32);
+                    w.add(1).write((v >> 32) as u32);
+                    for i in 2..n as usize {
+                        w.add(i).write(0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drives a 1-bit input.
+    #[inline]
+    pub fn set_bool(&mut self, port: Port, value: bool) {
+        self.set(port, u64::from(value));
+    }
+
+    /// Reads a port of any width into 32-bit words, least significant first. Words beyond the
+    /// port's width are set to zero; words the slice has no room for are not read.
+    #[inline]
+    pub fn get_words(&self, port: Port, out: &mut [u32]) {
+        let (addr, storage) = self.place(port);
+        match storage {
+            Storage::Wide(n) => {
+                let n = n as usize;
+                let w = addr.cast::<u32>();
+                for (i, o) in out.iter_mut().enumerate() {
+                    // SAFETY: `i < n` keeps the read inside the port's VlWide storage.
+                    *o = if i < n { unsafe { w.add(i).read() } } else { 0 };
+                }
+            }
+            _ => {
+                let v = self.get(port);
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = match i {
+                        0 => v as u32,
+                        1 => (v >> 32) as u32,
+                        _ => 0,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Drives an input of any width from 32-bit words, least significant first. Missing words
+    /// are zero; bits above the port's width are dropped.
+    #[inline]
+    pub fn set_words(&mut self, port: Port, words: &[u32]) {
+        let (addr, storage) = self.place(port);
+        match storage {
+            Storage::Wide(n) => {
+                let n = n as usize;
+                let top_bits = port.width % 32;
+                let w = addr.cast::<u32>();
+                for i in 0..n {
+                    let mut v = words.get(i).copied().unwrap_or(0);
+                    if i == n - 1 && top_bits != 0 {
+                        v &= (1u32 << top_bits) - 1;
+                    }
+                    // SAFETY: `i < n` keeps the write inside the port's VlWide storage.
+                    unsafe { w.add(i).write(v) };
+                }
+            }
+            _ => {
+                let lo = u64::from(words.first().copied().unwrap_or(0));
+                let hi = u64::from(words.get(1).copied().unwrap_or(0));
+                self.set(port, lo | (hi << 32));
+            }
+        }
+    }
+
+    /// Reads a port into bytes, least significant first (little-endian, as AXI lays out data).
+    pub fn get_bytes(&self, port: Port, out: &mut [u8]) {
+        let mut words = [0u32; 32];
+        let n = port.words().min(words.len());
+        self.get_words(port, &mut words[..n]);
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = words.get(i / 4).map_or(0, |w| (w >> (8 * (i % 4))) as u8);
+        }
+    }
+
+    /// Drives an input from bytes, least significant first.
+    pub fn set_bytes(&mut self, port: Port, bytes: &[u8]) {
+        let mut words = [0u32; 32];
+        for (i, b) in bytes.iter().enumerate().take(words.len() * 4) {
+            words[i / 4] |= u32::from(*b) << (8 * (i % 4));
+        }
+        let n = port.words().min(words.len());
+        self.set_words(port, &words[..n]);
+    }
+
+    /// Adds a clock on a 1-bit input port at `freq_hz`; it starts low at the current time.
+    pub fn add_clock(&mut self, port_name: &str, freq_hz: u64) -> Result<ClockId> {
+        if freq_hz == 0 || freq_hz > clock::MAX_FREQ_HZ {
+            return Err(SimError::BadClock {
+                port: port_name.to_string(),
+                freq_hz,
+            });
+        }
+        let port = self.input(port_name)?;
+        if port.width != 1 {
+            return Err(self.misuse(port, "is not a 1-bit input and cannot be a clock"));
+        }
+        if self.sched.clocks.len() >= 32 {
+            return Err(self.misuse(port, "cannot be added: a model has at most 32 clocks"));
+        }
+        let mut c = Clock::new(port_name, freq_hz);
+        // A clock added after time zero keeps its phase relative to its own start.
+        c.next_ps += self.time_ps;
+        self.sched.add(c);
+        self.clock_ports.push(port);
+        self.set(port, 0);
+        Ok(ClockId((self.sched.clocks.len() - 1) as u8))
+    }
+
+    /// Completed cycles (rising edges) of `clock`.
+    #[inline]
+    pub fn cycles(&self, clock: ClockId) -> u64 {
+        self.sched
+            .clocks
+            .get(clock.index())
+            .map_or(0, Clock::cycles)
+    }
+
+    /// The port name of `clock` (empty for a clock this model does not have).
+    pub fn clock_name(&self, clock: ClockId) -> &str {
+        self.sched
+            .clocks
+            .get(clock.index())
+            .map_or("", |c| c.name.as_str())
+    }
+
+    /// The frequency of `clock` in hertz.
+    pub fn clock_freq_hz(&self, clock: ClockId) -> u64 {
+        self.sched
+            .clocks
+            .get(clock.index())
+            .map_or(0, |c| c.freq_hz)
+    }
+
+    /// The next instant at which any clock has an edge, and which edges those are, without
+    /// applying them: monitors sample here, before the edge.
+    #[inline]
+    pub fn next_edges(&self) -> Option<(u64, Edges)> {
+        self.sched.peek()
+    }
+
+    /// How many times the model has been evaluated (by [`Model::eval`], steps and ticks):
+    /// the unit a harness's speed is made of, for counting what a change of stepping saves.
+    pub fn evaluations(&self) -> u64 {
+        self.evaluations
+    }
+
+    /// Evaluates the model at the current time: call after driving inputs so that
+    /// combinational outputs settle.
+    pub fn eval(&mut self) -> Result<()> {
+        self.eval_at(self.time_ps)?;
+        // Inputs driven after an edge show in the waves one picosecond after it, like a
+        // clock-to-output delay, without reordering anything in simulated time.
+        if self.waves.is_some() {
+            let at = match self.last_dump_ps {
+                Some(t) if t >= self.time_ps => t + 1,
+                _ => self.time_ps,
+            };
+            if self.sched.next_time().is_none_or(|n| at < n) {
+                self.dump(at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Advances to the next clock edge instant, applies every edge due then and evaluates once.
+    /// With no clock, returns no edges and leaves time unchanged.
+    #[inline]
+    pub fn step(&mut self) -> Result<Edges> {
+        self.check_alive()?;
+        let Some((t, edges)) = self.sched.peek() else {
+            return Ok(Edges::default());
+        };
+        self.sched.apply(t);
+        let mut moved = edges.rising_mask() | edges.falling_mask();
+        while moved != 0 {
+            let i = moved.trailing_zeros() as usize;
+            moved &= moved - 1;
+            let level = self.sched.clocks[i].level();
+            let port = self.clock_ports[i];
+            self.set_bool(port, level);
+        }
+        self.time_ps = t;
+        self.eval_unchecked(t)?;
+        if self.waves.is_some() {
+            self.dump(t)?;
+        }
+        Ok(edges)
+    }
+
+    /// Steps until `clock` has risen once more.
+    pub fn tick(&mut self, clock: ClockId) -> Result<()> {
+        if clock.index() >= self.sched.clocks.len() {
+            return Err(SimError::Timeout {
+                clock: format!(
+                    "#{} (this model has {} clocks)",
+                    clock.index(),
+                    self.sched.clocks.len()
+                ),
+                cycles: 0,
+                what: "a clock this model does not have".to_string(),
+            });
+        }
+        loop {
+            if self.step()?.rising(clock) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Steps `n` rising edges of `clock`.
+    pub fn ticks(&mut self, clock: ClockId, n: u64) -> Result<()> {
+        for _ in 0..n {
+            self.tick(clock)?;
+        }
+        Ok(())
+    }
+
+    /// Ticks `clock` until `done(model)` is true after an edge, at most `limit` cycles.
+    pub fn wait_until(
+        &mut self,
+        clock: ClockId,
+        limit: u64,
+        what: &str,
+        mut done: impl FnMut(&Model) -> bool,
+    ) -> Result<u64> {
+        for n in 1..=limit {
+            self.tick(clock)?;
+            if done(self) {
+                return Ok(n);
+            }
+        }
+        Err(SimError::Timeout {
+            clock: self
+                .sched
+                .clocks
+                .get(clock.index())
+                .map_or_else(String::new, |c| c.name.clone()),
+            cycles: limit,
+            what: what.to_string(),
+        })
+    }
+
+    /// The named memories that this model's RTL registered (storage that a simulation-only
+    /// model keeps behind DPI-C, see `cpp/sim_memory.h`), in the order they were registered.
+    pub fn memories(&self) -> Vec<MemoryInfo> {
+        self.inner.as_ref().map_or_else(Vec::new, |m| {
+            ffi::model_memories(m)
+                .into_iter()
+                .map(ffi::MemoryDesc::into_info)
+                .collect()
+        })
+    }
+
+    /// The memory of `kind` that `instance` names (its full hierarchical name, or its last
+    /// path components after a dot), or the only one of that kind when `instance` is `None`:
+    /// its index among all the model's memories, and its description.
+    pub fn memory(&self, kind: &str, instance: Option<&str>) -> Result<(usize, MemoryInfo)> {
+        let all: Vec<(usize, MemoryInfo)> = self
+            .memories()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, m)| m.kind == kind)
+            .collect();
+        let names = || {
+            all.iter()
+                .map(|(_, m)| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if all.is_empty() {
+            return Err(SimError::NoMemory {
+                model: self.name.clone(),
+                kind: kind.to_string(),
+            });
+        }
+        let hits: Vec<&(usize, MemoryInfo)> = match instance {
+            None if all.len() == 1 => all.iter().collect(),
+            None => {
+                return Err(SimError::MemoryAmbiguous {
+                    model: self.name.clone(),
+                    kind: kind.to_string(),
+                    instances: names(),
+                })
+            }
+            Some(want) => all
+                .iter()
+                .filter(|(_, m)| m.name == want || m.name.ends_with(&format!(".{want}")))
+                .collect(),
+        };
+        match hits.as_slice() {
+            [hit] => Ok((*hit).clone()),
+            _ => Err(SimError::NoSuchMemory {
+                model: self.name.clone(),
+                kind: kind.to_string(),
+                instance: instance.unwrap_or_default().to_string(),
+                known: names(),
+            }),
+        }
+    }
+
+    /// Writes `data` at byte address `addr` of the memory of `kind` that `instance` names (see
+    /// [`Model::memory`]), without bus cycles: a preload that the RTL sees from its next
+    /// access on.
+    pub fn memory_write(
+        &mut self,
+        kind: &str,
+        instance: Option<&str>,
+        addr: u64,
+        data: &[u8],
+    ) -> Result<()> {
+        let (idx, info) = self.memory(kind, instance)?;
+        let top = self.top.name();
+        let rc = ffi::model_memory_write(pin(&mut self.inner, top)?, idx, addr, data);
+        self.memory_result(rc, info, addr, data.len())
+    }
+
+    /// Reads `out.len()` bytes at byte address `addr` of the memory of `kind` that `instance`
+    /// names (see [`Model::memory`]), without bus cycles.
+    pub fn memory_read(
+        &self,
+        kind: &str,
+        instance: Option<&str>,
+        addr: u64,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let (idx, info) = self.memory(kind, instance)?;
+        let len = out.len();
+        let rc = self
+            .inner
+            .as_ref()
+            .map_or(-1, |m| ffi::model_memory_read(m, idx, addr, out));
+        self.memory_result(rc, info, addr, len)
+    }
+
+    fn memory_result(&self, rc: i32, info: MemoryInfo, addr: u64, len: usize) -> Result<()> {
+        match rc {
+            0 => Ok(()),
+            -2 => Err(SimError::MemoryRange {
+                instance: info.name,
+                addr,
+                len,
+                size: info.size,
+            }),
+            _ => Err(SimError::NoMemory {
+                model: self.name.clone(),
+                kind: info.kind,
+            }),
+        }
+    }
+
+    #[inline]
+    fn check_alive(&self) -> Result<()> {
+        if self.poisoned {
+            Err(SimError::Poisoned {
+                model: self.name.clone(),
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    #[inline]
+    fn eval_at(&mut self, t: u64) -> Result<()> {
+        self.check_alive()?;
+        self.eval_unchecked(t)
+    }
+
+    /// Evaluates at `t` a model known not to be poisoned (the caller checked).
+    #[inline]
+    fn eval_unchecked(&mut self, t: u64) -> Result<()> {
+        let Some(mut m) = self.inner.as_mut() else {
+            return Err(SimError::Create {
+                top: self.top.name().to_string(),
+                message: "the model constructor returned nothing".to_string(),
+            });
+        };
+        m.as_mut().set_time(t);
+        self.evaluations += 1;
+        if let Err(e) = m.eval() {
+            self.poisoned = true;
+            return Err(SimError::Rtl {
+                model: self.name.clone(),
+                time_ps: t,
+                message: e.what().to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn dump(&mut self, t: u64) -> Result<()> {
+        let top = self.top.name();
+        pin(&mut self.inner, top)?.dump(t);
+        self.last_dump_ps = Some(t);
+        Ok(())
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // A poisoned model is mid-evaluation; running its final blocks could fail again.
+        if !self.poisoned {
+            if let Some(m) = self.inner.as_mut() {
+                let _ = m.finish();
+            }
+        }
+    }
+}
+
+fn default_name() -> String {
+    std::thread::current()
+        .name()
+        .map_or_else(|| "model".to_string(), str::to_string)
+}
+
+/// The waveform file of a model named `name` (its test's name) of top `top`: `<name>.fst` for
+/// the first in this process, `<name>-<n>-<top>.fst` for the n-th after it, so that two models
+/// of one test (two cards open at once) never write one file.
+fn claim_waves_path(name: &str, top: &str) -> PathBuf {
+    static CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut claimed = CLAIMED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = waves_dir();
+    let base = file_safe(name);
+    let mut path = dir.join(format!("{base}.fst"));
+    let mut n = 1;
+    while claimed.contains(&path) {
+        n += 1;
+        path = dir.join(format!("{base}-{n}-{}.fst", file_safe(top)));
+    }
+    claimed.push(path.clone());
+    path
+}
+
+fn file_safe(name: &str) -> String {
+    name.replace("::", "__")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn env_flag(key: &str) -> bool {
+    std::env::var(key).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn waves_requested() -> bool {
+    env_flag(WAVES_ENV)
+}
+
+/// The folder waveforms go to: `CARD_WAVES_DIR`, else `waves/` in the build's target folder.
+pub fn waves_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(WAVES_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    // OUT_DIR is <target>/<profile>/build/sim-runtime-<hash>/out.
+    Path::new(env!("SIM_RUNTIME_OUT_DIR"))
+        .ancestors()
+        .nth(4)
+        .map_or_else(|| PathBuf::from("target"), Path::to_path_buf)
+        .join("waves")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_follows_verilator_width_classes() {
+        assert_eq!(Storage::of_width(1), Storage::U8);
+        assert_eq!(Storage::of_width(16), Storage::U16);
+        assert_eq!(Storage::of_width(17), Storage::U32);
+        assert_eq!(Storage::of_width(64), Storage::U64);
+        assert_eq!(Storage::of_width(65), Storage::Wide(3));
+        assert_eq!(Storage::of_width(512), Storage::Wide(16));
+    }
+
+    #[test]
+    fn test_names_become_file_names() {
+        assert_eq!(file_safe("tests::waves on"), "tests__waves_on");
+    }
+}

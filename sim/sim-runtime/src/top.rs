@@ -1,0 +1,103 @@
+//! Verilated tops as values: the [`TopDef`] that [`crate::Model`] builds from, one per top a
+//! crate built with sim-build (`sim_runtime::include_tops!()`).
+
+use std::ffi::c_void;
+
+/// How Rust asks a top's factory for a model; the C++ `sim_runtime::ModelOptions` has the same
+/// layout (`cpp/sim_model.h`).
+#[doc(hidden)]
+#[repr(C)]
+#[derive(Debug)]
+pub struct ModelOptions {
+    pub(crate) name: *const u8,
+    pub(crate) name_len: usize,
+    pub(crate) waves: *const u8,
+    pub(crate) waves_len: usize,
+    pub(crate) seed: u64,
+    pub(crate) rand_reset: u32,
+    pub(crate) echo: u32,
+    pub(crate) err: *mut u8,
+    pub(crate) err_cap: usize,
+}
+
+/// The generated factory of one top: a new model, or null with the reason in `err`.
+#[doc(hidden)]
+pub type RawFactory = unsafe extern "C" fn(opts: *const ModelOptions) -> *mut c_void;
+
+/// A verilated top a model can be built from: one a crate built from its build script with
+/// sim-build (`sim_runtime::include_tops!()` defines one constant per top; a crate may wrap
+/// them in its own enum, as card-sim's `Top` does).
+#[derive(Clone, Copy)]
+pub struct TopDef {
+    name: &'static str,
+    module: &'static str,
+    factory: RawFactory,
+    randomized: Option<&'static TopDef>,
+}
+
+impl TopDef {
+    /// Used by generated code only: the factory must be one that sim-build generated.
+    #[doc(hidden)]
+    pub const fn from_raw(name: &'static str, module: &'static str, factory: RawFactory) -> Self {
+        TopDef {
+            name,
+            module,
+            factory,
+            randomized: None,
+        }
+    }
+
+    /// The same top with `twin` as its randomized build: the same module verilated with
+    /// `--x-initial unique` (and, if its crate chooses, from RTL without declaration
+    /// initialisers), which a model builds in its place when `CARD_SIM_X` asks for the
+    /// randomized build ([`crate::X_ENV`]).
+    pub const fn with_randomized(mut self, twin: &'static TopDef) -> TopDef {
+        self.randomized = Some(twin);
+        self
+    }
+
+    /// The randomized twin, if the top has one ([`TopDef::with_randomized`]).
+    pub fn randomized(&self) -> Option<TopDef> {
+        self.randomized.copied()
+    }
+
+    /// The top's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The RTL module it was built from.
+    pub fn module(&self) -> &'static str {
+        self.module
+    }
+
+    pub(crate) fn factory(&self) -> RawFactory {
+        self.factory
+    }
+}
+
+impl PartialEq for TopDef {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.module == other.module
+    }
+}
+
+impl Eq for TopDef {}
+
+impl std::fmt::Debug for TopDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TopDef")
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .finish()
+    }
+}
+
+/// Defines the `TopDef` constants of the tops this crate's build script built with
+/// sim-build (one per top, named in upper case, and `ALL_TOPS`).
+#[macro_export]
+macro_rules! include_tops {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/top_defs.rs"));
+    };
+}
