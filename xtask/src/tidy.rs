@@ -240,62 +240,6 @@ fn tempfile_dir() -> std::path::PathBuf {
     dir
 }
 
-/// The crates of the simulated world and the driver's: none may be a dependency of the host API
-/// crate, and the facade may have them only behind a feature.
-const BACKEND_CRATES: &[&str] = &[
-    "sim-runtime",
-    "sim-build",
-    "card-sim",
-    "axi-bfm",
-    "card-harness",
-    "xdma-sim",
-    "xdma-hw",
-    "verilator-find",
-];
-
-/// A crate's `[dependencies]`: (name, optional).
-fn dependencies(manifest: &Path) -> Vec<(String, bool)> {
-    let doc: toml::Table = toml::from_str(&read(manifest)).expect("a manifest parses");
-    doc.get("dependencies")
-        .and_then(|d| d.as_table())
-        .map(|t| {
-            t.iter()
-                .map(|(name, spec)| {
-                    let optional = spec
-                        .get("optional")
-                        .and_then(toml::Value::as_bool)
-                        .unwrap_or(false);
-                    (name.clone(), optional)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-#[test]
-fn the_host_api_knows_no_backend() {
-    let core = dependencies(&root().join("crates/xdma-core/Cargo.toml"));
-    let bad: Vec<&String> = core
-        .iter()
-        .map(|(n, _)| n)
-        .filter(|n| BACKEND_CRATES.contains(&n.as_str()))
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "xdma-core must build without a simulator or a driver, but depends on {bad:?}"
-    );
-    let facade = dependencies(&root().join("crates/xdma/Cargo.toml"));
-    let bad: Vec<&String> = facade
-        .iter()
-        .filter(|(n, optional)| BACKEND_CRATES.contains(&n.as_str()) && !optional)
-        .map(|(n, _)| n)
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "xdma may depend on a backend only behind a feature, but always depends on {bad:?}"
-    );
-}
-
 /// The XDMA IP's engine identifiers (H2C, C2H) and descriptor magic as hex literals, spelled in
 /// pieces so that this file does not match its own check.
 const IP_LITERALS: &[&str] = &[
@@ -369,52 +313,712 @@ fn an_identifier_literal_is_found() {
     assert_eq!(ip_literal_lines(text), [1, 3, 4]);
 }
 
+// Layering (docs/architecture.md, "Layering rules"): which crate may depend on which, and which
+// code looks the card's ports up. Each crate's name is written once below, so that renaming a
+// crate is a one-line edit here.
+
+/// The crate that puts the card's top in an environment, the one that names its ports.
+const HARNESS: &str = "card-harness";
+/// The simulation beneath the card's ports: the verilated model's runtime and its build,
+/// finding Verilator, the bus models and the card's harness.
+const SIMULATION_CRATES: &[&str] = &[
+    "sim-runtime",
+    "sim-build",
+    "card-sim",
+    "verilator-find",
+    "axi-bfm",
+    HARNESS,
+];
+/// The register-level XDMA IP in front of the card.
+const IP_MODEL: &str = "xdma-ip";
+/// The Linux driver's work per call, on the IP.
+const DRIVER_MODEL: &str = "xdma-driver";
+/// The models the simulated backend runs on.
+const MODEL_CRATES: &[&str] = &[IP_MODEL, DRIVER_MODEL];
+/// The simulated card behind the API.
+const SIM_BACKEND: &str = "xdma-sim";
+/// A board behind the Linux driver's nodes.
+const HW_BACKEND: &str = "xdma-hw";
+/// The backends, which the facade holds behind its cargo features.
+const BACKEND_CRATES: &[&str] = &[SIM_BACKEND, HW_BACKEND];
+/// The simulated card served as the driver's nodes.
+const FUSE: &str = "xdma-fuse";
+/// The front ends that serve the simulated card to other programs (FUSE nodes, a guest).
+const FRONT_END_CRATES: &[&str] = &[FUSE, "xdma-vm"];
+/// The card's RTL tests, which drive tops (blocks and the card) directly.
+const RTL_TEST_CRATES: &[&str] = &["rtl-tests"];
+/// The card's test suite over the API.
+const API_TEST_CRATES: &[&str] = &["card-tests"];
+/// The host API with no backend.
+const API_CORE: &str = "xdma-core";
+/// The facade programs depend on, which picks a backend at run time.
+const FACADE: &str = "xdma";
+/// The IP's contract with its driver, shared by the driver's world and the simulated one.
+const REGMAP: &str = "xdma-regmap";
+/// The tools, which know the card through the facade only.
+const TOOL_CRATES: &[&str] = &["xdma-bench", "xdma-record"];
+/// Beside the harness, crates that drive or constrain tops themselves: the speed benchmark
+/// (the bare model against plain C++), the worked example of one's own RTL, and xtask (the
+/// synthesis constraints name the board's clocks).
+const RTL_LEVEL_CRATES: &[&str] = &["sim-bench", "own-rtl-example", "xtask"];
+/// What the simulated backend may take from the harness: the card's own LOOP rate, measured
+/// on a card_core of its own; its calls reach the card through the IP.
+const SIM_BACKEND_HARNESS_USES: &[&str] = &["loop_rate", "LoopRate"];
+/// The card's tops: their ports are the card's ports.
+const CARD_TOPS: &[&str] = &["hdl/rtl/card_core.v", "hdl/sim/sim_top.v"];
+/// The calls that look a port up by its name: card-sim's `Model::port`, `input` and
+/// `add_clock`, axi-bfm's `Env::add_clock`, `add_reset` and every bus model's `attach`, the
+/// harness's stream finder and the RTL tests' handshake recorder.
+const PORT_LOOKUPS: &[&str] = &[
+    "port",
+    "input",
+    "add_clock",
+    "add_reset",
+    "attach",
+    "attach_with",
+    "stream_ports",
+    "record_axi",
+];
+
+/// The lists joined.
+fn joined(lists: &[&[&'static str]]) -> Vec<&'static str> {
+    lists.iter().flat_map(|l| l.iter().copied()).collect()
+}
+
+/// What no part of the host API and no tool may reach: backend internals (the models, the
+/// backends other than through the facade's features, the front ends), the simulation with
+/// the harness, and the test crates.
+fn not_for_the_api() -> Vec<&'static str> {
+    joined(&[
+        SIMULATION_CRATES,
+        MODEL_CRATES,
+        BACKEND_CRATES,
+        FRONT_END_CRATES,
+        RTL_TEST_CRATES,
+        API_TEST_CRATES,
+    ])
+}
+
+/// One dependency of a crate, by its package name.
+#[derive(Debug, Clone)]
+struct Dep {
+    name: String,
+    optional: bool,
+}
+
+/// A crate's normal and dev dependencies, every target's included.
+#[derive(Debug, Clone, Default)]
+struct Deps {
+    normal: Vec<Dep>,
+    dev: Vec<Dep>,
+}
+
+/// Every workspace crate's dependencies, by package name.
+type Graph = std::collections::BTreeMap<String, Deps>;
+
+/// A manifest's dependencies of one kind (`dependencies`, `dev-dependencies`), those under
+/// `[target.'cfg(..)'.*]` too, each by the package it names.
+fn deps_of(doc: &toml::Table, kind: &str) -> Vec<Dep> {
+    let mut tables: Vec<&toml::Table> = doc
+        .get(kind)
+        .and_then(|d| d.as_table())
+        .into_iter()
+        .collect();
+    if let Some(targets) = doc.get("target").and_then(|t| t.as_table()) {
+        tables.extend(
+            targets
+                .values()
+                .filter_map(|t| t.get(kind).and_then(|d| d.as_table())),
+        );
+    }
+    tables
+        .into_iter()
+        .flat_map(|t| {
+            t.iter().map(|(key, spec)| Dep {
+                name: spec
+                    .get("package")
+                    .and_then(toml::Value::as_str)
+                    .unwrap_or(key)
+                    .to_string(),
+                optional: spec
+                    .get("optional")
+                    .and_then(toml::Value::as_bool)
+                    .unwrap_or(false),
+            })
+        })
+        .collect()
+}
+
+/// Every crate's folder and package name, from the manifests under the root.
+fn crate_dirs() -> Vec<(PathBuf, String, toml::Table)> {
+    let mut manifests = Vec::new();
+    files_with_ext(&root(), "toml", &mut manifests);
+    manifests
+        .into_iter()
+        .filter(|m| m.ends_with("Cargo.toml"))
+        .filter_map(|m| {
+            let doc: toml::Table = toml::from_str(&read(&m))
+                .unwrap_or_else(|e| panic!("{} does not parse: {e}", rel(&m)));
+            let name = doc.get("package")?.get("name")?.as_str()?.to_string();
+            Some((m.parent()?.to_path_buf(), name, doc))
+        })
+        .collect()
+}
+
+/// The workspace's dependency graph, from its manifests.
+fn workspace_graph() -> Graph {
+    crate_dirs()
+        .into_iter()
+        .map(|(_, name, doc)| {
+            let deps = Deps {
+                normal: deps_of(&doc, "dependencies"),
+                dev: deps_of(&doc, "dev-dependencies"),
+            };
+            (name, deps)
+        })
+        .collect()
+}
+
+/// The one edge a walk does not follow: the facade's backends behind its features.
+fn through_a_feature(from: &str, dep: &Dep) -> bool {
+    from == FACADE && dep.optional && BACKEND_CRATES.contains(&dep.name.as_str())
+}
+
+/// The chains (`a -> b -> c`) by which `start` reaches any crate of `forbidden` through normal
+/// dependencies (optional ones too, but for the facade's features), starting from its dev
+/// dependencies as well when `dev`.
+fn forbidden_reach(g: &Graph, start: &str, dev: bool, forbidden: &[&str]) -> Vec<String> {
+    let mut chains = std::collections::BTreeMap::<String, String>::new();
+    let mut todo: Vec<(String, String)> = vec![(start.to_string(), start.to_string())];
+    let mut first = true;
+    while let Some((from, chain)) = todo.pop() {
+        let Some(d) = g.get(&from) else {
+            continue;
+        };
+        let dev_edges = if first && dev { &d.dev[..] } else { &[] };
+        first = false;
+        for dep in d.normal.iter().chain(dev_edges) {
+            if through_a_feature(&from, dep) || chains.contains_key(&dep.name) {
+                continue;
+            }
+            let next = format!("{chain} -> {}", dep.name);
+            chains.insert(dep.name.clone(), next.clone());
+            todo.push((dep.name.clone(), next));
+        }
+    }
+    chains
+        .into_iter()
+        .filter(|(name, _)| forbidden.contains(&name.as_str()))
+        .map(|(_, chain)| chain)
+        .collect()
+}
+
+/// The host API: `xdma-core` (tests included) reaches no backend, model, simulation, front end
+/// or test crate; nor does the facade, except its backends through its features.
+fn host_api_violations(g: &Graph) -> Vec<String> {
+    let bad = not_for_the_api();
+    let mut v = forbidden_reach(g, API_CORE, true, &bad);
+    v.extend(forbidden_reach(g, FACADE, false, &bad));
+    v
+}
+
+#[test]
+fn the_host_api_knows_no_backend() {
+    let v = host_api_violations(&workspace_graph());
+    assert!(
+        v.is_empty(),
+        "{API_CORE} builds and tests with neither a simulator nor a driver, and {FACADE} reaches a backend only through a cargo feature; these dependencies break that: {v:?}"
+    );
+}
+
+/// Adds the dependency `from -> to` to a copy of the workspace's graph.
+fn with_dep(g: &Graph, from: &str, to: &str, optional: bool, dev: bool) -> Graph {
+    let mut g = g.clone();
+    let d = g.entry(from.to_string()).or_default();
+    let dep = Dep {
+        name: to.to_string(),
+        optional,
+    };
+    if dev {
+        d.dev.push(dep);
+    } else {
+        d.normal.push(dep);
+    }
+    g
+}
+
+/// The check itself must be able to fail.
+#[test]
+fn a_host_api_that_reaches_a_backend_is_caught() {
+    let g = workspace_graph();
+    assert!(!host_api_violations(&with_dep(&g, API_CORE, "card-sim", false, false)).is_empty());
+    assert!(
+        !host_api_violations(&with_dep(&g, API_CORE, RTL_TEST_CRATES[0], false, true)).is_empty()
+    );
+    // A backend the facade always links, not behind a feature.
+    let v = host_api_violations(&with_dep(&g, FACADE, SIM_BACKEND, false, false));
+    assert!(v.iter().any(|c| c.ends_with(SIM_BACKEND)), "{v:?}");
+    // A crate between the facade and a harness.
+    let g2 = with_dep(
+        &with_dep(&g, FACADE, "middle", false, false),
+        "middle",
+        HARNESS,
+        false,
+        false,
+    );
+    let v = host_api_violations(&g2);
+    assert!(
+        v.contains(&format!("{FACADE} -> middle -> {HARNESS}")),
+        "{v:?}"
+    );
+}
+
+/// The tools, and the facade's examples (with the facade's dev dependencies), reach the card
+/// through the facade only: no backend internals, no simulation or harness, no test crate,
+/// tests included.
+fn tool_violations(g: &Graph) -> Vec<String> {
+    let bad = not_for_the_api();
+    let mut v: Vec<String> = TOOL_CRATES
+        .iter()
+        .flat_map(|t| forbidden_reach(g, t, true, &bad))
+        .collect();
+    v.extend(forbidden_reach(g, FACADE, true, &bad));
+    v
+}
+
+#[test]
+fn the_tools_know_the_card_through_the_api_only() {
+    let v = tool_violations(&workspace_graph());
+    assert!(
+        v.is_empty(),
+        "the tools ({TOOL_CRATES:?}) and {FACADE}'s examples reach a backend only through {FACADE}'s features, and no harness or test crate; these dependencies break that: {v:?}"
+    );
+}
+
+#[test]
+fn a_tool_that_links_a_harness_is_caught() {
+    let g = workspace_graph();
+    let v = tool_violations(&with_dep(
+        &g,
+        TOOL_CRATES[0],
+        RTL_TEST_CRATES[0],
+        false,
+        false,
+    ));
+    assert!(
+        v.contains(&format!("{} -> {}", TOOL_CRATES[0], RTL_TEST_CRATES[0])),
+        "{v:?}"
+    );
+    assert!(!tool_violations(&with_dep(&g, TOOL_CRATES[1], IP_MODEL, false, false)).is_empty());
+    assert!(!tool_violations(&with_dep(&g, TOOL_CRATES[0], SIM_BACKEND, true, false)).is_empty());
+    assert!(!tool_violations(&with_dep(&g, FACADE, HARNESS, false, true)).is_empty());
+}
+
+/// No crate's normal dependencies reach a test crate: tests depend on code, never the reverse.
+fn test_crate_violations(g: &Graph) -> Vec<String> {
+    let tests = joined(&[RTL_TEST_CRATES, API_TEST_CRATES]);
+    g.keys()
+        .filter(|c| !tests.contains(&c.as_str()))
+        .flat_map(|c| forbidden_reach(g, c, false, &tests))
+        .collect()
+}
+
+#[test]
+fn no_crate_depends_on_a_test_crate() {
+    let v = test_crate_violations(&workspace_graph());
+    assert!(
+        v.is_empty(),
+        "only dev dependencies may name a test crate: {v:?}"
+    );
+}
+
+#[test]
+fn a_dependency_on_a_test_crate_is_caught() {
+    let g = workspace_graph();
+    let v = test_crate_violations(&with_dep(&g, SIM_BACKEND, API_TEST_CRATES[0], false, false));
+    assert!(!v.is_empty(), "{v:?}");
+    assert!(
+        test_crate_violations(&with_dep(&g, SIM_BACKEND, API_TEST_CRATES[0], false, true))
+            .is_empty()
+    );
+}
+
+/// The IP model knows neither a driver nor a guest nor the API's backends; the driver model
+/// knows no backend and no front end: they are what the backends and front ends run on.
+fn model_violations(g: &Graph) -> Vec<String> {
+    let above = joined(&[BACKEND_CRATES, FRONT_END_CRATES]);
+    let mut v = forbidden_reach(g, IP_MODEL, false, &joined(&[&[DRIVER_MODEL], &above]));
+    v.extend(forbidden_reach(g, DRIVER_MODEL, false, &above));
+    v
+}
+
+#[test]
+fn the_models_know_no_backend_and_no_front_end() {
+    let v = model_violations(&workspace_graph());
+    assert!(v.is_empty(), "{v:?}");
+}
+
+#[test]
+fn a_model_that_knows_a_front_end_is_caught() {
+    let g = workspace_graph();
+    assert!(!model_violations(&with_dep(&g, IP_MODEL, DRIVER_MODEL, false, false)).is_empty());
+    assert!(!model_violations(&with_dep(&g, DRIVER_MODEL, FUSE, false, false)).is_empty());
+}
+
+/// The register map has no dependency at all, and the driver backend that uses it reaches no
+/// simulation, model, simulated backend or front end.
+fn driver_world_violations(g: &Graph) -> Vec<String> {
+    let mut v: Vec<String> = g
+        .get(REGMAP)
+        .map(|d| {
+            d.normal
+                .iter()
+                .map(|d| format!("{REGMAP} -> {}", d.name))
+                .collect()
+        })
+        .unwrap_or_default();
+    let sim = joined(&[
+        SIMULATION_CRATES,
+        MODEL_CRATES,
+        &[SIM_BACKEND],
+        FRONT_END_CRATES,
+    ]);
+    v.extend(forbidden_reach(g, HW_BACKEND, false, &sim));
+    v
+}
+
 /// The register map is what the driver's world shares with the simulated one, so it has no
 /// dependency at all, and the driver backend that uses it still knows no simulator.
 #[test]
 fn the_register_map_keeps_the_driver_free_of_the_simulator() {
-    let regmap = dependencies(&root().join("crates/xdma-regmap/Cargo.toml"));
-    assert!(
-        regmap.is_empty(),
-        "xdma-regmap must have no dependencies, but has {regmap:?}"
-    );
-    let hw = dependencies(&root().join("crates/xdma-hw/Cargo.toml"));
-    let bad: Vec<&String> = hw
-        .iter()
-        .map(|(n, _)| n)
-        .filter(|n| BACKEND_CRATES.contains(&n.as_str()) || n.as_str() == "xdma-ip")
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "xdma-hw must build without a simulator, but depends on {bad:?}"
-    );
+    let v = driver_world_violations(&workspace_graph());
+    assert!(v.is_empty(), "{v:?}");
+}
+
+#[test]
+fn a_driver_world_that_pulls_in_a_simulator_is_caught() {
+    let g = workspace_graph();
+    assert!(!driver_world_violations(&with_dep(&g, REGMAP, "serde", false, false)).is_empty());
+    assert!(!driver_world_violations(&with_dep(&g, HW_BACKEND, IP_MODEL, false, false)).is_empty());
+}
+
+/// The names `text` takes from the crate `krate` (`krate::a`, `krate::{a, b::c}`), comments
+/// left out.
+fn names_taken_from(text: &str, krate: &str) -> Vec<String> {
+    let (code, _) = scan(text);
+    let prefix = format!("{}::", krate.replace('-', "_"));
+    let ident = |s: &str| -> String {
+        s.trim()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices(&prefix) {
+        let rest = &code[i + prefix.len()..];
+        match rest.strip_prefix('{') {
+            Some(group) => {
+                let group = group.split('}').next().unwrap_or("");
+                out.extend(group.split(',').map(ident).filter(|n| !n.is_empty()));
+            }
+            None => out.push(ident(rest)),
+        }
+    }
+    out
+}
+
+/// What the simulated card and the FUSE nodes may know: the card only through the IP and the
+/// driver model (the simulated backend takes from the harness its LOOP measurement alone), and
+/// the driver's contract from the register map rather than the driver backend.
+fn sim_backend_violations(g: &Graph, sim_sources: &[(String, String)]) -> Vec<String> {
+    let mut v = Vec::new();
+    let direct = |c: &str| -> Vec<String> {
+        g.get(c)
+            .map(|d| d.normal.iter().map(|d| d.name.clone()).collect())
+            .unwrap_or_default()
+    };
+    if direct(FUSE).iter().any(|n| n == HARNESS) {
+        v.push(format!("{FUSE} depends on {HARNESS}"));
+    }
+    for c in [SIM_BACKEND, FUSE] {
+        if direct(c).iter().any(|n| n == HW_BACKEND) {
+            v.push(format!("{c} depends on {HW_BACKEND}"));
+        }
+    }
+    for needed in MODEL_CRATES {
+        if !direct(SIM_BACKEND).iter().any(|n| n == needed) {
+            v.push(format!("{SIM_BACKEND} does not run on {needed}"));
+        }
+    }
+    for (file, text) in sim_sources {
+        for name in names_taken_from(text, HARNESS) {
+            if !SIM_BACKEND_HARNESS_USES.contains(&name.as_str()) {
+                v.push(format!("{file} takes `{name}` from {HARNESS}"));
+            }
+        }
+    }
+    v
+}
+
+/// The `.rs` files of a crate's folder, as (path from the root, text).
+fn sources_of(krate: &str) -> Vec<(String, String)> {
+    let Some((dir, _, _)) = crate_dirs().into_iter().find(|(_, n, _)| n == krate) else {
+        panic!("no crate {krate} in the workspace");
+    };
+    let mut files = Vec::new();
+    files_with_ext(&dir, "rs", &mut files);
+    files.iter().map(|f| (rel(f), read(f))).collect()
 }
 
 /// One IP model: the simulated card and the FUSE nodes reach the card only through the
 /// register-level IP (and the driver model in front of it), never through the card harness
-/// itself; and the FUSE nodes take the driver's contract from the register map, not from the
-/// driver backend.
+/// itself, but for the card's own LOOP rate, which the simulated backend measures on a
+/// card_core of its own; and the FUSE nodes take the driver's contract from the register map,
+/// not from the driver backend.
 #[test]
 fn the_simulated_card_reaches_the_card_only_through_the_ip() {
-    for c in ["xdma-sim", "xdma-fuse"] {
-        let deps = dependencies(&root().join(format!("crates/{c}/Cargo.toml")));
-        let names: Vec<&str> = deps.iter().map(|(n, _)| n.as_str()).collect();
-        assert!(
-            !names.contains(&"card-harness"),
-            "{c} must drive the card through xdma-ip, but depends on card-harness"
-        );
-        assert!(
-            !names.contains(&"xdma-hw"),
-            "{c} must take the driver's contract from xdma-regmap, but depends on xdma-hw"
-        );
+    let v = sim_backend_violations(&workspace_graph(), &sources_of(SIM_BACKEND));
+    assert!(v.is_empty(), "{v:?}");
+}
+
+#[test]
+fn a_simulated_card_that_drives_the_harness_is_caught() {
+    let g = workspace_graph();
+    let ok = vec![(
+        "ok.rs".to_string(),
+        "use card_harness::{loop_rate, LoopRate};\n// card_harness::CardHarness in a comment\nlet r = card_harness::loop_rate(4132, 8);\n".to_string(),
+    )];
+    assert!(sim_backend_violations(&g, &ok).is_empty());
+    let bad = vec![(
+        "bad.rs".to_string(),
+        "use card_harness::{loop_rate, CardHarness};\nlet c = card_harness::CardHarness::new(top, true);\n".to_string(),
+    )];
+    assert_eq!(sim_backend_violations(&g, &bad).len(), 2);
+    assert!(!sim_backend_violations(&with_dep(&g, FUSE, HARNESS, false, false), &[]).is_empty());
+    assert!(
+        !sim_backend_violations(&with_dep(&g, SIM_BACKEND, HW_BACKEND, false, false), &[])
+            .is_empty()
+    );
+}
+
+/// `text` with comments, and the contents of string and character literals, blanked (lengths
+/// kept, so that offsets agree), and the string literals with their offsets.
+fn scan(text: &str) -> (String, Vec<(usize, String)>) {
+    let b = text.as_bytes();
+    let mut code = b.to_vec();
+    let mut lits = Vec::new();
+    let blank = |code: &mut Vec<u8>, from: usize, to: usize| {
+        for c in &mut code[from..to.min(b.len())] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    };
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                blank(&mut code, i, end);
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+                blank(&mut code, i, end);
+                i = end;
+            }
+            b'r' if (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
+                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                let open = i + 1 + hashes;
+                if b.get(open) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                let close = format!("\"{}", "#".repeat(hashes));
+                let end = text[open + 1..]
+                    .find(&close)
+                    .map_or(b.len(), |n| open + 1 + n);
+                lits.push((open + 1, text[open + 1..end].to_string()));
+                blank(&mut code, open + 1, end);
+                i = end + close.len();
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(b.len());
+                lits.push((i + 1, text[i + 1..end].to_string()));
+                blank(&mut code, i + 1, end);
+                i = end + 1;
+            }
+            b'\'' => {
+                // A character literal ('x', '\n', '"'), or a lifetime.
+                if b.get(i + 1) == Some(&b'\\') {
+                    let end = text[i + 2..].find('\'').map_or(b.len(), |n| i + 2 + n);
+                    blank(&mut code, i + 1, end);
+                    i = end + 1;
+                } else if b.get(i + 2) == Some(&b'\'') {
+                    blank(&mut code, i + 1, i + 2);
+                    i += 3;
+                } else {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
     }
-    let sim = dependencies(&root().join("crates/xdma-sim/Cargo.toml"));
-    for needed in ["xdma-ip", "xdma-driver"] {
-        assert!(
-            sim.iter().any(|(n, _)| n == needed),
-            "the simulated card runs on {needed}"
-        );
+    (String::from_utf8_lossy(&code).into_owned(), lits)
+}
+
+/// The ports of the card's tops, from their Verilog.
+fn card_ports() -> Vec<String> {
+    let mut ports: Vec<String> = CARD_TOPS
+        .iter()
+        .flat_map(|f| verilog_ports(&read(&root().join(f))))
+        .collect();
+    ports.sort();
+    ports.dedup();
+    ports
+}
+
+/// The names of a module's ports declared one per line (`input wire [7:0] name,`).
+fn verilog_ports(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let code = l.split("//").next().unwrap_or("").trim();
+            let first = code.split_whitespace().next()?;
+            if !matches!(first, "input" | "output" | "inout") {
+                return None;
+            }
+            code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .rfind(|t| !t.is_empty())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// True when the string literal `lit` names one of `ports` or a bus of them: the whole name
+/// (`s_axil_awaddr`, `axi_aclk`) or a prefix of whole words, with or without a channel number
+/// (`s_axil`, `m_axis_c2h`, `m_axis_c2h0`); a format string counts by its text before the
+/// first `{`.
+fn names_a_port(lit: &str, ports: &[String]) -> bool {
+    let key = lit.split('{').next().unwrap_or("").trim_end_matches('_');
+    key.contains('_')
+        && ports.iter().any(|p| {
+            p == key
+                || p.strip_prefix(key).is_some_and(|rest| {
+                    rest.trim_start_matches(|c: char| c.is_ascii_digit())
+                        .starts_with('_')
+                })
+        })
+}
+
+/// The call whose argument list holds offset `at` of `code` (comments and literals blanked):
+/// the name before the nearest unclosed `(`, looking through `format!` and references.
+fn enclosing_call(code: &str, at: usize) -> Option<String> {
+    let b = code.as_bytes();
+    let mut depth = 0usize;
+    let mut i = at;
+    while i > 0 {
+        i -= 1;
+        match b[i] {
+            b')' | b']' => depth += 1,
+            b'(' | b'[' if depth > 0 => depth -= 1,
+            b'[' => return None,
+            b'(' => {
+                let head = code[..i].trim_end();
+                let head = head.strip_suffix('!').unwrap_or(head);
+                let name: String = head
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                if name == "format" {
+                    continue;
+                }
+                return Some(name);
+            }
+            b';' | b'{' | b'}' if depth == 0 => return None,
+            _ => {}
+        }
     }
+    None
+}
+
+/// The lines (from 1) of `text` where a string literal naming one of `ports` is an argument of
+/// a port look-up ([`PORT_LOOKUPS`]).
+fn port_lookup_lines(text: &str, ports: &[String]) -> Vec<usize> {
+    let (code, lits) = scan(text);
+    let mut lines: Vec<usize> = lits
+        .iter()
+        .filter(|(_, lit)| names_a_port(lit, ports))
+        .filter(|(at, _)| {
+            enclosing_call(&code, *at).is_some_and(|call| PORT_LOOKUPS.contains(&call.as_str()))
+        })
+        .map(|(at, _)| text[..*at].matches('\n').count() + 1)
+        .collect();
+    lines.dedup();
+    lines
+}
+
+/// The crates that may look the card's ports up by name: the harness, what lies beneath it,
+/// the RTL tests and the RTL-level crates beside it.
+fn port_namers() -> Vec<&'static str> {
+    joined(&[SIMULATION_CRATES, RTL_TEST_CRATES, RTL_LEVEL_CRATES])
+}
+
+/// Only the card harness looks the card's ports up by name: every other crate reaches them
+/// through the harness's bus models (the IP model, the simulated backend) or through the API.
+/// A message may still name the bus a failure was on.
+#[test]
+fn only_the_card_harness_looks_the_cards_ports_up() {
+    let ports = card_ports();
+    assert!(
+        ports.iter().any(|p| p == "s_axil_awaddr") && ports.len() > 50,
+        "the card's ports were not read from {CARD_TOPS:?}: {ports:?}"
+    );
+    let allowed = port_namers();
+    let mut bad = Vec::new();
+    for (dir, name, _) in crate_dirs() {
+        if allowed.contains(&name.as_str()) {
+            continue;
+        }
+        let mut files = Vec::new();
+        files_with_ext(&dir, "rs", &mut files);
+        for f in files {
+            for line in port_lookup_lines(&read(&f), &ports) {
+                bad.push(format!("{}:{line}", rel(&f)));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the card's ports are looked up by name outside {HARNESS} (and the crates of {allowed:?}); use the harness's bus models: {bad:?}"
+    );
+}
+
+#[test]
+fn a_port_look_up_is_found() {
+    let ports = card_ports();
+    let text = concat!(
+        "let a = env.model().port(\n",
+        "    \"s_axil_awaddr\",\n",
+        ")?;\n",
+        "// m.port(\"usr_irq_req\")\n",
+        "let e = BfmError::Timeout { clock: \"axi_aclk\".into() };\n",
+        "let m = AxiMaster::attach(&mut env, \"s_axi\", clk)?;\n",
+        "let s = m.port(&format!(\"m_axis_c2h{k}_tdata\"))?;\n",
+        "let q = '\"'; let t = m.port(\"s_axis\")?;\n",
+        "let r = r#\"m.port(\"axi_aresetn\")\"#;\n",
+        "let c = env.add_clock(\"ddr_clk\", 200)?;\n",
+    );
+    assert_eq!(port_lookup_lines(text, &ports), [2, 6, 7, 8, 10]);
 }
 
 #[test]

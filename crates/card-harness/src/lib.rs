@@ -20,6 +20,9 @@
 //! The harness knows nothing of PCIe, the host or its driver: timing the card as a host sees it
 //! is the job of the XDMA IP model (crate `xdma-ip`, with its PCIe port), which drives these
 //! same bus models.
+//!
+//! [`loop_rate`] measures a figure of the card alone on it: the LOOP rate with C2H always
+//! ready, which the simulated backend reports and the RTL tests' example prints.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -30,6 +33,9 @@ use axi_bfm::{
     AxisSource, BfmError, Cx, Env, PauseSpec, ResetPolarity, Result, TxnId,
 };
 use card_sim::{ClockId, DdrBackdoor, Model, Port, Top};
+
+mod loop_rate;
+pub use loop_rate::{loop_rate, LoopRate};
 
 /// The reference board's AXI clock (`axi_aclk`, the XDMA IP's user clock).
 pub const AXI_HZ: u64 = 250_000_000;

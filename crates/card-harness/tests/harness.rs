@@ -33,3 +33,17 @@ fn monitors_can_be_turned_off() {
     assert!(off.h2c.iter().all(|s| s.monitor().is_none()));
     assert!(off.c2h.iter().all(|s| s.monitor().is_none()));
 }
+
+#[test]
+fn the_loop_rate_is_the_cards_own() {
+    // A few frames are enough: the rate is the RTL's, with no pauses on either stream, so
+    // every frame after the first streams back to back at close to one beat per cycle.
+    let r = card_harness::loop_rate(4132, 8).expect("LOOP on card_core");
+    assert_eq!((r.frame_len, r.frames), (4132, 8));
+    let beats = (4132u64).div_ceil(16) * 8;
+    assert!(r.cycles >= beats, "{r:?}: fewer cycles than beats");
+    assert!(
+        r.fraction > 0.9 && r.fraction <= 4132.0 / 4144.0 + 1e-12,
+        "{r:?}"
+    );
+}

@@ -12,12 +12,12 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::{Deserialize, Serialize};
-use xdma::{BackendKind, Config, Direction, Error, Result, Xdma};
+use serde::Serialize;
+use xdma::{BackendKind, Config, Error, Result, Xdma};
 use xdma_bench::measure::Mode;
-use xdma_bench::report::{self, Meta, Series, Start, XAxis};
+use xdma_bench::report::{self, files, text, Meta, PathRow, Predictions, Rows, Start, SweepDoc};
 use xdma_bench::scenario::{self, StreamMode};
-use xdma_bench::sweep::{self, Comparison, FitReport, Plan, Row};
+use xdma_bench::sweep::{self, Plan};
 use xdma_bench::whatif::{self, Column, Setting};
 use xdma_bench::{reference, rtt};
 
@@ -368,32 +368,6 @@ fn wrote(paths: &[PathBuf]) {
     }
 }
 
-/// A sweep and what it was measured on, as `sweep --out` saves it.
-#[derive(Debug, Serialize, Deserialize)]
-struct SweepDoc {
-    #[serde(flatten)]
-    meta: Meta,
-    mode: Mode,
-    runs: String,
-    rows: Vec<Row>,
-}
-
-fn runs_text(runs: Option<usize>) -> String {
-    match runs {
-        Some(n) => format!("best of {n} after one warm-up"),
-        None => "best of 5 (8 from 4 MiB) after one warm-up".into(),
-    }
-}
-
-fn mode_text(m: Mode) -> &'static str {
-    match m {
-        Mode::BackToBack => {
-            "back-to-back (the next transfer of a direction queued while the previous one runs)"
-        }
-        Mode::Serial => "serial (a write, then a read, each after the previous one returned)",
-    }
-}
-
 fn run_sweep(card: &Xdma, cfg: &Config, plan: &Plan) -> Result<SweepDoc> {
     plan.check(card)?;
     let start = Start::now(card)?;
@@ -403,7 +377,7 @@ fn run_sweep(card: &Xdma, cfg: &Config, plan: &Plan) -> Result<SweepDoc> {
     Ok(SweepDoc {
         meta: report::meta(card, cfg, start, 0),
         mode: plan.mode,
-        runs: runs_text(plan.runs),
+        runs: text::runs(plan.runs),
         rows,
     })
 }
@@ -420,59 +394,6 @@ fn load_sweep(path: &Path) -> Result<SweepDoc> {
             path.display()
         ),
     })
-}
-
-fn sweep_table(rows: &[Row]) -> String {
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.bytes).collect();
-    sizes.dedup();
-    let get = |b: u64, d: Direction| rows.iter().find(|r| r.bytes == b && r.dir == d);
-    let mut s = String::from(
-        "| block_bytes | write_mb_s | read_mb_s | write_us | read_us |\n| ---: | ---: | ---: | ---: | ---: |\n",
-    );
-    for b in sizes {
-        let (w, r) = (get(b, Direction::H2C), get(b, Direction::C2H));
-        let f = |x: Option<&Row>, g: fn(&Row) -> f64, p: usize| {
-            x.map_or("-".to_string(), |r| format!("{:.p$}", g(r)))
-        };
-        s.push_str(&format!(
-            "| {b} | {} | {} | {} | {} |\n",
-            f(w, |r| r.mb_s, 1),
-            f(r, |r| r.mb_s, 1),
-            f(w, |r| r.us, 2),
-            f(r, |r| r.us, 2)
-        ));
-    }
-    s
-}
-
-fn throughput_series(rows: &[Row], label: &str, reference: bool, colour0: usize) -> Vec<Series> {
-    [Direction::H2C, Direction::C2H]
-        .iter()
-        .enumerate()
-        .map(|(i, &d)| Series {
-            name: format!("{label} {d}"),
-            points: sweep::points(rows, d)
-                .into_iter()
-                .map(|(n, us)| (n as f64, n as f64 / us))
-                .collect(),
-            reference,
-            colour: colour0 + i,
-        })
-        .collect()
-}
-
-fn reference_rows(reference: &[reference::Row]) -> Vec<Row> {
-    reference
-        .iter()
-        .flat_map(|r| {
-            [Direction::H2C, Direction::C2H].map(|dir| Row {
-                dir,
-                bytes: r.bytes,
-                mb_s: r.mb_s(dir),
-                us: r.bytes as f64 / r.mb_s(dir),
-            })
-        })
-        .collect()
 }
 
 fn plan_of(a: &SweepArgs) -> Plan {
@@ -506,33 +427,8 @@ fn run(cli: &Cli) -> Result<()> {
             let card = open(&cfg)?;
             let doc = run_sweep(&card, &cfg, &plan_of(a))?;
             if let Some(dir) = &c.out {
-                let mut paths = vec![
-                    report::write(dir, "sweep.csv", &sweep::write_csv(&doc.rows))?,
-                    report::write(
-                        dir,
-                        "sweep.json",
-                        &serde_json::to_string_pretty(&doc)
-                            .map_err(|e| Error::Backend(format!("JSON: {e}")))?,
-                    )?,
-                ];
-                let svg = dir.join("sweep.svg");
-                report::line_plot(
-                    &svg,
-                    &format!("Throughput against block size ({} card)", doc.meta.backend),
-                    XAxis::Bytes,
-                    "block size",
-                    "MB/s",
-                    &throughput_series(&doc.rows, &doc.meta.backend, false, 0),
-                )?;
-                paths.push(svg);
-                wrote(&paths);
+                wrote(&files::sweep(dir, &doc)?);
             }
-            let text = format!(
-                "sweep: {}, {}, data checked every run\n\n{}",
-                mode_text(doc.mode),
-                doc.runs,
-                sweep_table(&doc.rows)
-            );
             emit(
                 c,
                 &doc.meta,
@@ -540,7 +436,7 @@ fn run(cli: &Cli) -> Result<()> {
                     mode: doc.mode,
                     rows: &doc.rows,
                 },
-                &text,
+                &text::sweep(&doc),
             )
         }
         Cmd::Fit { sweep: a, from } => {
@@ -550,53 +446,9 @@ fn run(cli: &Cli) -> Result<()> {
             };
             let f = sweep::fit(&doc.rows)?;
             if let Some(dir) = &c.out {
-                let mut csv =
-                    String::from("dir,bytes,measured_us,model_us,error_pct,marginal_ns_per_byte\n");
-                for r in &f.rows {
-                    csv.push_str(&format!(
-                        "{},{},{:.4},{:.4},{:.3},{}\n",
-                        r.dir.to_string().to_ascii_lowercase(),
-                        r.bytes,
-                        r.measured_us,
-                        r.model_us,
-                        r.error_pct,
-                        r.marginal_ns_per_byte
-                            .map_or(String::new(), |m| format!("{m:.5}"))
-                    ));
-                }
-                let mut paths = vec![report::write(dir, "fit.csv", &csv)?];
-                let mut series = throughput_series(&doc.rows, "measured", false, 0);
-                for (i, d) in [Direction::H2C, Direction::C2H].into_iter().enumerate() {
-                    let model = f.dir(d);
-                    series.push(Series {
-                        name: format!(
-                            "model {d}: {:.1} us + N / {:.0} MB/s",
-                            model.t0_us, model.mb_s
-                        ),
-                        points: f
-                            .rows
-                            .iter()
-                            .filter(|r| r.dir == d)
-                            .map(|r| (r.bytes as f64, r.bytes as f64 / r.model_us))
-                            .collect(),
-                        reference: true,
-                        colour: i,
-                    });
-                }
-                let svg = dir.join("fit.svg");
-                report::line_plot(
-                    &svg,
-                    "Measured throughput and the two-point model t(N) = t0 + N/B",
-                    XAxis::Bytes,
-                    "block size",
-                    "MB/s",
-                    &series,
-                )?;
-                paths.push(svg);
-                wrote(&paths);
+                wrote(&files::fit(dir, &f, &doc)?);
             }
-            let text = fit_text(&f, &doc);
-            emit_from(c, &doc.meta, &f, &text, from.as_deref())
+            emit_from(c, &doc.meta, &f, &text::fit(&f, &doc), from.as_deref())
         }
         Cmd::Compare {
             reference: file,
@@ -650,51 +502,15 @@ fn run(cli: &Cli) -> Result<()> {
             };
             let cmp = sweep::compare(&doc.rows, &rows)?;
             if let Some(dir) = &c.out {
-                let mut csv = String::from("dir,bytes,measured_mb_s,reference_mb_s,error_pct\n");
-                for r in &cmp.rows {
-                    csv.push_str(&format!(
-                        "{},{},{:.3},{:.3},{:.3}\n",
-                        r.dir.to_string().to_ascii_lowercase(),
-                        r.bytes,
-                        r.measured_mb_s,
-                        r.reference_mb_s,
-                        r.error_pct
-                    ));
-                }
-                let mut paths = vec![
-                    report::write(dir, "compare.csv", &csv)?,
-                    report::write(dir, "compare.md", &compare_table(&cmp))?,
-                ];
-                let mut series =
-                    throughput_series(&doc.rows, &format!("{} card", doc.meta.backend), false, 0);
-                series.extend(throughput_series(
-                    &reference_rows(&rows),
-                    "reference board",
-                    true,
-                    0,
-                ));
-                let svg = dir.join("compare.svg");
-                report::line_plot(
-                    &svg,
-                    &format!(
-                        "Throughput against block size: {} card beside the reference board",
-                        doc.meta.backend
-                    ),
-                    XAxis::Bytes,
-                    "block size",
-                    "MB/s",
-                    &series,
-                )?;
-                paths.push(svg);
-                wrote(&paths);
+                wrote(&files::compare(dir, &cmp, &doc, &rows)?);
             }
-            let text = format!(
-                "compare: {} against {name}; {}\n\n{}",
-                mode_text(doc.mode),
-                doc.runs,
-                compare_table(&cmp)
-            );
-            emit_from(c, &doc.meta, &cmp, &text, from.as_deref())
+            emit_from(
+                c,
+                &doc.meta,
+                &cmp,
+                &text::compare(&cmp, &doc, &name),
+                from.as_deref(),
+            )
         }
         Cmd::Concurrent { block, seconds } => {
             let card = open(&cfg)?;
@@ -709,30 +525,9 @@ fn run(cli: &Cli) -> Result<()> {
             pb.finish_and_clear();
             let meta = report::meta(&card, &cfg, start, (r.span_us * 1e6) as u64);
             if let Some(dir) = &c.out {
-                let csv = format!(
-                    "block,h2c_transfers,c2h_transfers,h2c_mb_s,c2h_mb_s,total_mb_s\n{},{},{},{:.3},{:.3},{:.3}\n",
-                    r.block, r.h2c_transfers, r.c2h_transfers, r.h2c_mb_s, r.c2h_mb_s, r.total_mb_s
-                );
-                let mut paths = vec![report::write(dir, "concurrent.csv", &csv)?];
-                let svg = dir.join("concurrent.svg");
-                report::bar_plot(
-                    &svg,
-                    &format!("A write and a read of {} B at once", r.block),
-                    "MB/s",
-                    &[
-                        ("H2C".into(), r.h2c_mb_s),
-                        ("C2H".into(), r.c2h_mb_s),
-                        ("total".into(), r.total_mb_s),
-                    ],
-                )?;
-                paths.push(svg);
-                wrote(&paths);
+                wrote(&files::concurrent(dir, &r)?);
             }
-            let text = format!(
-                "concurrent: one write thread and one read thread of {} B at once, each call after its previous one returned, for {s} s of the backend's clock\n\n| | MB/s | transfers |\n| --- | ---: | ---: |\n| H2C | {:.1} | {} |\n| C2H | {:.1} | {} |\n| total | {:.1} | |\n",
-                r.block, r.h2c_mb_s, r.h2c_transfers, r.c2h_mb_s, r.c2h_transfers, r.total_mb_s
-            );
-            emit(c, &meta, &r, &text)
+            emit(c, &meta, &r, &text::concurrent(&r, s))
         }
         Cmd::Stream {
             frame,
@@ -754,32 +549,9 @@ fn run(cli: &Cli) -> Result<()> {
             let r = run_streams(&card, to_usize(*frame)?, usize::from(*channels), m, n)?;
             let meta = report::meta(&card, &cfg, start, (r.span_us * 1e6) as u64);
             if let Some(dir) = &c.out {
-                let mut csv = String::from("channel,frames,mb_s,us_per_frame\n");
-                for ch in &r.channels {
-                    csv.push_str(&format!(
-                        "{},{},{:.3},{:.4}\n",
-                        ch.channel, ch.frames, ch.mb_s, ch.us_per_frame
-                    ));
-                }
-                let mut paths = vec![report::write(dir, "stream.csv", &csv)?];
-                let svg = dir.join("stream.svg");
-                let mut bars: Vec<(String, f64)> = r
-                    .channels
-                    .iter()
-                    .map(|ch| (format!("C2H {}", ch.channel), ch.mb_s))
-                    .collect();
-                bars.push(("total".into(), r.total_mb_s));
-                report::bar_plot(
-                    &svg,
-                    &format!("GEN frames of {} B, {:?}", r.frame, m),
-                    "MB/s",
-                    &bars,
-                )?;
-                paths.push(svg);
-                wrote(&paths);
+                wrote(&files::stream(dir, &r, m)?);
             }
-            let text = stream_text(&r, m);
-            emit(c, &meta, &r, &text)
+            emit(c, &meta, &r, &text::stream(&r, m))
         }
         Cmd::Rtt {
             minutes,
@@ -811,48 +583,9 @@ fn run(cli: &Cli) -> Result<()> {
             pb.finish_and_clear();
             let meta = report::meta(&card, &cfg, start, 0);
             if let Some(dir) = &c.out {
-                let mut csv = String::from(
-                    "segment,frames,period_us,rtt_p50_us,rtt_p99_us,overhead_us,mb_s,cpu,cpu_mhz\n",
-                );
-                for s in &r.segments {
-                    csv.push_str(&format!(
-                        "{},{},{:.4},{:.4},{:.4},{:.4},{:.3},{},{}\n",
-                        s.index,
-                        s.frames,
-                        s.period_us,
-                        s.rtt_p50_us,
-                        s.rtt_p99_us,
-                        s.overhead_us,
-                        s.mb_s,
-                        s.cpu.map_or(String::new(), |c| c.to_string()),
-                        s.cpu_mhz.map_or(String::new(), |m| format!("{m:.0}"))
-                    ));
-                }
-                let mut paths = vec![report::write(dir, "rtt.csv", &csv)?];
-                let line = |name: &str, f: fn(&rtt::Segment) -> f64, colour| Series {
-                    name: name.into(),
-                    points: r.segments.iter().map(|s| (s.index as f64, f(s))).collect(),
-                    reference: false,
-                    colour,
-                };
-                let svg = dir.join("rtt.svg");
-                report::line_plot(
-                    &svg,
-                    &format!("ECHO round trip of {} B frames, per segment", r.frame),
-                    XAxis::Linear,
-                    "segment",
-                    "us",
-                    &[
-                        line("period", |s| s.period_us, 0),
-                        line("RTT P50", |s| s.rtt_p50_us, 1),
-                        line("RTT P99", |s| s.rtt_p99_us, 2),
-                    ],
-                )?;
-                paths.push(svg);
-                wrote(&paths);
+                wrote(&files::rtt(dir, &r)?);
             }
-            let text = rtt_text(&r);
-            emit(c, &meta, &r, &text)
+            emit(c, &meta, &r, &text::rtt(&r))
         }
         Cmd::Predict(a) if a.set.is_empty() && a.sweep.is_none() => {
             if a.sizes.is_some() || a.only.is_some() {
@@ -910,163 +643,6 @@ fn run_streams(
     r
 }
 
-/// The sweep's rows as the JSON result of `sweep`.
-#[derive(Debug, Serialize)]
-struct Rows<'a> {
-    mode: Mode,
-    rows: &'a [Row],
-}
-
-fn fit_text(f: &FitReport, doc: &SweepDoc) -> String {
-    let mut s = format!(
-        "fit: t(N) = t0 + N / B through the two ends of a {} sweep ({}), checked at every size between\n\n\
-         | direction | t0 (us) | ns/B | B (MB/s) | median marginal (MB/s) | largest error in the middle |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: |\n",
-        match doc.mode {
-            Mode::BackToBack => "back-to-back",
-            Mode::Serial => "serial",
-        },
-        doc.runs
-    );
-    for d in [Direction::H2C, Direction::C2H] {
-        let x = f.dir(d);
-        s.push_str(&format!(
-            "| {d} ({} to {} B) | {:.2} | {:.4} | {:.0} | {} | {} |\n",
-            x.ends.0,
-            x.ends.1,
-            x.t0_us,
-            x.ns_per_byte,
-            x.mb_s,
-            x.median_marginal_mb_s
-                .map_or("-".into(), |m| format!("{m:.0}")),
-            x.max_middle_error_pct
-                .map_or("-".into(), |e| format!("{e:+.1} %"))
-        ));
-    }
-    s.push_str("\n| direction | bytes | measured (us) | model (us) | error | marginal (ns/B) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    for r in &f.rows {
-        s.push_str(&format!(
-            "| {} | {} | {:.2} | {:.2} | {:+.1} % | {} |\n",
-            r.dir,
-            r.bytes,
-            r.measured_us,
-            r.model_us,
-            r.error_pct,
-            r.marginal_ns_per_byte
-                .map_or("-".into(), |m| format!("{m:.4}"))
-        ));
-    }
-    s
-}
-
-fn compare_table(c: &Comparison) -> String {
-    let mut s = String::from(
-        "| direction | bytes | measured (MB/s) | reference (MB/s) | error |\n| --- | ---: | ---: | ---: | ---: |\n",
-    );
-    for r in &c.rows {
-        s.push_str(&format!(
-            "| {} | {} | {:.1} | {:.1} | {:+.1} % |\n",
-            r.dir, r.bytes, r.measured_mb_s, r.reference_mb_s, r.error_pct
-        ));
-    }
-    if let Some(worst) = c
-        .rows
-        .iter()
-        .max_by(|a, b| a.error_pct.abs().total_cmp(&b.error_pct.abs()))
-    {
-        s.push_str(&format!(
-            "\nlargest error: {:+.1} % ({} {} B)\n",
-            worst.error_pct, worst.dir, worst.bytes
-        ));
-    }
-    s
-}
-
-fn stream_text(r: &scenario::Streams, m: StreamMode) -> String {
-    let mut s = format!(
-        "stream: GEN frames of {} B on {} C2H stream(s) at once, {}, every frame checked\n\n| C2H channel | frames | MB/s | us per frame |\n| --- | ---: | ---: | ---: |\n",
-        r.frame,
-        r.channels.len(),
-        match m {
-            StreamMode::OneAtATime => "one receive posted at a time",
-            StreamMode::Queued => "receives kept queued",
-        }
-    );
-    for ch in &r.channels {
-        s.push_str(&format!(
-            "| {} | {} | {:.1} | {:.3} |\n",
-            ch.channel, ch.frames, ch.mb_s, ch.us_per_frame
-        ));
-    }
-    s.push_str(&format!("| total | | {:.1} | |\n", r.total_mb_s));
-    s
-}
-
-fn rtt_text(r: &rtt::Report) -> String {
-    let mut s = format!(
-        "rtt: ECHO stop-and-wait with {} B frames{}\n\n| segment | frames | period (us) | RTT P50 (us) | RTT P99 (us) | overhead (us) | MB/s | CPU | MHz |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-        r.frame,
-        r.affinity
-            .map_or(String::new(), |c| format!(", loop pinned to CPU {c}"))
-    );
-    for g in &r.segments {
-        s.push_str(&format!(
-            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {} | {} |\n",
-            g.index,
-            g.frames,
-            g.period_us,
-            g.rtt_p50_us,
-            g.rtt_p99_us,
-            g.overhead_us,
-            g.mb_s,
-            g.cpu.map_or("-".into(), |c| c.to_string()),
-            g.cpu_mhz.map_or("-".into(), |m| format!("{m:.0}"))
-        ));
-    }
-    s.push_str("\ntiers (segments within 3 % of their fastest):\n");
-    for (i, t) in r.tiers.iter().enumerate() {
-        s.push_str(&format!(
-            "- tier {i}: segments {:?}, mean period {:.3} us ({:.3}x the fast tier){}\n",
-            t.tier.segments,
-            t.tier.mean,
-            t.period_ratio,
-            match (t.freq_ratio, t.explained_by_cpu_clock) {
-                (Some(f), Some(ok)) => format!(
-                    ", clock ratio {f:.3}: {}",
-                    if ok {
-                        "the CPU clock explains it"
-                    } else {
-                        "not the CPU clock"
-                    }
-                ),
-                _ => String::new(),
-            }
-        ));
-    }
-    s.push_str(&format!(
-        "CPU tiers: {}\nstability: the last segment runs at {:.1} % of the fast tier: {}\n",
-        r.cpu_tiers,
-        r.last_vs_fastest_pct,
-        if r.stable {
-            "stable (>= 98 %)"
-        } else {
-            "NOT stable (< 98 %)"
-        }
-    ));
-    s
-}
-
-/// One row of `paths`: a direction and size on both memory paths.
-#[derive(Debug, Serialize)]
-struct PathRow {
-    dir: Direction,
-    bytes: u64,
-    reference_path_mb_s: f64,
-    card_path_mb_s: f64,
-    /// The card path's change against the reference path, in percent.
-    cost_pct: f64,
-}
-
 fn paths(c: &Common, cfg: &Config, sizes: Option<&[u64]>, runs: usize) -> Result<()> {
     if cfg.backend != BackendKind::Sim {
         return Err(Error::Invalid {
@@ -1104,37 +680,8 @@ fn paths(c: &Common, cfg: &Config, sizes: Option<&[u64]>, runs: usize) -> Result
             cost_pct: xdma_bench::stats::error_pct(k.mb_s, r.mb_s),
         });
     }
-    let mut text = String::from(
-        "paths: the block sweep on the reference board's memory path (XDMA -> SmartConnect -> MIG) and on the card's own (card_core), back to back\n\n\
-         | direction | bytes | reference path (MB/s) | card path (MB/s) | card's cost |\n| --- | ---: | ---: | ---: | ---: |\n",
-    );
-    for r in &rows {
-        text.push_str(&format!(
-            "| {} | {} | {:.1} | {:.1} | {:+.1} % |\n",
-            r.dir, r.bytes, r.reference_path_mb_s, r.card_path_mb_s, r.cost_pct
-        ));
-    }
     // The card path's meta: both sweeps ran on one build of the simulated card.
-    emit(c, &on_card.meta, &rows, &text)
-}
-
-/// The predictions of scenarios the timing model was not calibrated on, to be judged against
-/// a board (`docs/timing-model.md` lists them).
-#[derive(Debug, Serialize)]
-struct Predictions {
-    concurrent: scenario::Concurrent,
-    one_stream: scenario::Streams,
-    two_streams: scenario::Streams,
-    loop_4132: LoopPrediction,
-}
-
-#[derive(Debug, Serialize)]
-struct LoopPrediction {
-    frame_len: usize,
-    frames: u32,
-    cycles: u64,
-    fraction_of_16_bytes_per_cycle: f64,
-    mb_s_at_250_mhz: f64,
+    emit(c, &on_card.meta, &rows, &text::paths(&rows))
 }
 
 fn predict(
@@ -1157,60 +704,21 @@ fn predict(
     let one = run_streams(&card, 4096, 1, StreamMode::OneAtATime, n)?;
     let two = run_streams(&card, 4096, 2, StreamMode::OneAtATime, n)?;
     let pb = bar(1, "LOOP on RTL", false);
-    let l = rtl_tests::loop_rate(4132, loop_frames)
-        .map_err(|e| Error::Backend(format!("the LOOP measurement on card_core: {e}")))?;
+    let lp = card
+        .loop_rate(4132, loop_frames)
+        .map_err(|e| Error::Backend(format!("the LOOP measurement on card_core: {e}")))?
+        .map(report::LoopPrediction::from);
     pb.finish_and_clear();
-    let lp = LoopPrediction {
-        frame_len: l.frame_len,
-        frames: l.frames,
-        cycles: l.cycles,
-        fraction_of_16_bytes_per_cycle: l.fraction,
-        mb_s_at_250_mhz: l.fraction * 16.0 * 250.0,
-    };
     let span = (conc.span_us.max(one.span_us).max(two.span_us) * 1e6) as u64;
     let meta = report::meta(&card, cfg, start, span);
-    let per_ch = |r: &scenario::Streams| {
-        r.channels
-            .iter()
-            .map(|ch| {
-                format!(
-                    "C2H {}: {:.1} MB/s ({:.2} us per frame)",
-                    ch.channel, ch.mb_s, ch.us_per_frame
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
+    let p = Predictions {
+        concurrent: conc,
+        one_stream: one,
+        two_streams: two,
+        loop_4132: lp,
     };
-    let text = format!(
-        "| scenario | {} card | command |\n| --- | --- | --- |\n\
-         | one 1 MiB write thread and one 1 MiB read thread at once | H2C {:.1} MB/s, C2H {:.1} MB/s, total {:.1} MB/s | `xdma-bench concurrent --block 1048576 --seconds {s}` |\n\
-         | 4096 B GEN frames on one C2H stream, received one at a time | {}; total {:.1} MB/s | `xdma-bench stream --frame 4096 --channels 1 --mode one-at-a-time --frames {n}` |\n\
-         | 4096 B GEN frames on both C2H streams at once, each received one at a time | {}; total {:.1} MB/s | `xdma-bench stream --frame 4096 --channels 2 --mode one-at-a-time --frames {n}` |\n\
-         | LOOP with 4132 B frames, the card's own rate (RTL, C2H always ready) | {:.4} of 16 B per cycle ({:.1} MB/s at 250 MHz; {} frames in {} cycles) | `cargo run -p rtl-tests --example loop_rate -- 4132 {loop_frames}` |\n",
-        meta.backend,
-        conc.h2c_mb_s,
-        conc.c2h_mb_s,
-        conc.total_mb_s,
-        per_ch(&one),
-        one.total_mb_s,
-        per_ch(&two),
-        two.total_mb_s,
-        lp.fraction_of_16_bytes_per_cycle,
-        lp.mb_s_at_250_mhz,
-        lp.frames,
-        lp.cycles,
-    );
-    emit(
-        c,
-        &meta,
-        &Predictions {
-            concurrent: conc,
-            one_stream: one,
-            two_streams: two,
-            loop_4132: lp,
-        },
-        &text,
-    )
+    let text = text::predict(&p, &meta.backend, s, n, loop_frames);
+    emit(c, &meta, &p, &text)
 }
 
 /// The what-if predictions: the reference scenarios on the configuration as given and on each
@@ -1300,114 +808,7 @@ fn what_if(c: &Common, cfg: &Config, a: &PredictArgs) -> Result<()> {
     let t = whatif::table(swept, columns);
     let meta = report::meta(&base, cfg, start, (t.simulated_s() * 1e12) as u64);
     if let Some(dir) = &c.out {
-        let mut paths = vec![report::write(dir, "whatif.csv", &t.csv())?];
-        let svg = dir.join("whatif.svg");
-        whatif_plot(&svg, &t)?;
-        paths.push(svg);
-        wrote(&paths);
+        wrote(&files::what_if(dir, &t)?);
     }
-    let mut scenarios = Vec::new();
-    if !plan.sizes.is_empty() {
-        scenarios.push(format!(
-            "a block sweep of {} B, both directions, back to back, one warm-up and one counted run",
-            plan.sizes
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if let Some(d) = plan.concurrent {
-        scenarios.push(format!(
-            "a {} B write thread and a {} B read thread at once for {} s",
-            whatif::CONCURRENT_BLOCK,
-            whatif::CONCURRENT_BLOCK,
-            d.as_secs_f64()
-        ));
-    }
-    if let Some(n) = plan.frames {
-        scenarios.push(format!(
-            "{n} GEN frames of {} B per stream, received one at a time, on one C2H stream and then on two",
-            whatif::STREAM_FRAME
-        ));
-    }
-    let text = format!(
-        "what-if: {}; each configuration on a card of its own, every transfer's data checked; changes against the first column\n\n{}",
-        scenarios.join("; "),
-        t.markdown()
-    );
-    emit(c, &meta, &t, &text)
-}
-
-/// The what-if's plot: for a sweep, each scenario's MB/s against the swept value (against the
-/// value's place in the list when the values are not numbers); for one configuration, each
-/// scenario's throughput as a ratio to the default's, one bar each.
-fn whatif_plot(path: &Path, t: &whatif::Table) -> Result<()> {
-    let Some(key) = &t.swept else {
-        let bars: Vec<(String, f64)> = t
-            .rows
-            .iter()
-            .filter_map(|r| match (r.cells.first(), r.cells.get(1)) {
-                (
-                    Some(whatif::Cell { mb_s: Some(d), .. }),
-                    Some(whatif::Cell { mb_s: Some(v), .. }),
-                ) if *d > 0.0 => Some((r.scenario.clone(), v / d)),
-                _ => None,
-            })
-            .collect();
-        let name = t.columns.get(1).map_or("", |c| c.name.as_str());
-        return report::bar_plot(
-            path,
-            &format!("{name}: throughput as a ratio to the default"),
-            "ratio to the default",
-            &bars,
-        );
-    };
-    // The sweep's columns are the ones after the default, one value each.
-    let values: Vec<&str> = t
-        .columns
-        .iter()
-        .skip(1)
-        .filter_map(|c| c.settings.first().map(|s| s.value.as_str()))
-        .collect();
-    let numeric: Option<Vec<f64>> = values.iter().map(|v| v.parse::<f64>().ok()).collect();
-    let (xs, x_label) = match numeric {
-        Some(xs) => (xs, key.clone()),
-        None => (
-            (0..values.len()).map(|i| i as f64).collect(),
-            format!(
-                "{key}: {}",
-                values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| format!("{i} = {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ),
-    };
-    let series: Vec<Series> = t
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| Series {
-            name: r.scenario.clone(),
-            points: xs
-                .iter()
-                .zip(r.cells.iter().skip(1))
-                .filter_map(|(&x, cell)| cell.mb_s.map(|v| (x, v)))
-                .collect(),
-            reference: false,
-            colour: i,
-        })
-        .filter(|s| !s.points.is_empty())
-        .collect();
-    report::line_plot(
-        path,
-        &format!("The reference scenarios against {key}"),
-        XAxis::Linear,
-        &x_label,
-        "MB/s",
-        &series,
-    )
+    emit(c, &meta, &t, &text::what_if(&plan, &t))
 }

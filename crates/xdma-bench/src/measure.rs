@@ -91,7 +91,7 @@ pub async fn back_to_back<C: AsyncCard + Card>(
     let expect = DmaBuffer::from_slice(&data)?;
     // The block a read run reads is written first (through the first memory-mapped H2C
     // channel); a write run's block is read back at the end (through the first C2H one).
-    let other = |d: Direction| crate::sweep::mm_channel(card, d);
+    let other = |d: Direction| card.info().mm_channel(d);
     if dir == Direction::C2H {
         card.write_mm(other(Direction::H2C)?, addr, &expect)?;
     }
@@ -153,8 +153,8 @@ pub fn serial<C: Card>(
     count: usize,
 ) -> Result<Vec<Sample>> {
     let (h2c, c2h) = (
-        crate::sweep::mm_channel(card, Direction::H2C)?,
-        crate::sweep::mm_channel(card, Direction::C2H)?,
+        card.info().mm_channel(Direction::H2C)?,
+        card.info().mm_channel(Direction::C2H)?,
     );
     let mut out = Vec::with_capacity(2 * count);
     let mut back = DmaBuffer::new(bytes)?;

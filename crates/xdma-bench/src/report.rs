@@ -1,14 +1,21 @@
-//! What every result carries (the backend, the configuration, the host, both clocks), and the
-//! CSV files and SVG plots that `--out` writes.
+//! What every result carries (the backend, the configuration, the host, both clocks), the
+//! results the tool prints, and their rendering: the text and Markdown tables on stdout
+//! ([`text`]), the CSV files and SVG plots that `--out` writes ([`files`]), and JSON.
+
+pub mod files;
+pub mod text;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
-use xdma::{Card, Config, Error, Result};
+use xdma::{Card, Config, Direction, Error, Result};
 
 use crate::host;
+use crate::measure::Mode;
+use crate::scenario;
+use crate::sweep::Row;
 
 /// What a result was measured on and how long it took.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,6 +46,85 @@ pub struct Meta {
     pub simulated_s: Option<f64>,
     /// Wall-clock time the run took, in seconds.
     pub wall_s: f64,
+}
+
+/// A sweep and what it was measured on, as `sweep --out` saves it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SweepDoc {
+    /// What it was measured on.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The timing mode.
+    pub mode: Mode,
+    /// How the runs of a size were counted ([`text::runs`]).
+    pub runs: String,
+    /// The rows, both directions of each size.
+    pub rows: Vec<Row>,
+}
+
+/// The sweep's rows as the JSON result of `sweep`.
+#[derive(Debug, Serialize)]
+pub struct Rows<'a> {
+    /// The timing mode.
+    pub mode: Mode,
+    /// The rows.
+    pub rows: &'a [Row],
+}
+
+/// One row of `paths`: a direction and size on both memory paths.
+#[derive(Debug, Serialize)]
+pub struct PathRow {
+    /// The direction.
+    pub dir: Direction,
+    /// The block size.
+    pub bytes: u64,
+    /// Throughput on the reference board's memory path.
+    pub reference_path_mb_s: f64,
+    /// Throughput on the card's own memory path.
+    pub card_path_mb_s: f64,
+    /// The card path's change against the reference path, in percent.
+    pub cost_pct: f64,
+}
+
+/// The predictions of scenarios the timing model was not calibrated on, to be judged against
+/// a board (`docs/timing-model.md` lists them).
+#[derive(Debug, Serialize)]
+pub struct Predictions {
+    /// A 1 MiB write thread and a 1 MiB read thread at once.
+    pub concurrent: scenario::Concurrent,
+    /// 4096 B GEN frames on one C2H stream.
+    pub one_stream: scenario::Streams,
+    /// 4096 B GEN frames on both C2H streams.
+    pub two_streams: scenario::Streams,
+    /// The card's own LOOP rate with 4132 B frames, where the backend knows it.
+    pub loop_4132: Option<LoopPrediction>,
+}
+
+/// The card's own LOOP rate as `predict` reports it.
+#[derive(Debug, Serialize)]
+pub struct LoopPrediction {
+    /// Frame length in bytes.
+    pub frame_len: usize,
+    /// Frames measured.
+    pub frames: u32,
+    /// `axi_aclk` cycles from the first frame's first beat to the last frame's last beat.
+    pub cycles: u64,
+    /// Bytes per cycle as a fraction of the 16 the 128-bit stream carries.
+    pub fraction_of_16_bytes_per_cycle: f64,
+    /// The same as MB/s at the board's 250 MHz `axi_aclk`.
+    pub mb_s_at_250_mhz: f64,
+}
+
+impl From<xdma::LoopRate> for LoopPrediction {
+    fn from(l: xdma::LoopRate) -> LoopPrediction {
+        LoopPrediction {
+            frame_len: l.frame_len,
+            frames: l.frames,
+            cycles: l.cycles,
+            fraction_of_16_bytes_per_cycle: l.fraction,
+            mb_s_at_250_mhz: l.fraction * 16.0 * 250.0,
+        }
+    }
 }
 
 /// The clocks at the start of a run.

@@ -63,8 +63,8 @@ pub fn concurrent<C: Card + Clone + Send>(
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<Concurrent> {
     let (h2c, c2h) = (
-        crate::sweep::mm_channel(card, Direction::H2C)?,
-        crate::sweep::mm_channel(card, Direction::C2H)?,
+        card.info().mm_channel(Direction::H2C)?,
+        card.info().mm_channel(Direction::C2H)?,
     );
     let size = card.info().memory_size;
     if (2 * block) as u64 > size {

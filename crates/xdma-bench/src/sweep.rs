@@ -3,7 +3,7 @@
 //! in either timing mode, data checked on every run.
 
 use serde::{Deserialize, Serialize};
-use xdma::{AsyncCard, Card, CardAddr, ChannelKind, Direction, Error, Result};
+use xdma::{AsyncCard, Card, CardAddr, Direction, Error, Result};
 
 use crate::measure::{self, Mode};
 use crate::reference;
@@ -125,23 +125,10 @@ impl Plan {
             }
         }
         for dir in [Direction::H2C, Direction::C2H] {
-            mm_channel(card, dir)?;
+            card.info().mm_channel(dir)?;
         }
         Ok(())
     }
-}
-
-/// The first memory-mapped channel of a direction.
-pub fn mm_channel(card: &impl Card, dir: Direction) -> Result<usize> {
-    card.info()
-        .find(dir, ChannelKind::MemoryMapped)
-        .ok_or_else(|| Error::Unsupported {
-            backend: "any",
-            what: format!("a memory-mapped {dir} transfer"),
-            why: format!(
-                "the card has no memory-mapped {dir} channel (one XDMA instance is either memory-mapped or stream for all its channels)"
-            ),
-        })
 }
 
 /// Measures one size in both directions: a warm-up transfer, then `runs` counted ones, and
@@ -171,7 +158,7 @@ pub async fn measure_size<C: Card + AsyncCard>(
         Mode::BackToBack => {
             let mut out = Vec::with_capacity(2);
             for dir in [Direction::H2C, Direction::C2H] {
-                let ch = mm_channel(card, dir)?;
+                let ch = card.info().mm_channel(dir)?;
                 let s =
                     measure::back_to_back(card, dir, ch, CardAddr(0), n, runs, QUEUE_DEPTH).await?;
                 out.push(row(measure::best(&s), dir)?);

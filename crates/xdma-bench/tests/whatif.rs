@@ -5,7 +5,7 @@
 //! (`docs/timing-model.md`) and a row of the unchanged card, never from the changed card.
 
 use xdma::sim::{Control, SimConfig};
-use xdma::{Config, Direction, Xdma};
+use xdma::{Card, Config, Direction, Xdma};
 use xdma_bench::measure;
 use xdma_bench::scenario::{self, StreamMode};
 use xdma_bench::sweep;
@@ -26,7 +26,10 @@ fn us(card: &Xdma, dir: Direction, bytes: u64) -> f64 {
         .enable_time()
         .build()
         .expect("runtime");
-    let ch = sweep::mm_channel(card, dir).expect("a memory-mapped channel");
+    let ch = card
+        .info()
+        .mm_channel(dir)
+        .expect("a memory-mapped channel");
     let samples = rt
         .block_on(measure::back_to_back(
             card,

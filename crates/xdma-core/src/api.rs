@@ -112,6 +112,38 @@ impl CardInfo {
             .map(|c| c.index)
             .collect()
     }
+
+    /// The first memory-mapped channel of a direction, or [`Error::Unsupported`] saying the
+    /// card has none (one XDMA instance is either memory-mapped or stream for all its
+    /// channels).
+    ///
+    /// [`Error::Unsupported`]: crate::Error::Unsupported
+    pub fn mm_channel(&self, dir: Direction) -> Result<usize> {
+        self.find(dir, ChannelKind::MemoryMapped)
+            .ok_or_else(|| crate::Error::Unsupported {
+                backend: "any",
+                what: format!("a memory-mapped {dir} transfer"),
+                why: format!(
+                    "the card has no memory-mapped {dir} channel (one XDMA instance is either memory-mapped or stream for all its channels)"
+                ),
+            })
+    }
+}
+
+/// The card's own LOOP rate, a figure of its RTL alone: frames of one length fed back to back
+/// at one beat per `axi_aclk` cycle with C2H always ready, so that nothing outside the card
+/// (no engine, link or driver) limits it. A backend that has the card's RTL measures it (the
+/// simulated card); a board's backend does not know it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LoopRate {
+    /// Frame length in bytes.
+    pub frame_len: usize,
+    /// Frames measured.
+    pub frames: u32,
+    /// `axi_aclk` cycles from the first frame's first C2H beat to the last frame's last beat.
+    pub cycles: u64,
+    /// Bytes per cycle as a fraction of the 16 the 128-bit stream carries.
+    pub fraction: f64,
 }
 
 /// The outcome of one transfer.

@@ -188,6 +188,19 @@ mod tests {
     }
 
     #[test]
+    fn the_memory_mapped_channel_is_found_or_named_missing() {
+        let mut i = info();
+        assert_eq!(i.mm_channel(Direction::H2C).expect("h2c"), 0);
+        assert_eq!(i.mm_channel(Direction::C2H).expect("c2h"), 0);
+        i.c2h.remove(0);
+        let e = i
+            .mm_channel(Direction::C2H)
+            .expect_err("only a stream left");
+        assert_eq!(e.kind(), ErrorKind::Unsupported);
+        assert!(e.to_string().contains("memory-mapped C2H"), "{e}");
+    }
+
+    #[test]
     fn memory_mapped_checks_in_order() {
         let i = info();
         let k = |r: Result<()>| r.expect_err("must fail").kind();

@@ -22,7 +22,7 @@ mod queue;
 
 pub use addr::CardAddr;
 pub use api::{
-    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, Transfer,
+    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, LoopRate, Transfer,
 };
 pub use buffer::{DmaBuffer, DMA_ALIGN};
 pub use config::{BackendKind, Config, BACKEND_ENV, CONFIG_ENV, DEVICE_ENV};

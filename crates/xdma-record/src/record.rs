@@ -689,11 +689,11 @@ pub fn record_ring<C: Card>(
 ) -> Result<Manifest, RecordError> {
     use card_regs as r;
     let info = card.info();
-    let Some(ch) = info.find(Direction::C2H, ChannelKind::MemoryMapped) else {
-        return Err(RecordError::Options(
-            "the CAPTURE ring is read through a memory-mapped C2H channel, which this card does not have (the mm or combined card has one)".into(),
-        ));
-    };
+    let ch = info.mm_channel(Direction::C2H).map_err(|e| {
+        RecordError::Options(format!(
+            "the CAPTURE ring is read through a memory-mapped C2H channel (the mm or combined card has one): {e}"
+        ))
+    })?;
     check_frame_len(plan.frame)?;
     let ring_ok = plan.size >= 4096
         && plan.size.is_multiple_of(4096)

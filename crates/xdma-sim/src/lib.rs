@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 use card_sim::Top;
 use xdma_core::{
     check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
-    Direction, DmaBuffer, Error, ErrorKind, Result, Transfer,
+    Direction, DmaBuffer, Error, ErrorKind, LoopRate, Result, Transfer,
 };
 use xdma_driver::{Costs, Driver, HostRam, InterruptMode, Params};
 use xdma_ip::AXI_HZ;
@@ -641,6 +641,20 @@ impl SimCard {
         self.inner.send(Msg::Latency { reply: s })?;
         r.recv_timeout(self.inner.reply_timeout)
             .map_err(|_| self.no_answer())
+    }
+
+    /// The card's own LOOP rate for `frames` frames of `frame_len` bytes, measured on the RTL
+    /// alone: `card_core` in the card harness, on a model of its own (not this card's, which
+    /// its calls go on using), with C2H always ready, so that nothing outside the card limits
+    /// it. Every frame is checked to come back unchanged.
+    pub fn loop_rate(&self, frame_len: usize, frames: u32) -> Result<LoopRate> {
+        let r = card_harness::loop_rate(frame_len, frames).map_err(bfm)?;
+        Ok(LoopRate {
+            frame_len: r.frame_len,
+            frames: r.frames,
+            cycles: r.cycles,
+            fraction: r.fraction,
+        })
     }
 
     fn no_answer(&self) -> Error {

@@ -12,8 +12,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use xdma_core::{
-    AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, Config, DmaBuffer, Error, Result,
-    Transfer,
+    AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, Config, DmaBuffer, Error,
+    LoopRate, Result, Transfer,
 };
 
 /// A card on whichever backend the configuration names. A program written against [`Card`]
@@ -51,6 +51,18 @@ impl Xdma {
     /// Opens the card that the environment describes (see [`Config::from_env`]).
     pub fn from_env() -> Result<Xdma> {
         Xdma::open(&Config::from_env()?)
+    }
+
+    /// What the backend knows of the card's own LOOP rate ([`LoopRate`]) for `frames` frames
+    /// of `frame_len` bytes: the simulated card measures it on its RTL; a board's backend has
+    /// no RTL to measure it on and answers `None`.
+    pub fn loop_rate(&self, frame_len: usize, frames: u32) -> Result<Option<LoopRate>> {
+        match *self {
+            #[cfg(feature = "sim")]
+            Xdma::Sim(ref c) => c.loop_rate(frame_len, frames).map(Some),
+            #[cfg(all(feature = "hw", target_os = "linux"))]
+            Xdma::Hw(_) => Ok(None),
+        }
     }
 }
 
