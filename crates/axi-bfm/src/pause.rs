@@ -154,6 +154,41 @@ pub fn random_pause_strategy(max_percent: u8) -> impl Strategy<Value = PauseSpec
     (any::<u64>(), 0..=max).prop_map(|(seed, percent)| PauseSpec::random(seed, percent))
 }
 
+/// A bus model of the five AXI channels, by where each channel's pause generator lives: one
+/// spec installs generators on all of them, or on one.
+pub(crate) trait BusPauses {
+    /// The pause generator of `channel`, if the bus model has that channel.
+    fn pause_of(&mut self, channel: Channel) -> Option<&mut Pause>;
+
+    /// All five channels from one spec; `base` keeps the sequences of different agents (and
+    /// of a master and a slave) apart.
+    fn set_bus_pauses(&mut self, spec: &PauseSpec, base: u64) {
+        for (k, ch) in [Channel::Aw, Channel::W, Channel::Ar, Channel::B, Channel::R]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(p) = self.pause_of(ch) {
+                *p = spec.generator(base + k as u64);
+            }
+        }
+    }
+
+    /// Replaces one channel's generator (the others keep theirs); a stream channel is not
+    /// one of these and is ignored.
+    fn set_channel_pauses(&mut self, channel: Channel, spec: &PauseSpec) {
+        if let Some(p) = self.pause_of(channel) {
+            *p = spec.generator(0x5ca1e + channel as u64);
+        }
+    }
+
+    /// True when no channel ever pauses.
+    fn all_never(&mut self) -> bool {
+        [Channel::Aw, Channel::W, Channel::B, Channel::Ar, Channel::R]
+            .into_iter()
+            .all(|ch| self.pause_of(ch).is_none_or(|p| p.is_never()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,40 +226,5 @@ mod tests {
         let mut always = PauseSpec::random(1, 100).generator(0);
         assert!((0..1000).all(|_| !never.pause_now()));
         assert!((0..1000).all(|_| always.pause_now()));
-    }
-}
-
-/// A bus model of the five AXI channels, by where each channel's pause generator lives: one
-/// spec installs generators on all of them, or on one.
-pub(crate) trait BusPauses {
-    /// The pause generator of `channel`, if the bus model has that channel.
-    fn pause_of(&mut self, channel: Channel) -> Option<&mut Pause>;
-
-    /// All five channels from one spec; `base` keeps the sequences of different agents (and
-    /// of a master and a slave) apart.
-    fn set_bus_pauses(&mut self, spec: &PauseSpec, base: u64) {
-        for (k, ch) in [Channel::Aw, Channel::W, Channel::Ar, Channel::B, Channel::R]
-            .into_iter()
-            .enumerate()
-        {
-            if let Some(p) = self.pause_of(ch) {
-                *p = spec.generator(base + k as u64);
-            }
-        }
-    }
-
-    /// Replaces one channel's generator (the others keep theirs); a stream channel is not
-    /// one of these and is ignored.
-    fn set_channel_pauses(&mut self, channel: Channel, spec: &PauseSpec) {
-        if let Some(p) = self.pause_of(channel) {
-            *p = spec.generator(0x5ca1e + channel as u64);
-        }
-    }
-
-    /// True when no channel ever pauses.
-    fn all_never(&mut self) -> bool {
-        [Channel::Aw, Channel::W, Channel::B, Channel::Ar, Channel::R]
-            .into_iter()
-            .all(|ch| self.pause_of(ch).is_none_or(|p| p.is_never()))
     }
 }
