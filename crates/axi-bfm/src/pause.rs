@@ -6,8 +6,6 @@
 //! one, so any spec is protocol-legal.
 
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
-use rand_xorshift::XorShiftRng;
 
 use crate::protocol::Channel;
 
@@ -70,8 +68,16 @@ pub struct Pause {
 enum Kind {
     Never,
     Always,
-    Pattern { bits: Vec<bool>, pos: usize },
-    Random { rng: XorShiftRng, threshold: u64 },
+    Pattern {
+        bits: Vec<bool>,
+        pos: usize,
+    },
+    /// The pause of the channel's cycle `n` is `mix64(base + n * GAMMA) < threshold`: a hash
+    /// of (seed, cycle), so a seed names one sequence for good.
+    Random {
+        base: u64,
+        threshold: u64,
+    },
 }
 
 impl Default for Pause {
@@ -92,9 +98,7 @@ impl Pause {
                 pos: 0,
             },
             PauseSpec::Random { seed, percent } => Kind::Random {
-                rng: XorShiftRng::seed_from_u64(
-                    seed ^ mix64(salt.wrapping_add(0x51_7cc1_b727_220a)),
-                ),
+                base: mix64(seed ^ mix64(salt.wrapping_add(0x51_7cc1_b727_220a))),
                 // A 64-bit draw below this pauses: percent/100 of the range.
                 threshold: ((u128::from((*percent).min(100)) << 64) / 100).min(u128::from(u64::MAX))
                     as u64,
@@ -120,13 +124,22 @@ impl Pause {
                 *pos = (*pos + 1) % bits.len();
                 p
             }
-            Kind::Random { rng, threshold } => rng.next_u64() < *threshold,
+            Kind::Random { base, threshold } => {
+                // The next cycle's point: `base` counts the cycles in steps of GAMMA.
+                *base = base.wrapping_add(GAMMA);
+                mix64(*base) < *threshold
+            }
         }
     }
 }
 
+/// The step between the hash inputs of consecutive cycles (the golden ratio in 64 bits).
+const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// A hash of one 64-bit value (SplitMix64's finaliser), not a generator: it mixes a channel's
-/// salt into the seed, so that channels sharing a seed draw unrelated sequences.
+/// salt into the seed, and a random pause spec pauses at cycle `n` when the hash of
+/// (seed, n) falls below its threshold. Being a pure function of (seed, cycle), it keeps
+/// every seed's sequence as it was, so seeded tests keep their meaning.
 fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
