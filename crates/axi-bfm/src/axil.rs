@@ -1,5 +1,5 @@
 //! AXI4-Lite bus models: a master of single-word reads and writes, and a slave backed by
-//! sparse memory.
+//! sparse memory, each built of five channels (a [`Source`] or [`Sink`] each).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -9,11 +9,14 @@ use sim_runtime::{ClockId, Model, Port};
 
 use crate::axi::TxnId;
 use crate::bind::Bind;
+use crate::channel::{Garbage, Payload, Sink, Source, Turn};
 use crate::env::{Agent, Cx, Env, Idle, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
+use crate::handle::Handle;
 use crate::mem::Memory;
-use crate::monitor::{AxilMonitor, Channel};
-use crate::pause::{BusPauses, PauseSpec};
+use crate::monitor::AxilMonitor;
+use crate::pause::{BusPauses, Pause, PauseSpec};
+use crate::protocol::Channel;
 
 /// How an AXI4-Lite master paces its accesses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +61,136 @@ pub struct LiteFaults {
     pub hang: bool,
 }
 
+/// The payload of AW or AR: the address, and AxPROT when the bus has it.
+struct AddrPorts {
+    addr: Port,
+    prot: Option<Port>,
+}
+
+impl AddrPorts {
+    fn bind(b: &Bind<'_>, ch: &str, out: bool) -> Result<AddrPorts> {
+        Ok(AddrPorts {
+            addr: b.port(&format!("{ch}addr"), out)?,
+            // The slave ignores AxPROT: it binds no port for it.
+            prot: if out {
+                b.opt_port(&format!("{ch}prot"), out)?
+            } else {
+                None
+            },
+        })
+    }
+}
+
+impl Payload for AddrPorts {
+    /// The address and AxPROT.
+    type Beat = (u64, u8);
+    #[inline]
+    fn drive(&self, m: &mut Model, &(addr, prot): &(u64, u8)) {
+        m.set(self.addr, addr);
+        if let Some(p) = self.prot {
+            m.set(p, u64::from(prot));
+        }
+    }
+    #[inline]
+    fn sample(&self, m: &Model) -> (u64, u8) {
+        (m.get(self.addr), self.prot.map_or(0, |p| m.get(p) as u8))
+    }
+    fn garbage(&self, _: &mut Model, _: &mut Garbage) {}
+}
+
+/// The payload of W: data and strobes.
+struct WPorts {
+    data: Port,
+    strb: Port,
+}
+
+impl Payload for WPorts {
+    /// Data and strobes.
+    type Beat = (u64, u64);
+    #[inline]
+    fn drive(&self, m: &mut Model, &(data, strb): &(u64, u64)) {
+        m.set(self.data, data);
+        m.set(self.strb, strb);
+    }
+    #[inline]
+    fn sample(&self, m: &Model) -> (u64, u64) {
+        (m.get(self.data), m.get(self.strb))
+    }
+    fn garbage(&self, _: &mut Model, _: &mut Garbage) {}
+}
+
+/// The payload of B: the response.
+struct BPorts {
+    resp: Port,
+}
+
+impl Payload for BPorts {
+    type Beat = Resp;
+    #[inline]
+    fn drive(&self, m: &mut Model, resp: &Resp) {
+        m.set(self.resp, resp.bits());
+    }
+    #[inline]
+    fn sample(&self, m: &Model) -> Resp {
+        Resp::from_bits(m.get(self.resp))
+    }
+    fn garbage(&self, _: &mut Model, _: &mut Garbage) {}
+}
+
+/// The payload of R: data and response.
+struct RPorts {
+    data: Port,
+    resp: Port,
+}
+
+impl Payload for RPorts {
+    type Beat = (u64, Resp);
+    #[inline]
+    fn drive(&self, m: &mut Model, &(data, resp): &(u64, Resp)) {
+        m.set(self.data, data);
+        m.set(self.resp, resp.bits());
+    }
+    #[inline]
+    fn sample(&self, m: &Model) -> (u64, Resp) {
+        (m.get(self.data), Resp::from_bits(m.get(self.resp)))
+    }
+    fn garbage(&self, _: &mut Model, _: &mut Garbage) {}
+}
+
+/// The five channels of an AXI4-Lite bus as its master sees them (`out`) or its slave.
+fn bind_w(b: &Bind<'_>, out: bool) -> Result<WPorts> {
+    Ok(WPorts {
+        data: b.port("wdata", out)?,
+        strb: b.port("wstrb", out)?,
+    })
+}
+
+fn bind_b(b: &Bind<'_>, out: bool) -> Result<BPorts> {
+    Ok(BPorts {
+        resp: b.port("bresp", !out)?,
+    })
+}
+
+fn bind_r(b: &Bind<'_>, out: bool) -> Result<RPorts> {
+    Ok(RPorts {
+        data: b.port("rdata", !out)?,
+        resp: b.port("rresp", !out)?,
+    })
+}
+
+/// The data width of an AXI4-Lite bus, checked.
+fn lite_bytes(b: &Bind<'_>, out: bool) -> Result<usize> {
+    let wdata = b.port("wdata", out)?;
+    let bytes = b.data_bytes(wdata, "wdata")?;
+    if bytes > 8 {
+        return Err(BfmError::Bind {
+            bus: b.prefix.to_string(),
+            problem: "AXI4-Lite data is 32 or 64 bits wide".into(),
+        });
+    }
+    Ok(bytes)
+}
+
 struct LOp {
     done: bool,
     data: u64,
@@ -67,25 +200,11 @@ struct LOp {
 struct MasterCore {
     cfg: AxilMasterConfig,
     faults: LiteFaults,
-    awaddr: Port,
-    awprot: Option<Port>,
-    awvalid: Port,
-    awready: Port,
-    wdata: Port,
-    wstrb: Port,
-    wvalid: Port,
-    wready: Port,
-    bresp: Port,
-    bvalid: Port,
-    bready: Port,
-    araddr: Port,
-    arprot: Option<Port>,
-    arvalid: Port,
-    arready: Port,
-    rdata: Port,
-    rresp: Port,
-    rvalid: Port,
-    rready: Port,
+    aw: Source<AddrPorts>,
+    w: Source<WPorts>,
+    b: Sink<BPorts>,
+    ar: Source<AddrPorts>,
+    r: Sink<RPorts>,
     next: u64,
     ops: HashMap<u64, LOp>,
     w_admit: VecDeque<(u64, u64, u64, u64)>,
@@ -95,41 +214,31 @@ struct MasterCore {
     ar_q: VecDeque<u64>,
     b_wait: VecDeque<u64>,
     r_wait: VecDeque<u64>,
-    aw_cur: Option<u64>,
-    w_cur: Option<(u64, u64)>,
-    ar_cur: Option<u64>,
-    aw_shown: bool,
-    w_shown: bool,
-    ar_shown: bool,
-    aw_stalled: bool,
-    w_stalled: bool,
-    ar_stalled: bool,
-    b_shown: bool,
-    r_shown: bool,
-    p: BusPauses,
     /// The last drive left the bus idle (no VALID, READYs up) with nothing queued.
     idle_driven: bool,
     /// Raised while idle with no response owed (see [`Agent::idle`]).
     idle: Idle,
 }
 
-/// An AXI4-Lite master bus model: single-beat reads and writes, several in flight, answered
-/// in order.
-#[derive(Clone)]
-pub struct AxilMaster {
-    inner: Rc<RefCell<MasterCore>>,
-    clock: ClockId,
-    bus: String,
-    data_bytes: usize,
-    monitor: Option<AxilMonitor>,
+impl BusPauses for MasterCore {
+    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
+        Some(match ch {
+            Channel::Aw => &mut self.aw.pause,
+            Channel::W => &mut self.w.pause,
+            Channel::B => &mut self.b.pause,
+            Channel::Ar => &mut self.ar.pause,
+            Channel::R => &mut self.r.pause,
+            Channel::T => return None,
+        })
+    }
 }
 
-impl std::fmt::Debug for AxilMaster {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AxilMaster")
-            .field("bus", &self.bus)
-            .finish_non_exhaustive()
-    }
+/// An AXI4-Lite master bus model: single-beat reads and writes, several in flight, answered
+/// in order.
+#[derive(Clone, Debug)]
+pub struct AxilMaster {
+    h: Handle<MasterCore, AxilMonitor>,
+    data_bytes: usize,
 }
 
 impl AxilMaster {
@@ -147,36 +256,15 @@ impl AxilMaster {
         cfg: AxilMasterConfig,
     ) -> Result<AxilMaster> {
         let b = Bind::new(env, prefix);
-        let wdata = b.drive("wdata")?;
-        let data_bytes = b.data_bytes(wdata, "wdata")?;
-        if data_bytes > 8 {
-            return Err(BfmError::Bind {
-                bus: prefix.to_string(),
-                problem: "AXI4-Lite data is 32 or 64 bits wide".into(),
-            });
-        }
+        let data_bytes = lite_bytes(&b, true)?;
         let core = MasterCore {
             cfg,
             faults: LiteFaults::default(),
-            awaddr: b.drive("awaddr")?,
-            awprot: b.opt_drive("awprot")?,
-            awvalid: b.drive("awvalid")?,
-            awready: b.read("awready")?,
-            wdata,
-            wstrb: b.drive("wstrb")?,
-            wvalid: b.drive("wvalid")?,
-            wready: b.read("wready")?,
-            bresp: b.read("bresp")?,
-            bvalid: b.read("bvalid")?,
-            bready: b.drive("bready")?,
-            araddr: b.drive("araddr")?,
-            arprot: b.opt_drive("arprot")?,
-            arvalid: b.drive("arvalid")?,
-            arready: b.read("arready")?,
-            rdata: b.read("rdata")?,
-            rresp: b.read("rresp")?,
-            rvalid: b.read("rvalid")?,
-            rready: b.drive("rready")?,
+            aw: Source::bind(&b, "aw", AddrPorts::bind(&b, "aw", true)?)?,
+            w: Source::bind(&b, "w", bind_w(&b, true)?)?,
+            b: Sink::bind(&b, "b", bind_b(&b, true)?)?,
+            ar: Source::bind(&b, "ar", AddrPorts::bind(&b, "ar", true)?)?,
+            r: Sink::bind(&b, "r", bind_r(&b, true)?)?,
             next: 1,
             ops: HashMap::new(),
             w_admit: VecDeque::new(),
@@ -186,71 +274,39 @@ impl AxilMaster {
             ar_q: VecDeque::new(),
             b_wait: VecDeque::new(),
             r_wait: VecDeque::new(),
-            aw_cur: None,
-            w_cur: None,
-            ar_cur: None,
-            aw_shown: false,
-            w_shown: false,
-            ar_shown: false,
-            aw_stalled: false,
-            w_stalled: false,
-            ar_stalled: false,
-            b_shown: false,
-            r_shown: false,
-            p: BusPauses::default(),
             idle_driven: false,
             idle: Idle::new(),
         };
-        let inner = Rc::new(RefCell::new(core));
-        env.add_agent(clock, inner.clone());
-        let monitor = if env.monitors_enabled() {
-            Some(AxilMonitor::attach(env, prefix, clock)?)
-        } else {
-            None
-        };
-        Ok(AxilMaster {
-            inner,
-            clock,
-            bus: prefix.to_string(),
-            data_bytes,
-            monitor,
-        })
+        let h = Handle::attach(env, prefix, clock, core, AxilMonitor::attach)?;
+        Ok(AxilMaster { h, data_bytes })
     }
 
     /// The protocol monitor attached with this master, if any.
     pub fn monitor(&self) -> Option<&AxilMonitor> {
-        self.monitor.as_ref()
-    }
-
-    /// The core, for a change that may give it work: the environment runs it again.
-    fn edit(&self) -> std::cell::RefMut<'_, MasterCore> {
-        let c = self.inner.borrow_mut();
-        c.idle.set(false);
-        c
+        self.h.monitor()
     }
 
     /// Installs pause generators from `spec` on AW, W, AR (idle) and B, R (backpressure).
     pub fn set_pauses(&self, spec: &PauseSpec) {
-        self.edit().set_pauses(spec, 0);
+        self.h.edit().set_pauses(spec, 0);
     }
 
     /// Installs a pause generator on one channel only (the others keep theirs).
     pub fn set_channel_pauses(&self, channel: Channel, spec: &PauseSpec) {
-        self.edit().p.set_channel(channel, spec);
+        self.h.edit().set_channel_pauses(channel, spec);
     }
 
     /// Makes the master break the protocol on purpose.
     pub fn set_faults(&self, faults: LiteFaults) {
-        self.edit().faults = faults;
+        self.h.edit().faults = faults;
     }
 
     fn full_strb(&self) -> u64 {
         (1u64 << self.data_bytes) - 1
     }
 
-    /// Queues a write of one data word with byte strobes `strb`.
-    pub fn start_write(&self, addr: u64, data: u64, strb: u64) -> Result<TxnId> {
-        let mut c = self.edit();
+    /// A new access's number and its entry.
+    fn new_op(c: &mut MasterCore) -> u64 {
         let t = c.next;
         c.next += 1;
         c.ops.insert(
@@ -261,6 +317,13 @@ impl AxilMaster {
                 resp: Resp::Okay,
             },
         );
+        t
+    }
+
+    /// Queues a write of one data word with byte strobes `strb`.
+    pub fn start_write(&self, addr: u64, data: u64, strb: u64) -> Result<TxnId> {
+        let mut c = self.h.edit();
+        let t = Self::new_op(&mut c);
         c.w_admit
             .push_back((t, addr, data, strb & self.full_strb()));
         Ok(TxnId(t))
@@ -268,37 +331,28 @@ impl AxilMaster {
 
     /// Queues a read of one data word.
     pub fn start_read(&self, addr: u64) -> Result<TxnId> {
-        let mut c = self.edit();
-        let t = c.next;
-        c.next += 1;
-        c.ops.insert(
-            t,
-            LOp {
-                done: false,
-                data: 0,
-                resp: Resp::Okay,
-            },
-        );
+        let mut c = self.h.edit();
+        let t = Self::new_op(&mut c);
         c.r_admit.push_back((t, addr));
         Ok(TxnId(t))
     }
 
     /// True once the access has completed.
     pub fn is_done(&self, t: TxnId) -> bool {
-        self.inner.borrow().ops.get(&t.0).is_some_and(|o| o.done)
+        self.h.core().ops.get(&t.0).is_some_and(|o| o.done)
     }
 
     /// Runs the environment until `t` completes, within the configured cycle limit.
     pub fn wait(&self, env: &mut Env, t: TxnId) -> Result<()> {
-        let limit = self.inner.borrow().cfg.timeout_cycles;
-        let what = format!("AXI4-Lite access #{} on `{}`", t.0, self.bus);
-        env.run_until_agents(self.clock, limit, &what, || self.is_done(t))?;
+        let limit = self.h.core().cfg.timeout_cycles;
+        let what = format!("AXI4-Lite access #{} on `{}`", t.0, self.h.bus);
+        env.run_until_agents(self.h.clock, limit, &what, || self.is_done(t))?;
         Ok(())
     }
 
     /// The data (zero for a write) and response of a completed access, taken once.
     pub fn take(&self, t: TxnId) -> Result<(u64, Resp)> {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.h.edit();
         match c.ops.get(&t.0) {
             Some(o) if o.done => {
                 let r = (o.data, o.resp);
@@ -306,7 +360,7 @@ impl AxilMaster {
                 Ok(r)
             }
             _ => Err(BfmError::NoSuchTxn {
-                bus: self.bus.clone(),
+                bus: self.h.bus.clone(),
                 id: t.0,
             }),
         }
@@ -330,7 +384,7 @@ impl AxilMaster {
         match self.write_resp(env, addr, data, strb)? {
             Resp::Okay => Ok(()),
             resp => Err(BfmError::Response {
-                bus: self.bus.clone(),
+                bus: self.h.bus.clone(),
                 what: "write",
                 addr,
                 resp,
@@ -350,7 +404,7 @@ impl AxilMaster {
         match self.read_resp(env, addr)? {
             (d, Resp::Okay) => Ok(d),
             (_, resp) => Err(BfmError::Response {
-                bus: self.bus.clone(),
+                bus: self.h.bus.clone(),
                 what: "read",
                 addr,
                 resp,
@@ -361,31 +415,16 @@ impl AxilMaster {
 
 impl Agent for MasterCore {
     fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
-        let aw_fire = self.aw_shown && m.get_bool(self.awready);
-        self.aw_stalled = self.aw_shown && !aw_fire;
-        if aw_fire {
-            self.aw_cur = None;
-        }
-        let w_fire = self.w_shown && m.get_bool(self.wready);
-        self.w_stalled = self.w_shown && !w_fire;
-        if w_fire {
-            self.w_cur = None;
-        }
-        let ar_fire = self.ar_shown && m.get_bool(self.arready);
-        self.ar_stalled = self.ar_shown && !ar_fire;
-        if ar_fire {
-            self.ar_cur = None;
-        }
-        if self.b_shown && m.get_bool(self.bvalid) {
-            let resp = Resp::from_bits(m.get(self.bresp));
+        self.aw.sample(m);
+        self.w.sample(m);
+        self.ar.sample(m);
+        if let Some(resp) = self.b.sample(m) {
             if let Some(o) = self.b_wait.pop_front().and_then(|t| self.ops.get_mut(&t)) {
                 o.done = true;
                 o.resp = resp;
             }
         }
-        if self.r_shown && m.get_bool(self.rvalid) {
-            let resp = Resp::from_bits(m.get(self.rresp));
-            let data = m.get(self.rdata);
+        if let Some((data, resp)) = self.r.sample(m) {
             if let Some(o) = self.r_wait.pop_front().and_then(|t| self.ops.get_mut(&t)) {
                 o.done = true;
                 o.resp = resp;
@@ -403,27 +442,12 @@ impl Agent for MasterCore {
             cx.in_reset
         };
         if in_reset {
-            for p in [
-                self.awvalid,
-                self.wvalid,
-                self.arvalid,
-                self.bready,
-                self.rready,
-            ] {
-                m.set_bool(p, false);
-            }
-            self.aw_shown = false;
-            self.w_shown = false;
-            self.ar_shown = false;
-            self.aw_stalled = false;
-            self.w_stalled = false;
-            self.ar_stalled = false;
-            self.b_shown = false;
-            self.r_shown = false;
+            self.aw.reset(m, f.valid_in_reset);
+            self.w.reset(m, false);
+            self.ar.reset(m, false);
+            self.b.off(m);
+            self.r.off(m);
             self.idle_driven = false;
-            if f.valid_in_reset {
-                m.set_bool(self.awvalid, true);
-            }
             return Ok(());
         }
         let nothing_to_do = self.w_admit.is_empty()
@@ -431,13 +455,10 @@ impl Agent for MasterCore {
             && self.aw_q.is_empty()
             && self.w_q.is_empty()
             && self.ar_q.is_empty()
-            && self.aw_cur.is_none()
-            && self.w_cur.is_none()
-            && self.ar_cur.is_none()
-            && !self.aw_stalled
-            && !self.w_stalled
-            && !self.ar_stalled;
-        if nothing_to_do && self.idle_driven && self.p.all_never() {
+            && !self.aw.is_shown()
+            && !self.w.is_shown()
+            && !self.ar.is_shown();
+        if nothing_to_do && self.idle_driven && self.all_never() {
             // The bus already shows an idle master and nothing would change it; with no
             // response owed either, the next edges need not run it at all.
             self.idle
@@ -463,71 +484,43 @@ impl Agent for MasterCore {
             self.r_wait.push_back(t);
         }
 
-        let aw_go = !self.p.aw.pause_now();
-        if self.aw_stalled {
-            if f.drop_valid_on_stall {
-                m.set_bool(self.awvalid, false);
-                self.aw_shown = false;
+        let prot = self.cfg.prot;
+        match self.aw.turn() {
+            Turn::Free { go } => {
+                let a = if go { self.aw_q.pop_front() } else { None };
+                self.aw.show(m, a.map(|a| (a, prot)));
             }
-        } else {
-            if self.aw_cur.is_none() && aw_go {
-                self.aw_cur = self.aw_q.pop_front();
-            }
-            self.aw_shown = self.aw_cur.is_some();
-            if let Some(a) = self.aw_cur {
-                m.set(self.awaddr, a);
-                if let Some(p) = self.awprot {
-                    m.set(p, u64::from(self.cfg.prot));
+            Turn::Stalled if f.drop_valid_on_stall => {
+                // The dropped address goes up again later.
+                if let Some((a, _)) = self.aw.drop_valid(m) {
+                    self.aw_q.push_front(a);
                 }
             }
-            m.set_bool(self.awvalid, self.aw_shown);
+            Turn::Stalled => {}
         }
-
-        let w_go = !self.p.w.pause_now();
-        if self.w_stalled {
-            if f.change_payload_on_stall {
-                if let Some((d, _)) = self.w_cur.as_mut() {
-                    *d ^= 1;
-                    m.set(self.wdata, *d);
-                }
+        match self.w.turn() {
+            Turn::Free { go } => {
+                let d = if go { self.w_q.pop_front() } else { None };
+                self.w.show(m, d);
             }
-        } else {
-            if self.w_cur.is_none() && w_go {
-                self.w_cur = self.w_q.pop_front();
+            Turn::Stalled if f.change_payload_on_stall => {
+                self.w.change_shown(m, |(d, _)| *d ^= 1);
             }
-            self.w_shown = self.w_cur.is_some();
-            if let Some((d, s)) = self.w_cur {
-                m.set(self.wdata, d);
-                m.set(self.wstrb, s);
-            }
-            m.set_bool(self.wvalid, self.w_shown);
+            Turn::Stalled => {}
         }
-
-        let ar_go = !self.p.ar.pause_now();
-        if !self.ar_stalled {
-            if self.ar_cur.is_none() && ar_go {
-                self.ar_cur = self.ar_q.pop_front();
-            }
-            self.ar_shown = self.ar_cur.is_some();
-            if let Some(a) = self.ar_cur {
-                m.set(self.araddr, a);
-                if let Some(p) = self.arprot {
-                    m.set(p, u64::from(self.cfg.prot));
-                }
-            }
-            m.set_bool(self.arvalid, self.ar_shown);
+        if let Turn::Free { go } = self.ar.turn() {
+            let a = if go { self.ar_q.pop_front() } else { None };
+            self.ar.show(m, a.map(|a| (a, prot)));
         }
-
-        self.b_shown = !self.p.b.pause_now();
-        m.set_bool(self.bready, self.b_shown);
-        self.r_shown = !self.p.r.pause_now();
-        m.set_bool(self.rready, self.r_shown);
-        self.idle_driven = nothing_to_do && !self.aw_shown && !self.w_shown && !self.ar_shown;
+        self.b.drive(m, true);
+        self.r.drive(m, true);
+        self.idle_driven =
+            nothing_to_do && !self.aw.is_shown() && !self.w.is_shown() && !self.ar.is_shown();
         Ok(())
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
-        self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16));
+        self.set_bus_pauses(spec, salt.wrapping_mul(16));
         self.idle.set(false);
     }
 
@@ -562,47 +555,35 @@ struct SlaveCore {
     faults: LiteFaults,
     mem: Rc<RefCell<Memory>>,
     bytes: usize,
-    awaddr: Port,
-    awvalid: Port,
-    awready: Port,
-    wdata: Port,
-    wstrb: Port,
-    wvalid: Port,
-    wready: Port,
-    bresp: Port,
-    bvalid: Port,
-    bready: Port,
-    araddr: Port,
-    arvalid: Port,
-    arready: Port,
-    rdata: Port,
-    rresp: Port,
-    rvalid: Port,
-    rready: Port,
+    aw: Sink<AddrPorts>,
+    w: Sink<WPorts>,
+    b: Source<BPorts>,
+    ar: Sink<AddrPorts>,
+    r: Source<RPorts>,
     aw_q: VecDeque<u64>,
     w_q: VecDeque<(u64, u64)>,
     b_q: VecDeque<u64>,
     r_q: VecDeque<(u64, u64)>,
-    aw_shown: bool,
-    w_shown: bool,
-    ar_shown: bool,
-    b_shown: bool,
-    r_shown: bool,
-    p: BusPauses,
+}
+
+impl BusPauses for SlaveCore {
+    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
+        Some(match ch {
+            Channel::Aw => &mut self.aw.pause,
+            Channel::W => &mut self.w.pause,
+            Channel::B => &mut self.b.pause,
+            Channel::Ar => &mut self.ar.pause,
+            Channel::R => &mut self.r.pause,
+            Channel::T => return None,
+        })
+    }
 }
 
 /// An AXI4-Lite slave bus model backed by a sparse memory.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct AxilSlave {
-    inner: Rc<RefCell<SlaveCore>>,
+    h: Handle<SlaveCore, AxilMonitor>,
     mem: Rc<RefCell<Memory>>,
-    monitor: Option<AxilMonitor>,
-}
-
-impl std::fmt::Debug for AxilSlave {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AxilSlave").finish_non_exhaustive()
-    }
 }
 
 impl AxilSlave {
@@ -620,81 +601,46 @@ impl AxilSlave {
         cfg: AxilSlaveConfig,
     ) -> Result<AxilSlave> {
         let b = Bind::new(env, prefix);
-        let wdata = b.read("wdata")?;
-        let bytes = b.data_bytes(wdata, "wdata")?;
-        if bytes > 8 {
-            return Err(BfmError::Bind {
-                bus: prefix.to_string(),
-                problem: "AXI4-Lite data is 32 or 64 bits wide".into(),
-            });
-        }
+        let bytes = lite_bytes(&b, false)?;
         let mem = Rc::new(RefCell::new(Memory::new()));
         let core = SlaveCore {
             cfg,
             faults: LiteFaults::default(),
             mem: mem.clone(),
             bytes,
-            awaddr: b.read("awaddr")?,
-            awvalid: b.read("awvalid")?,
-            awready: b.drive("awready")?,
-            wdata,
-            wstrb: b.read("wstrb")?,
-            wvalid: b.read("wvalid")?,
-            wready: b.drive("wready")?,
-            bresp: b.drive("bresp")?,
-            bvalid: b.drive("bvalid")?,
-            bready: b.read("bready")?,
-            araddr: b.read("araddr")?,
-            arvalid: b.read("arvalid")?,
-            arready: b.drive("arready")?,
-            rdata: b.drive("rdata")?,
-            rresp: b.drive("rresp")?,
-            rvalid: b.drive("rvalid")?,
-            rready: b.read("rready")?,
+            aw: Sink::bind(&b, "aw", AddrPorts::bind(&b, "aw", false)?)?,
+            w: Sink::bind(&b, "w", bind_w(&b, false)?)?,
+            b: Source::bind(&b, "b", bind_b(&b, false)?)?,
+            ar: Sink::bind(&b, "ar", AddrPorts::bind(&b, "ar", false)?)?,
+            r: Source::bind(&b, "r", bind_r(&b, false)?)?,
             aw_q: VecDeque::new(),
             w_q: VecDeque::new(),
             b_q: VecDeque::new(),
             r_q: VecDeque::new(),
-            aw_shown: false,
-            w_shown: false,
-            ar_shown: false,
-            b_shown: false,
-            r_shown: false,
-            p: BusPauses::default(),
         };
-        let inner = Rc::new(RefCell::new(core));
-        env.add_agent(clock, inner.clone());
-        let monitor = if env.monitors_enabled() {
-            Some(AxilMonitor::attach(env, prefix, clock)?)
-        } else {
-            None
-        };
-        Ok(AxilSlave {
-            inner,
-            mem,
-            monitor,
-        })
+        let h = Handle::attach(env, prefix, clock, core, AxilMonitor::attach)?;
+        Ok(AxilSlave { h, mem })
     }
 
     /// The protocol monitor attached with this slave, if any.
     pub fn monitor(&self) -> Option<&AxilMonitor> {
-        self.monitor.as_ref()
+        self.h.monitor()
     }
 
     /// Installs pause generators from `spec` on AWREADY, WREADY, ARREADY (backpressure) and
     /// B, R (idle).
     pub fn set_pauses(&self, spec: &PauseSpec) {
-        self.inner.borrow_mut().set_pauses(spec, 0);
+        self.h.edit().set_pauses(spec, 0);
     }
 
     /// Installs a pause generator on one channel only (the others keep theirs).
     pub fn set_channel_pauses(&self, channel: Channel, spec: &PauseSpec) {
-        self.inner.borrow_mut().p.set_channel(channel, spec);
+        self.h.edit().set_channel_pauses(channel, spec);
     }
 
     /// Makes the slave break the protocol on purpose.
     pub fn set_faults(&self, faults: LiteFaults) {
-        self.inner.borrow_mut().faults = faults;
+        self.h.edit().faults = faults;
     }
 
     /// The memory behind the slave, shared.
@@ -715,20 +661,15 @@ impl SlaveCore {
 
 impl Agent for SlaveCore {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        if self.b_shown && m.get_bool(self.bready) {
-            self.b_shown = false;
+        self.b.sample(m);
+        self.r.sample(m);
+        if let Some((addr, _)) = self.aw.sample(m) {
+            self.aw_q.push_back(addr);
         }
-        if self.r_shown && m.get_bool(self.rready) {
-            self.r_shown = false;
+        if let Some(d) = self.w.sample(m) {
+            self.w_q.push_back(d);
         }
-        if self.aw_shown && m.get_bool(self.awvalid) {
-            self.aw_q.push_back(m.get(self.awaddr));
-        }
-        if self.w_shown && m.get_bool(self.wvalid) {
-            self.w_q.push_back((m.get(self.wdata), m.get(self.wstrb)));
-        }
-        if self.ar_shown && m.get_bool(self.arvalid) {
-            let a = m.get(self.araddr);
+        if let Some((a, _)) = self.ar.sample(m) {
             self.r_q.push_back((a, cx.cycle + self.cfg.read_latency));
         }
         while !self.aw_q.is_empty() && !self.w_q.is_empty() {
@@ -750,81 +691,62 @@ impl Agent for SlaveCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         if cx.in_reset {
-            for p in [
-                self.awready,
-                self.wready,
-                self.arready,
-                self.bvalid,
-                self.rvalid,
-            ] {
-                m.set_bool(p, false);
-            }
+            self.aw.off(m);
+            self.w.off(m);
+            self.ar.off(m);
+            self.b.reset(m, false);
+            self.r.reset(m, false);
             self.aw_q.clear();
             self.w_q.clear();
             self.b_q.clear();
             self.r_q.clear();
-            self.aw_shown = false;
-            self.w_shown = false;
-            self.ar_shown = false;
-            self.b_shown = false;
-            self.r_shown = false;
             return Ok(());
         }
         let f = self.faults;
         let q = self.cfg.max_queued.max(1);
-        self.aw_shown = !self.p.aw.pause_now() && self.aw_q.len() + self.b_q.len() < q;
-        m.set_bool(self.awready, self.aw_shown);
-        self.w_shown = !self.p.w.pause_now() && self.w_q.len() + self.b_q.len() < q;
-        m.set_bool(self.wready, self.w_shown);
-        self.ar_shown = !self.p.ar.pause_now() && self.r_q.len() < q;
-        m.set_bool(self.arready, self.ar_shown);
+        let (aw_room, w_room) = (
+            self.aw_q.len() + self.b_q.len() < q,
+            self.w_q.len() + self.b_q.len() < q,
+        );
+        self.aw.drive(m, aw_room);
+        self.w.drive(m, w_room);
+        self.ar.drive(m, self.r_q.len() < q);
         let resp = if f.exokay_always {
             Resp::ExOkay
         } else {
             Resp::Okay
         };
 
-        let b_go = !self.p.b.pause_now();
-        if !self.b_shown {
+        if let Turn::Free { go } = self.b.turn() {
             let due = self.b_q.front().is_some_and(|t| *t <= cx.cycle);
-            let go = if f.spurious_b && self.b_q.is_empty() {
+            let send = if f.spurious_b && self.b_q.is_empty() {
                 self.faults.spurious_b = false;
                 true
-            } else if due && b_go && !f.hang {
+            } else if due && go && !f.hang {
                 self.b_q.pop_front();
                 true
             } else {
                 false
             };
-            if go {
-                m.set(self.bresp, resp.bits());
-            }
-            m.set_bool(self.bvalid, go);
-            self.b_shown = go;
+            self.b.show(m, send.then_some(resp));
         }
 
-        let r_go = !self.p.r.pause_now();
-        if !self.r_shown {
+        if let Turn::Free { go } = self.r.turn() {
             let due = self.r_q.front().is_some_and(|r| r.1 <= cx.cycle);
             let data = if f.spurious_r && self.r_q.is_empty() {
                 self.faults.spurious_r = false;
                 Some(0)
-            } else if due && r_go && !f.hang {
+            } else if due && go && !f.hang {
                 self.r_q.pop_front().map(|(a, _)| self.word(a))
             } else {
                 None
             };
-            if let Some(d) = data {
-                m.set(self.rdata, d);
-                m.set(self.rresp, resp.bits());
-            }
-            m.set_bool(self.rvalid, data.is_some());
-            self.r_shown = data.is_some();
+            self.r.show(m, data.map(|d| (d, resp)));
         }
         Ok(())
     }
 
     fn set_pauses(&mut self, spec: &PauseSpec, salt: u64) {
-        self.p = BusPauses::from_spec(spec, salt.wrapping_mul(16) + 8);
+        self.set_bus_pauses(spec, salt.wrapping_mul(16) + 8);
     }
 }

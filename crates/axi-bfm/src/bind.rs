@@ -153,6 +153,24 @@ impl<'a> Bind<'a> {
         self.find(sig)
     }
 
+    /// A payload signal of either direction: driven by the bus model when `out`, else read.
+    pub fn port(&self, sig: &str, out: bool) -> Result<Port> {
+        if out {
+            self.drive(sig)
+        } else {
+            self.read(sig)
+        }
+    }
+
+    /// An optional payload signal of either direction, as [`Bind::port`].
+    pub fn opt_port(&self, sig: &str, out: bool) -> Result<Option<Port>> {
+        if out {
+            self.opt_drive(sig)
+        } else {
+            self.opt_read(sig)
+        }
+    }
+
     /// An optional driven signal: bound when present.
     pub fn opt_drive(&self, sig: &str) -> Result<Option<Port>> {
         if self.has(sig) {

@@ -13,6 +13,25 @@ pub const WRAP: u8 = 2;
 /// AXI's rule: a burst must not cross a 4 KiB address boundary.
 pub const BOUNDARY: u64 = 4096;
 
+/// Bytes from `addr` up to the next 4 KiB boundary (4096 at a boundary).
+pub fn to_boundary(addr: u64) -> u64 {
+    BOUNDARY - addr % BOUNDARY
+}
+
+/// The last byte an INCR burst of `beats` beats of `1 << size` bytes from `addr` touches: its
+/// beats count from `addr` aligned down to the beat size (wrapping at the top of the address
+/// space).
+pub fn incr_last_byte(addr: u64, beats: u64, size: u8) -> u64 {
+    let bytes = 1u64 << size.min(7);
+    (addr & !(bytes - 1)).wrapping_add((beats * bytes).wrapping_sub(1))
+}
+
+/// Whether the bytes from `first` to `last` leave the 4 KiB page of `first` (or wrap around
+/// the address space): what no INCR burst may do.
+pub fn crosses_4k(first: u64, last: u64) -> bool {
+    first / BOUNDARY != last / BOUNDARY || last < first
+}
+
 /// One burst exactly as it goes on an address channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Burst {
@@ -123,7 +142,7 @@ pub fn split(id: u32, addr: u64, len: usize, bus_bytes: usize, max_beats: u32) -
     let (mut a, mut off) = (addr, 0usize);
     while off < len {
         let lane = a % bb;
-        let to_boundary = BOUNDARY - a % BOUNDARY;
+        let to_boundary = to_boundary(a);
         let n = ((len - off) as u64).min(to_boundary).min(max_span - lane);
         let beats = (lane + n).div_ceil(bb) as u32;
         out.push(Piece {
@@ -169,6 +188,19 @@ pub fn split_fixed(id: u32, addr: u64, len: usize, bus_bytes: usize) -> Vec<Piec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn four_kib_arithmetic() {
+        assert_eq!(to_boundary(0x1000), 4096);
+        assert_eq!(to_boundary(0x1ff0), 16);
+        // 16-byte beats count from the aligned-down address.
+        assert_eq!(incr_last_byte(0xff8, 1, 4), 0xfff);
+        assert_eq!(incr_last_byte(0xff0, 2, 4), 0x100f);
+        assert!(!crosses_4k(0xff8, 0xfff));
+        assert!(crosses_4k(0xff0, 0x100f));
+        // Wrapping past the top of the address space counts as a crossing.
+        assert!(crosses_4k(u64::MAX - 7, incr_last_byte(u64::MAX - 7, 2, 3)));
+    }
 
     #[test]
     fn wrap_and_fixed_beat_addresses_follow_the_specification() {

@@ -7,8 +7,8 @@ use sim_runtime::{ClockId, Edges, Model, Port};
 
 use crate::bind::SignalMapping;
 use crate::error::{BfmError, Result};
-use crate::monitor::Violation;
 use crate::pause::PauseSpec;
+use crate::protocol::Violation;
 
 /// The cycle limit of blocking bus operations unless a bus model is configured otherwise.
 pub const DEFAULT_TIMEOUT_CYCLES: u64 = 100_000;

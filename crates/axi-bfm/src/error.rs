@@ -2,7 +2,7 @@
 
 use sim_runtime::SimError;
 
-use crate::monitor::Violation;
+use crate::protocol::Violation;
 
 /// An AXI response code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -9,7 +9,7 @@
 //!
 //! ```no_run
 //! use axi_bfm::fuzz::{check_axi_slave, AxiFuzz};
-//! # fn setup() -> axi_bfm::Result<axi_bfm::fuzz::AxiBench> { unimplemented!() }
+//! # fn setup() -> axi_bfm::Result<axi_bfm::fuzz::AxiTarget> { unimplemented!() }
 //! let cfg = AxiFuzz { cases: 64, ..AxiFuzz::new(16, 0x0, 0x1_0000) };
 //! if let Err(failure) = check_axi_slave(&cfg, setup) {
 //!     panic!("{failure}"); // the minimal sequence, replayable with `replay_axi`
@@ -177,7 +177,7 @@ fn make_burst(
     if burst == INCR {
         // No INCR burst crosses 4 KiB: shorten it to end at the boundary.
         let aligned = addr & !(beat - 1);
-        let to_boundary = (4096 - (aligned & 4095)) / beat;
+        let to_boundary = crate::burst::to_boundary(aligned) / beat;
         let beats = u64::from(beats).min(to_boundary.max(1));
         b.len = (beats - 1) as u8;
     }
@@ -235,7 +235,7 @@ fn burst_bytes(b: &Burst, bus_bytes: usize) -> Vec<u64> {
 /// What a fuzz case needs from the user's set-up: the environment, after reset, with an
 /// AXI4 master on the DUT's slave port, and the clock it runs on.
 #[derive(Debug)]
-pub struct AxiBench {
+pub struct AxiTarget {
     /// The environment (model, clocks, resets, agents).
     pub env: Env,
     /// The master on the DUT's port.
@@ -244,10 +244,10 @@ pub struct AxiBench {
     pub clock: ClockId,
 }
 
-/// Runs `ops` through `bench` against a reference memory: every read must return what the
+/// Runs `ops` through `target` against a reference memory: every read must return what the
 /// reference holds; any protocol violation, timeout or mismatch ends the run with its error.
-pub fn replay_axi(bench: &mut AxiBench, ops: &[AxiOp]) -> Result<()> {
-    let bus = bench.master.bus_bytes();
+pub fn replay_axi(target: &mut AxiTarget, ops: &[AxiOp]) -> Result<()> {
+    let bus = target.master.bus_bytes();
     let mut reference = Memory::new();
     for (i, op) in ops.iter().enumerate() {
         match op {
@@ -256,11 +256,11 @@ pub fn replay_axi(bench: &mut AxiBench, ops: &[AxiOp]) -> Result<()> {
                 data,
                 strobes,
             } => {
-                let t = bench
+                let t = target
                     .master
                     .start_write_burst_strobed(*burst, data, strobes)?;
-                bench.master.wait(&mut bench.env, t)?;
-                bench.master.take_write(t)?;
+                target.master.wait(&mut target.env, t)?;
+                target.master.take_write(t)?;
                 for ((a, d), s) in burst_bytes(burst, bus).iter().zip(data).zip(strobes) {
                     if *s {
                         reference.write_byte(*a, *d);
@@ -268,9 +268,9 @@ pub fn replay_axi(bench: &mut AxiBench, ops: &[AxiOp]) -> Result<()> {
                 }
             }
             AxiOp::Read { burst } => {
-                let t = bench.master.start_read_burst(*burst)?;
-                bench.master.wait(&mut bench.env, t)?;
-                let (got, _) = bench.master.take_read(t)?;
+                let t = target.master.start_read_burst(*burst)?;
+                target.master.wait(&mut target.env, t)?;
+                let (got, _) = target.master.take_read(t)?;
                 for (j, (a, g)) in burst_bytes(burst, bus).iter().zip(&got).enumerate() {
                     let want = reference.read_byte(*a);
                     if want != *g {
@@ -285,7 +285,7 @@ pub fn replay_axi(bench: &mut AxiBench, ops: &[AxiOp]) -> Result<()> {
             }
         }
     }
-    bench.env.finish()
+    target.env.finish()
 }
 
 /// A failing case, shrunk: the minimal sequence and the error it ends in. Its `Display` is the
@@ -397,22 +397,22 @@ fn run<T: std::fmt::Debug + Clone>(
     }
 }
 
-/// Fuzzes an AXI4 slave: `setup` builds a fresh bench (model out of reset, master attached)
+/// Fuzzes an AXI4 slave: `setup` builds a fresh target (model out of reset, master attached)
 /// for each case; the case's pauses go on every channel of every agent.
 pub fn check_axi_slave(
     cfg: &AxiFuzz,
-    setup: impl Fn() -> Result<AxiBench>,
+    setup: impl Fn() -> Result<AxiTarget>,
 ) -> std::result::Result<(), FuzzFailure> {
     let strategy = (axi_ops(cfg), pauses(cfg.max_pause_percent));
     run(runner(cfg.cases, cfg.seed), strategy, |ops, p| {
-        let mut bench = setup()?;
-        bench.env.set_pauses(p);
+        let mut target = setup()?;
+        target.env.set_pauses(p);
         if cfg.idle_garbage {
-            let mut c = bench.master.config();
+            let mut c = target.master.config();
             c.idle_garbage = true;
-            bench.master.set_config(c);
+            target.master.set_config(c);
         }
-        replay_axi(&mut bench, ops)
+        replay_axi(&mut target, ops)
     })
 }
 
@@ -699,9 +699,9 @@ mod tests {
                     prop_assert!(b.addr >= 0x1000 && b.addr < 0x5000);
                     prop_assert!(b.size <= 4);
                     if b.burst == INCR {
-                        let beat = 1u64 << b.size;
-                        let last = (b.addr & !(beat - 1)) + u64::from(b.len + 1) * beat - 1;
-                        prop_assert_eq!(b.addr >> 12, last >> 12, "no 4 KiB crossing");
+                        let last =
+                            crate::burst::incr_last_byte(b.addr, u64::from(b.beats()), b.size);
+                        prop_assert!(!crate::burst::crosses_4k(b.addr, last), "no 4 KiB crossing");
                     }
                     if b.burst == WRAP {
                         prop_assert!(matches!(b.len, 1 | 3 | 7 | 15));

@@ -32,17 +32,26 @@
 //! # let _ = slave; Ok(()) }
 //! ```
 
-mod axi;
-mod axil;
-mod axis;
+// The ground: the protocol's words, errors, pause generators, binding and the environment.
+// None of these imports from the layers above.
 mod bind;
 pub mod burst;
 mod env;
 mod error;
-pub mod fuzz;
 pub mod mem;
-pub mod monitor;
 pub mod pause;
+mod protocol;
+
+// One VALID/READY channel and one handle shape, the parts every bus model is made of.
+mod channel;
+mod handle;
+
+// The bus models, the monitors and the fuzzers.
+mod axi;
+mod axil;
+mod axis;
+pub mod fuzz;
+pub mod monitor;
 
 pub use axi::{
     AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, SlaveFaults, TxnId,
@@ -53,8 +62,6 @@ pub use burst::{Burst, Piece};
 pub use env::{Agent, Cx, Env, Idle, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};
 pub use error::{BfmError, Resp, Result};
 pub use mem::Memory;
-pub use monitor::{
-    AxiMonitor, AxiMonitorConfig, AxilMonitor, AxisMonitor, AxisMonitorConfig, Channel, Rule,
-    Violation,
-};
+pub use monitor::{AxiMonitor, AxiMonitorConfig, AxilMonitor, AxisMonitor, AxisMonitorConfig};
 pub use pause::{Pause, PauseSpec};
+pub use protocol::{Channel, Rule, Violation};

@@ -7,6 +7,8 @@
 
 use proptest::prelude::*;
 
+use crate::protocol::Channel;
+
 /// How a channel pauses; cheap to clone and print, so a failing test can show its spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PauseSpec {
@@ -66,8 +68,16 @@ pub struct Pause {
 enum Kind {
     Never,
     Always,
-    Pattern { bits: Vec<bool>, pos: usize },
-    Random { state: u64, threshold: u64 },
+    Pattern {
+        bits: Vec<bool>,
+        pos: usize,
+    },
+    /// The pause of the channel's cycle `n` is `mix64(base + n * GAMMA) < threshold`: a hash
+    /// of (seed, cycle), so a seed names one sequence for good.
+    Random {
+        base: u64,
+        threshold: u64,
+    },
 }
 
 impl Default for Pause {
@@ -88,7 +98,7 @@ impl Pause {
                 pos: 0,
             },
             PauseSpec::Random { seed, percent } => Kind::Random {
-                state: splitmix(seed ^ splitmix(salt.wrapping_add(0x51_7cc1_b727_220a))),
+                base: mix64(seed ^ mix64(salt.wrapping_add(0x51_7cc1_b727_220a))),
                 // A 64-bit draw below this pauses: percent/100 of the range.
                 threshold: ((u128::from((*percent).min(100)) << 64) / 100).min(u128::from(u64::MAX))
                     as u64,
@@ -114,16 +124,23 @@ impl Pause {
                 *pos = (*pos + 1) % bits.len();
                 p
             }
-            Kind::Random { state, threshold } => {
-                *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                splitmix(*state) < *threshold
+            Kind::Random { base, threshold } => {
+                // The next cycle's point: `base` counts the cycles in steps of GAMMA.
+                *base = base.wrapping_add(GAMMA);
+                mix64(*base) < *threshold
             }
         }
     }
 }
 
-/// SplitMix64's output function: a fast, well-mixed 64-bit hash, enough for test stimulus.
-fn splitmix(mut z: u64) -> u64 {
+/// The step between the hash inputs of consecutive cycles (the golden ratio in 64 bits).
+const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// A hash of one 64-bit value (SplitMix64's finaliser), not a generator: it mixes a channel's
+/// salt into the seed, and a random pause spec pauses at cycle `n` when the hash of
+/// (seed, n) falls below its threshold. Being a pure function of (seed, cycle), it keeps
+/// every seed's sequence as it was, so seeded tests keep their meaning.
+fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -148,6 +165,41 @@ pub fn pause_strategy(max_percent: u8) -> impl Strategy<Value = PauseSpec> {
 pub fn random_pause_strategy(max_percent: u8) -> impl Strategy<Value = PauseSpec> {
     let max = max_percent.min(99);
     (any::<u64>(), 0..=max).prop_map(|(seed, percent)| PauseSpec::random(seed, percent))
+}
+
+/// A bus model of the five AXI channels, by where each channel's pause generator lives: one
+/// spec installs generators on all of them, or on one.
+pub(crate) trait BusPauses {
+    /// The pause generator of `channel`, if the bus model has that channel.
+    fn pause_of(&mut self, channel: Channel) -> Option<&mut Pause>;
+
+    /// All five channels from one spec; `base` keeps the sequences of different agents (and
+    /// of a master and a slave) apart.
+    fn set_bus_pauses(&mut self, spec: &PauseSpec, base: u64) {
+        for (k, ch) in [Channel::Aw, Channel::W, Channel::Ar, Channel::B, Channel::R]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(p) = self.pause_of(ch) {
+                *p = spec.generator(base + k as u64);
+            }
+        }
+    }
+
+    /// Replaces one channel's generator (the others keep theirs); a stream channel is not
+    /// one of these and is ignored.
+    fn set_channel_pauses(&mut self, channel: Channel, spec: &PauseSpec) {
+        if let Some(p) = self.pause_of(channel) {
+            *p = spec.generator(0x5ca1e + channel as u64);
+        }
+    }
+
+    /// True when no channel ever pauses.
+    fn all_never(&mut self) -> bool {
+        [Channel::Aw, Channel::W, Channel::B, Channel::Ar, Channel::R]
+            .into_iter()
+            .all(|ch| self.pause_of(ch).is_none_or(|p| p.is_never()))
+    }
 }
 
 #[cfg(test)]
@@ -187,52 +239,5 @@ mod tests {
         let mut always = PauseSpec::random(1, 100).generator(0);
         assert!((0..1000).all(|_| !never.pause_now()));
         assert!((0..1000).all(|_| always.pause_now()));
-    }
-}
-
-/// The pause generators of the five channels of an AXI4 or AXI4-Lite bus model: idle cycles on
-/// the channels it drives, backpressure on the ones it takes.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct BusPauses {
-    pub(crate) aw: Pause,
-    pub(crate) w: Pause,
-    pub(crate) b: Pause,
-    pub(crate) ar: Pause,
-    pub(crate) r: Pause,
-}
-
-impl BusPauses {
-    /// True when no channel ever pauses.
-    pub(crate) fn all_never(&self) -> bool {
-        [&self.aw, &self.w, &self.b, &self.ar, &self.r]
-            .iter()
-            .all(|p| p.is_never())
-    }
-
-    /// All five channels from one spec; `base` keeps the sequences of different agents (and
-    /// of a master and a slave) apart.
-    pub(crate) fn from_spec(spec: &PauseSpec, base: u64) -> BusPauses {
-        BusPauses {
-            aw: spec.generator(base),
-            w: spec.generator(base + 1),
-            ar: spec.generator(base + 2),
-            b: spec.generator(base + 3),
-            r: spec.generator(base + 4),
-        }
-    }
-
-    /// Replaces one channel's generator (the others keep theirs); a stream channel is not
-    /// one of these and is ignored.
-    pub(crate) fn set_channel(&mut self, channel: crate::monitor::Channel, spec: &PauseSpec) {
-        use crate::monitor::Channel;
-        let p = match channel {
-            Channel::Aw => &mut self.aw,
-            Channel::W => &mut self.w,
-            Channel::B => &mut self.b,
-            Channel::Ar => &mut self.ar,
-            Channel::R => &mut self.r,
-            Channel::T => return,
-        };
-        *p = spec.generator(0x5ca1e + channel as u64);
     }
 }

@@ -3,24 +3,24 @@
 //! (it reads ARADDR after the handshake) must be caught by the fuzzer once the master drives
 //! garbage while ARVALID is low, and shrunk to a short sequence.
 
-use axi_bfm::fuzz::{check_axi_slave, AxiBench, AxiFuzz};
+use axi_bfm::fuzz::{check_axi_slave, AxiFuzz, AxiTarget};
 use axi_bfm::{AxiMaster, Env, PauseSpec, ResetPolarity, Result};
 use own_rtl_example::{RAM_BYTES, VENDOR_AXI4_RAM, VENDOR_AXI4_RAM_BROKEN};
 use sim_runtime::{Model, TopDef};
 
-fn bench(top: TopDef) -> Result<AxiBench> {
+fn target(top: TopDef) -> Result<AxiTarget> {
     let mut env = Env::new(Model::new(top)?);
     let clock = env.add_clock("S_AXI_ACLK", 250_000_000)?;
     env.add_reset(clock, "S_AXI_ARESETN", ResetPolarity::ActiveLow)?;
     // `S_AXI` finds S_AXI_AWADDR and the rest whatever their case.
     let master = AxiMaster::attach(&mut env, "S_AXI", clock)?;
     env.reset(clock, 4)?;
-    Ok(AxiBench { env, master, clock })
+    Ok(AxiTarget { env, master, clock })
 }
 
 #[test]
 fn writes_and_reads_back_with_random_pauses() -> Result<()> {
-    let mut b = bench(VENDOR_AXI4_RAM)?;
+    let mut b = target(VENDOR_AXI4_RAM)?;
     b.env.set_pauses(&PauseSpec::random(11, 30));
     let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
     b.master.write(&mut b.env, 0x123, &data)?;
@@ -39,7 +39,7 @@ fn fuzz() -> AxiFuzz {
 
 #[test]
 fn the_ram_survives_the_fuzzer() {
-    if let Err(f) = check_axi_slave(&fuzz(), || bench(VENDOR_AXI4_RAM)) {
+    if let Err(f) = check_axi_slave(&fuzz(), || target(VENDOR_AXI4_RAM)) {
         panic!("{f}");
     }
 }
@@ -51,9 +51,9 @@ fn the_broken_ram_passes_a_polite_master_but_not_the_fuzzer() {
         idle_garbage: false,
         ..fuzz()
     };
-    check_axi_slave(&polite, || bench(VENDOR_AXI4_RAM_BROKEN)).expect("the bug is hidden");
+    check_axi_slave(&polite, || target(VENDOR_AXI4_RAM_BROKEN)).expect("the bug is hidden");
     // ...garbage on ARADDR while ARVALID is low exposes it.
-    let failure = check_axi_slave(&fuzz(), || bench(VENDOR_AXI4_RAM_BROKEN))
+    let failure = check_axi_slave(&fuzz(), || target(VENDOR_AXI4_RAM_BROKEN))
         .expect_err("the fuzzer must catch the broken RAM");
     let text = failure.to_string();
     println!("{text}");

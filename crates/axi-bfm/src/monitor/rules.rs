@@ -1,123 +1,10 @@
-//! The protocol rules, one entry each: its name (after ZipCPU's AXI property files), the
-//! buses it applies to, what it demands, and the check itself as one small function.
+//! The checks of the protocol rules, one small function each, named after its rule in the
+//! list of [`Rule`]s (after ZipCPU's AXI property files), with what it demands.
 //!
 //! The monitors gather what each check needs from the bus and call these functions; a check
 //! returns `Some(note)` when the rule is broken, with the note saying how.
 
-/// A protocol rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Rule {
-    /// No VALID while the bus is in reset.
-    ValidLowInReset,
-    /// VALID low at the first edge after reset is released.
-    ValidLowAfterReset,
-    /// Once VALID is high it stays high until the handshake.
-    ValidHeldUntilHandshake,
-    /// The payload does not change while VALID && !READY (for AXI-Stream, the bytes TKEEP
-    /// marks, and the side-band signals).
-    PayloadStableWhileStalled,
-    /// WLAST exactly on beat AWLEN+1.
-    WlastOnLastBeat,
-    /// RLAST exactly on beat ARLEN+1.
-    RlastOnLastBeat,
-    /// No INCR burst crosses a 4 KiB boundary.
-    No4kCrossing,
-    /// AxLEN legal for the burst type: FIXED up to 16 beats, WRAP 2, 4, 8 or 16 beats from an
-    /// address aligned to the beat size.
-    LenLegalForBurst,
-    /// AxBURST is not the reserved encoding 3.
-    BurstTypeNotReserved,
-    /// AxSIZE no wider than the data bus.
-    SizeWithinBusWidth,
-    /// No write response without an outstanding write with that ID whose data is complete.
-    NoBWithoutRequest,
-    /// No read data without an outstanding read with that ID.
-    NoRWithoutRequest,
-    /// Responses for one ID come in the order of the requests.
-    ResponsesInOrderPerId,
-    /// EXOKAY only answers an exclusive access (never on AXI4-Lite).
-    ExokayOnlyForExclusive,
-    /// VALID is not stalled by !READY for longer than the configured bound.
-    StallBound,
-    /// Every request is answered within the configured number of cycles.
-    ResponseLatencyBound,
-    /// AXI-Stream, where the sink requires it (XDMA): TKEEP all ones on every beat but the last.
-    TkeepFullExceptLast,
-    /// AXI-Stream, where the sink requires it: on the TLAST beat TKEEP is a non-empty run of
-    /// ones from lane 0.
-    TkeepLastPacked,
-    /// AXI-Stream: frame length within the configured limits.
-    FrameLengthLimits,
-    /// Every accepted request gets exactly one response: checked per ID as responses come
-    /// (`no_b_without_request`, `no_r_without_request` catch the extra ones) and at the end of
-    /// a test ([`crate::Env::finish`]) for the missing ones, each listed with its address and
-    /// the cycle it was accepted.
-    EveryRequestAnswered,
-    /// With the monitor told the slave answers in order (`AxiMonitorConfig::in_order`), a
-    /// response carries the ID of the oldest outstanding request, not another one's.
-    ResponseIdOfOldest,
-}
-
-impl Rule {
-    /// Every rule, in the order of the table above.
-    pub const ALL: [Rule; 21] = [
-        Rule::ValidLowInReset,
-        Rule::ValidLowAfterReset,
-        Rule::ValidHeldUntilHandshake,
-        Rule::PayloadStableWhileStalled,
-        Rule::WlastOnLastBeat,
-        Rule::RlastOnLastBeat,
-        Rule::No4kCrossing,
-        Rule::LenLegalForBurst,
-        Rule::BurstTypeNotReserved,
-        Rule::SizeWithinBusWidth,
-        Rule::NoBWithoutRequest,
-        Rule::NoRWithoutRequest,
-        Rule::ResponsesInOrderPerId,
-        Rule::ExokayOnlyForExclusive,
-        Rule::StallBound,
-        Rule::ResponseLatencyBound,
-        Rule::TkeepFullExceptLast,
-        Rule::TkeepLastPacked,
-        Rule::FrameLengthLimits,
-        Rule::EveryRequestAnswered,
-        Rule::ResponseIdOfOldest,
-    ];
-
-    /// The rule's name, as reported.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rule::ValidLowInReset => "valid_low_in_reset",
-            Rule::ValidLowAfterReset => "valid_low_after_reset",
-            Rule::ValidHeldUntilHandshake => "valid_held_until_handshake",
-            Rule::PayloadStableWhileStalled => "payload_stable_while_stalled",
-            Rule::WlastOnLastBeat => "wlast_on_last_beat",
-            Rule::RlastOnLastBeat => "rlast_on_last_beat",
-            Rule::No4kCrossing => "no_4k_crossing",
-            Rule::LenLegalForBurst => "len_legal_for_burst",
-            Rule::BurstTypeNotReserved => "burst_type_not_reserved",
-            Rule::SizeWithinBusWidth => "size_within_bus_width",
-            Rule::NoBWithoutRequest => "no_b_without_request",
-            Rule::NoRWithoutRequest => "no_r_without_request",
-            Rule::ResponsesInOrderPerId => "responses_in_order_per_id",
-            Rule::ExokayOnlyForExclusive => "exokay_only_for_exclusive",
-            Rule::StallBound => "stall_bound",
-            Rule::ResponseLatencyBound => "response_latency_bound",
-            Rule::TkeepFullExceptLast => "tkeep_full_except_last",
-            Rule::TkeepLastPacked => "tkeep_last_packed",
-            Rule::FrameLengthLimits => "frame_length_limits",
-            Rule::EveryRequestAnswered => "every_request_answered",
-            Rule::ResponseIdOfOldest => "response_id_of_oldest",
-        }
-    }
-}
-
-impl std::fmt::Display for Rule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::protocol::Rule;
 
 /// AXI burst types.
 // The burst encodings, as the bus carries them (the monitors read AxBURST as a number).
@@ -191,9 +78,8 @@ pub(crate) fn no_4k_crossing(addr: u64, len: u64, size: u64, burst: u64) -> Find
         return None;
     }
     let bytes = 1u64 << size;
-    let aligned = addr & !(bytes - 1);
-    let last = aligned.wrapping_add((len + 1) * bytes - 1);
-    (addr >> 12 != last >> 12 || last < addr).then(|| {
+    let last = crate::burst::incr_last_byte(addr, len + 1, size as u8);
+    crate::burst::crosses_4k(addr, last).then(|| {
         format!("burst of {} beats of {bytes} bytes from {addr:#x} ends at {last:#x}, past the 4 KiB boundary", len + 1)
     })
 }
