@@ -1,5 +1,6 @@
-//! card-tests: one test suite for the card, written once against the `xdma` traits and run on
-//! whichever card the environment names: the simulated card (`XDMA_BACKEND=sim`, the default)
+//! card-tests: system tests of the card through the host API on either backend (the RTL's
+//! block- and card-level tests are rtl-tests'), written once against the `xdma` traits and run
+//! on whichever card the environment names: the simulated card (`XDMA_BACKEND=sim`, the default)
 //! or a board on the XDMA driver (`XDMA_BACKEND=hw XDMA_DEVICE=/dev/xdma0`), which
 //! `cargo xtask test` also plays with an `xdma-fuse` mount of the simulated card.
 //!

@@ -1,4 +1,5 @@
-//! rtl-tests: the card's RTL tests, driven through axi-bfm bus models with protocol monitors on.
+//! rtl-tests: block- and card-level RTL tests, through the RTL's own ports with axi-bfm bus
+//! models and protocol monitors on (the host API's system tests are card-tests').
 //!
 //! The tests live in `tests/`; this library holds what several of them share: byte-lane
 //! helpers for AXI4 bursts built on `axi_bfm::burst`, a handshake recorder, seeded random
