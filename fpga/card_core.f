@@ -2,6 +2,7 @@
 # `cargo xtask synth` (Yosys) and by fpga/build.tcl (Vivado). One path a line, relative to the
 # workspace root; the include folder hdl/include holds the generated register map.
 hdl/rtl/card_core.v
+hdl/rtl/card_regfile.v
 hdl/rtl/axil_reg_if.v
 hdl/rtl/axis_skid_buffer.v
 hdl/rtl/frame_source.v

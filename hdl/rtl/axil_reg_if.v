@@ -6,7 +6,7 @@
  *   - reg_wr_en pulses for one cycle with reg_wr_addr/data/strb;
  *   - reg_rd_en pulses for one cycle with reg_rd_addr, which stays until the read's response
  *     has been taken; reg_rd_data is taken RD_LATENCY cycles later, so the decoder may
- *     register its answer (card_core's read multiplexer takes two registered steps);
+ *     register its answer (card_regfile's read multiplexer takes three registered steps);
  *   - reg_wr_err, sampled in the cycle of reg_wr_en, turns the write's response into SLVERR
  *     (the decoder refused the write).
  * Every AXI-Lite output comes from a register.

@@ -1,5 +1,6 @@
-//! card-tests: one test suite for the card, written once against the `xdma` traits and run on
-//! whichever card the environment names: the simulated card (`XDMA_BACKEND=sim`, the default)
+//! card-tests: system tests of the card through the host API on either backend (the RTL's
+//! block- and card-level tests are rtl-tests'), written once against the `xdma` traits and run
+//! on whichever card the environment names: the simulated card (`XDMA_BACKEND=sim`, the default)
 //! or a board on the XDMA driver (`XDMA_BACKEND=hw XDMA_DEVICE=/dev/xdma0`), which
 //! `cargo xtask test` also plays with an `xdma-fuse` mount of the simulated card.
 //!
@@ -35,19 +36,15 @@ pub mod stream;
 pub use bench::{Bench, SKIP_LOG_ENV, WAIT_ENV};
 pub use caps::{Capabilities, Mode};
 
-/// Fills `buf` with a pattern that differs from byte to byte and from seed to seed, so that a
-/// byte moved to the wrong place or a stale byte shows.
+use rand::{Rng as _, SeedableRng};
+use rand_xorshift::XorShiftRng;
+
+/// Fills `buf` with test data that differs from byte to byte and from seed to seed, so that a
+/// byte moved to the wrong place or a stale byte shows: the bytes of the workspace's one
+/// generator (`XorShiftRng`) seeded with `seed`, so the same seed and length give the same
+/// bytes on every run and every backend.
 pub fn pattern(seed: u32, buf: &mut [u8]) {
-    let mut x = seed.wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995;
-    for (i, b) in buf.iter_mut().enumerate() {
-        // xorshift32 per word, mixed with the position so that repeats cannot line up.
-        if i % 4 == 0 {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-        }
-        *b = (x >> (8 * (i % 4))) as u8 ^ (i as u8).wrapping_mul(31);
-    }
+    XorShiftRng::seed_from_u64(u64::from(seed)).fill_bytes(buf);
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use std::time::Duration;
 use card_regs::{Register, REGISTERS};
 use frame::Pattern;
 use proptest::prelude::*;
-use xdma::{AsyncCard, Card, Config, DmaBuffer, ErrorKind, Xdma};
+use xdma::sim::{BusPauses, SimConfig};
+use xdma::{AsyncCard, BackendKind, Card, Config, DmaBuffer, ErrorKind, Xdma};
 
 use crate::caps::{Capabilities, Mode};
 use crate::model::{CardModel, Win, WINDOW};
@@ -496,43 +497,45 @@ impl Case {
     /// The case's configuration: `base` with the simulated card's pauses and host costs set.
     pub fn config(&self, base: &Config) -> Config {
         let mut cfg = base.clone();
-        if let Some(p) = self.pauses {
-            let mut t = toml::Table::new();
-            t.insert(
-                "seed".into(),
-                toml::Value::Integer(i64::try_from(p.seed).unwrap_or(i64::MAX)),
-            );
-            t.insert("percent".into(), toml::Value::Integer(i64::from(p.percent)));
-            cfg.sim.insert("bus_pauses".into(), toml::Value::Table(t));
-        }
-        if !self.reference_host {
-            zero_host_costs(&mut cfg);
-        }
+        let pauses = self.pauses.map(|p| BusPauses {
+            seed: p.seed,
+            percent: p.percent,
+        });
+        let reference_host = self.reference_host;
+        edit_sim(&mut cfg, |s| {
+            if pauses.is_some() {
+                s.bus_pauses = pauses;
+            }
+            if !reference_host {
+                zero_host_costs(s);
+            }
+        });
         cfg
     }
 }
 
+/// Edits the `[sim]` section of `cfg` through its typed settings and writes them back. A
+/// section that does not read as [`SimConfig`] is left as it is: opening the card reports it.
+/// The driver backend ignores the section.
+pub fn edit_sim(cfg: &mut Config, edit: impl FnOnce(&mut SimConfig)) {
+    let Ok(mut s) = cfg.section::<SimConfig>(BackendKind::Sim) else {
+        return;
+    };
+    edit(&mut s);
+    cfg.set_section(BackendKind::Sim, &s)
+        .expect("the [sim] settings are written back as TOML");
+}
+
 /// Sets the simulated host driver's costs to zero (`[sim] timing.host.*`), so that a call
-/// costs only the link and the card; the driver backend ignores it.
-pub fn zero_host_costs(cfg: &mut Config) {
-    let mut host = toml::Table::new();
-    for k in [
-        "submit_ns",
-        "start_ns",
-        "irq_ns",
-        "wake_ns",
-        "turnaround_ns",
-        "register_ns",
-    ] {
-        host.insert(k.into(), toml::Value::Float(0.0));
-    }
-    let timing = cfg
-        .sim
-        .entry("timing")
-        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-    if let toml::Value::Table(t) = timing {
-        t.insert("host".into(), toml::Value::Table(host));
-    }
+/// costs only the link and the card.
+pub fn zero_host_costs(s: &mut SimConfig) {
+    let host = &mut s.timing.host;
+    host.submit_ns = 0.0;
+    host.start_ns = 0.0;
+    host.irq_ns = 0.0;
+    host.wake_ns = 0.0;
+    host.turnaround_ns = 0.0;
+    host.register_ns = 0.0;
 }
 
 // ------------------------------------------------------------------------- strategies

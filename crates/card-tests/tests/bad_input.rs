@@ -258,8 +258,10 @@ fn a_missing_device_is_no_device() {
     let mut cfg: Config = card_tests::bench::config();
     cfg.device = dir.path().join("xdma7");
     // A variant names its own top; the missing one replaces it.
-    cfg.sim.remove("variant");
-    cfg.sim.insert("top".into(), "no_such_card".into());
+    card_tests::ops::edit_sim(&mut cfg, |s| {
+        s.variant = None;
+        s.top = "no_such_card".into();
+    });
     let e = Xdma::open(&cfg).expect_err("no such device");
     assert_eq!(e.kind(), ErrorKind::NoDevice, "{e}");
     let msg = e.to_string();

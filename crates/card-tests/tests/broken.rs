@@ -45,7 +45,7 @@ fn config_with_top(top: &str) -> Option<Config> {
         );
         return None;
     }
-    cfg.sim.insert("top".into(), top.into());
+    ops::edit_sim(&mut cfg, |s| s.top = top.into());
     Some(cfg)
 }
 

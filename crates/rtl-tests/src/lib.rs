@@ -1,9 +1,10 @@
-//! rtl-tests: the card's RTL tests, driven through axi-bfm bus models with protocol monitors on.
+//! rtl-tests: block- and card-level RTL tests, through the RTL's own ports with axi-bfm bus
+//! models and protocol monitors on (the host API's system tests are card-tests').
 //!
 //! The tests live in `tests/`; this library holds what several of them share: byte-lane
-//! helpers for AXI4 bursts built on `axi_bfm::burst`, a handshake recorder, a small
-//! deterministic random generator for test data, and (re-exported from `card-harness`, which
-//! the XDMA IP model uses too) [`Card`], the card's top with a bus model on every
+//! helpers for AXI4 bursts built on `axi_bfm::burst`, a handshake recorder, seeded random
+//! test data ([`random_bytes`]), and (re-exported from `card-harness`, which
+//! the XDMA IP model uses too) [`CardHarness`], the card's top with a bus model on every
 //! interface, and the closure agents [`hook`] and [`on_sample`].
 
 use std::cell::RefCell;
@@ -12,47 +13,19 @@ use std::rc::Rc;
 use axi_bfm::{Burst, Env, ResetPolarity, Result};
 use card_sim::{ClockId, Model, Top};
 
-/// The card's top with a bus model on every port, as every test of the whole card drives it.
-pub use card_harness::CardHarness as Card;
 pub use card_harness::{
-    fires, hook, on_sample, Frame, HarnessConfig, IrqAck, IrqEvent, AXI_HZ, DDR_HZ,
+    fires, hook, on_sample, CardHarness, Frame, HarnessConfig, IrqAck, IrqEvent, AXI_HZ, DDR_HZ,
 };
 /// The card's own LOOP rate, measured on the card harness (the example `loop_rate` prints it).
 pub use card_harness::{loop_rate, LoopRate};
 
-/// A small deterministic generator (xorshift64*) for test data: every run of a seed is the
-/// same, so a failure reproduces from the seed the test names.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed` (any value; zero is remapped).
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9e37_79b9_7f4a_7c15 | 1)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A value in `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-
-    /// True with probability `percent` / 100.
-    pub fn chance(&mut self, percent: u32) -> bool {
-        self.below(100) < u64::from(percent)
-    }
-
-    /// `n` random bytes.
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next_u64() as u8).collect()
-    }
+/// `n` random bytes from `rng`. Test data comes from the workspace's one generator,
+/// `rand_xorshift::XorShiftRng` seeded with `SeedableRng::seed_from_u64`: every run of a seed is
+/// the same, so a failure reproduces from the seed the test names.
+pub fn random_bytes(rng: &mut impl rand::Rng, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill_bytes(&mut v);
+    v
 }
 
 /// An INCR burst of `beats` beats of `1 << size` bytes at `addr`.

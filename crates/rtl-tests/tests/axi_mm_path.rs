@@ -5,7 +5,9 @@
 
 use axi_bfm::{AxiMaster, AxiMasterConfig, BfmError, Channel, PauseSpec, Result};
 use card_sim::DdrBackdoor;
-use rtl_tests::{mm_path, record_axi, Rng};
+use rand::{RngExt, SeedableRng};
+use rand_xorshift::XorShiftRng;
+use rtl_tests::{mm_path, random_bytes, record_axi};
 
 /// Bytes per s_axi beat.
 const BEAT: usize = 16;
@@ -24,13 +26,13 @@ fn backdoor_and_bus_agree_both_ways() -> Result<()> {
     let (mut env, clk, _) = mm_path()?;
     let a = AxiMaster::attach(&mut env, "s_axi", clk)?;
     let log = record_axi(&mut env, "s_axi", clk)?;
-    let mut rng = Rng::new(1);
+    let mut rng = XorShiftRng::seed_from_u64(1);
     // Backdoor preload, bus read.
-    let pre = rng.bytes(64 * BEAT);
+    let pre = random_bytes(&mut rng, 64 * BEAT);
     env.model_mut().ddr_write(0x7000, &pre)?;
     let rd = a.start_read(2, 0x7000, pre.len())?;
     // Bus write, backdoor read.
-    let written = rng.bytes(32 * BEAT);
+    let written = random_bytes(&mut rng, 32 * BEAT);
     let wr = a.start_write(3, 0x9_0010, &written)?;
     a.wait_idle(&mut env)?;
     let (read, resp) = a.take_read(rd)?;
@@ -54,23 +56,23 @@ fn reads_in_flight_return_in_order_per_id_while_writes_proceed() -> Result<()> {
     let (mut env, clk, _) = mm_path()?;
     let a = AxiMaster::attach_with(&mut env, "s_axi", clk, deep())?;
     let log = record_axi(&mut env, "s_axi", clk)?;
-    let mut rng = Rng::new(2);
+    let mut rng = XorShiftRng::seed_from_u64(2);
     let src = 0x0100_0000u64;
     let dst = 0x0200_0000u64;
-    let mem = rng.bytes(0x8000);
+    let mem = random_bytes(&mut rng, 0x8000);
     env.model_mut().ddr_write(src, &mem)?;
     // 24 read bursts of 1..16 beats with IDs 0..3, and 12 write bursts to another region,
     // all queued at once: reads and writes run side by side.
     let mut reads = Vec::new();
     for n in 0..24u64 {
-        let beats = 1 + rng.below(16) as usize;
-        let addr = src + n * 1024 + rng.below(4) * 16;
+        let beats = 1 + rng.random_range(0..16usize);
+        let addr = src + n * 1024 + rng.random_range(0..4u64) * 16;
         let t = a.start_read((n % 4) as u32, addr, beats * BEAT)?;
         reads.push((t, n % 4, addr, beats));
     }
     let mut writes = Vec::new();
     for n in 0..12u64 {
-        let data = rng.bytes(32 * BEAT);
+        let data = random_bytes(&mut rng, 32 * BEAT);
         let t = a.start_write((n % 16) as u32, dst + n * 512, &data)?;
         writes.push((t, data));
     }
@@ -139,15 +141,15 @@ fn random_backpressure_loses_nothing() -> Result<()> {
     ] {
         a.set_channel_pauses(ch, &PauseSpec::random(PAUSE_SEED + salt, pct));
     }
-    let mut rng = Rng::new(3);
+    let mut rng = XorShiftRng::seed_from_u64(3);
     let base = 0x3000_0000u64;
-    let mut mem = rng.bytes(0x4000);
+    let mut mem = random_bytes(&mut rng, 0x4000);
     env.model_mut().ddr_write(base, &mem)?;
     // Overwrite the second half by the bus, read back the first half meanwhile, then read
     // the second half after its writes completed.
     let mut first = Vec::new();
     for n in 0..8u64 {
-        let data = rng.bytes(64 * BEAT);
+        let data = random_bytes(&mut rng, 64 * BEAT);
         let at = 0x2000 + n as usize * 1024;
         mem[at..at + data.len()].copy_from_slice(&data);
         a.start_write(n as u32, base + at as u64, &data)?;
@@ -187,9 +189,9 @@ fn capture_and_dma_writes_share_the_port_fairly() -> Result<()> {
     );
     let dma_log = record_axi(&mut env, "s_axi", clk)?;
     let cap_log = record_axi(&mut env, "s_axi_cap", clk)?;
-    let mut rng = Rng::new(4);
-    let dma_mem = rng.bytes(16 * 256);
-    let cap_mem = rng.bytes(16 * 256);
+    let mut rng = XorShiftRng::seed_from_u64(4);
+    let dma_mem = random_bytes(&mut rng, 16 * 256);
+    let cap_mem = random_bytes(&mut rng, 16 * 256);
     for n in 0..16usize {
         let at = n * 256;
         dma.start_write(n as u32, dma_base + at as u64, &dma_mem[at..at + 256])?;
@@ -237,10 +239,10 @@ fn capture_port_under_random_pauses() -> Result<()> {
     let cap = AxiMaster::attach_with(&mut env, "s_axi_cap", clk, deep())?;
     cap.set_pauses(&PauseSpec::random(CAP_PAUSE_SEED, 40));
     dma.set_pauses(&PauseSpec::random(CAP_PAUSE_SEED + 1, 20));
-    let mut rng = Rng::new(CAP_PAUSE_SEED);
+    let mut rng = XorShiftRng::seed_from_u64(CAP_PAUSE_SEED);
     let (dma_base, cap_base) = (0x0600_0000u64, 0x0700_0000u64);
-    let dma_mem = rng.bytes(3000);
-    let cap_mem = rng.bytes(5000);
+    let dma_mem = random_bytes(&mut rng, 3000);
+    let cap_mem = random_bytes(&mut rng, 5000);
     // Unaligned starts and lengths: the master splits them into strobed bursts.
     let td = dma.start_write(1, dma_base + 5, &dma_mem)?;
     let tc = cap.start_write(0, cap_base + 0xff3, &cap_mem)?;

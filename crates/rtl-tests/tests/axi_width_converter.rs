@@ -5,7 +5,9 @@
 
 use axi_bfm::{AxiMaster, AxiMasterConfig, PauseSpec, Result};
 use card_sim::DdrBackdoor;
-use rtl_tests::{apply_write, incr, mm_path, record_axi, strobed_lanes, Rng};
+use rand::{RngExt, SeedableRng};
+use rand_xorshift::XorShiftRng;
+use rtl_tests::{apply_write, incr, mm_path, random_bytes, record_axi, strobed_lanes};
 
 /// Bytes per s_axi beat.
 const BEAT: usize = 16;
@@ -31,19 +33,19 @@ fn every_strobe_pattern_writes_only_its_bytes() -> Result<()> {
     let (mut env, clk, _) = mm_path()?;
     let a = master(&mut env, clk)?;
     let log = record_axi(&mut env, "s_axi", clk)?;
-    let mut rng = Rng::new(0x5eed);
+    let mut rng = XorShiftRng::seed_from_u64(0x5eed);
     // One beat for each of the 2^16 patterns, 16 bytes apart, over memory that holds a known
     // random pattern, in 256-beat bursts.
     let patterns = 1usize << BEAT;
     let base = 0x0010_0000u64;
     let len = patterns * BEAT;
-    let pre = rng.bytes(len);
+    let pre = random_bytes(&mut rng, len);
     env.model_mut().ddr_write(base, &pre)?;
     let mut expect = pre.clone();
     let bursts = patterns / 256;
     for b in 0..bursts {
         let beats: Vec<(Vec<u8>, u128)> = (0..256)
-            .map(|i| (rng.bytes(BEAT), (b * 256 + i) as u128))
+            .map(|i| (random_bytes(&mut rng, BEAT), (b * 256 + i) as u128))
             .collect();
         let addr = base + (b * 256 * BEAT) as u64;
         apply_write(&mut expect, base, addr, FULL, BEAT, &beats);
@@ -77,31 +79,31 @@ fn unaligned_narrow_and_odd_length_bursts() -> Result<()> {
     let a = master(&mut env, clk)?;
     a.set_pauses(&PauseSpec::random(NARROW_PAUSE_SEED, 20));
     let log = record_axi(&mut env, "s_axi", clk)?;
-    let mut rng = Rng::new(0xa11);
+    let mut rng = XorShiftRng::seed_from_u64(0xa11);
     let base = 0x4000_0000u64 - 0x10_0000;
     let len = 0x4_0000usize;
-    let pre = rng.bytes(len);
+    let pre = random_bytes(&mut rng, len);
     env.model_mut().ddr_write(base, &pre)?;
     let mut expect = pre.clone();
     let mut sent = 0;
     for n in 0..120u64 {
         // Any size up to the bus width, any start address, a length that stays inside one
         // 4 KiB page as AXI requires.
-        let size = rng.below(5) as u8;
+        let size = rng.random_range(0..5u8);
         let step = 1u64 << size;
         let page = base + (n % (len as u64 / 4096)) * 4096;
-        let off = rng.below(4096);
+        let off = rng.random_range(0..4096u64);
         let room = (4096 - (off & !(step - 1))) / step;
-        let beats = 1 + rng.below(room.min(if n % 4 == 0 { 256 } else { 20 }));
+        let beats = 1 + rng.random_range(0..room.min(if n % 4 == 0 { 256 } else { 20 }));
         let addr = page + off;
         let data: Vec<(Vec<u8>, u128)> = (0..beats)
             .map(|_| {
                 (
-                    rng.bytes(BEAT),
-                    if rng.chance(70) {
+                    random_bytes(&mut rng, BEAT),
+                    if rng.random_range(0..100) < 70 {
                         0xffff
                     } else {
-                        u128::from(rng.below(1 << 16) as u16)
+                        u128::from(rng.random::<u16>())
                     },
                 )
             })
@@ -136,17 +138,17 @@ fn unaligned_narrow_reads_return_the_right_lanes() -> Result<()> {
     let (mut env, clk, _) = mm_path()?;
     let a = master(&mut env, clk)?;
     let log = record_axi(&mut env, "s_axi", clk)?;
-    let mut rng = Rng::new(0xbee);
+    let mut rng = XorShiftRng::seed_from_u64(0xbee);
     let base = 0x20_0000u64;
-    let mem = rng.bytes(0x1_0000);
+    let mem = random_bytes(&mut rng, 0x1_0000);
     env.model_mut().ddr_write(base, &mem)?;
     let mut want = Vec::new();
     for n in 0..40u64 {
-        let size = rng.below(5) as u8;
+        let size = rng.random_range(0..5u8);
         let step = 1u64 << size;
-        let off = rng.below(0x1_0000 - 4096);
+        let off = rng.random_range(0..0x1_0000u64 - 4096);
         let room = (4096 - (((base + off) % 4096) & !(step - 1))) / step;
-        let beats = 1 + rng.below(room.min(24));
+        let beats = 1 + rng.random_range(0..room.min(24));
         let addr = base + off;
         let t = a.start_read_burst(incr((n % 16) as u32, addr, size, beats as usize))?;
         want.push((t, n % 16, addr, size, beats));

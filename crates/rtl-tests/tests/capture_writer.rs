@@ -28,7 +28,7 @@ struct WriteLog {
 }
 
 /// The writer, a stream source and an AXI4 slave memory.
-struct Bench {
+struct Tb {
     env: Env,
     clk: ClockId,
     src: AxisSource,
@@ -45,11 +45,11 @@ struct Bench {
     frame_count: Port,
 }
 
-impl Bench {
-    /// A reset bench; the slave is ready on `ready_pct` percent of cycles, its pauses and
+impl Tb {
+    /// A reset test bench; the slave is ready on `ready_pct` percent of cycles, its pauses and
     /// response delays drawn from `seed`, and below 100 % the stream source idles at random
     /// too.
-    fn new(seed: u64, ready_pct: u8) -> Result<Bench> {
+    fn new(seed: u64, ready_pct: u8) -> Result<Tb> {
         let mut env = Env::new(Model::new(Top::CaptureWriter)?);
         let clk = env.add_clock("clk", AXI_HZ)?;
         env.add_reset(clk, "rst", ResetPolarity::ActiveHigh)?;
@@ -122,7 +122,7 @@ impl Bench {
             }
         });
         let m = env.model();
-        let mut b = Bench {
+        let mut b = Tb {
             ring_base: m.input("ring_base")?,
             ring_size: m.input("ring_size")?,
             rptr: m.input("rptr")?,
@@ -161,7 +161,7 @@ impl Bench {
         self.set(self.ring_reset, 0)
     }
 
-    fn run_until(&mut self, limit: u64, what: &str, done: impl Fn(&Bench) -> bool) -> Result<()> {
+    fn run_until(&mut self, limit: u64, what: &str, done: impl Fn(&Tb) -> bool) -> Result<()> {
         for _ in 0..limit {
             if done(self) {
                 return Ok(());
@@ -189,7 +189,7 @@ fn frame_bytes(n: u32, len: usize) -> Vec<u8> {
 #[test]
 fn fills_drops_new_and_wraps() -> Result<()> {
     for (seed, pct) in [(1u64, 100u8), (7, 60), (99, 25)] {
-        let mut b = Bench::new(seed, pct)?;
+        let mut b = Tb::new(seed, pct)?;
         let (base, size, len) = (0x1000u64, 0x1000u64, 600usize);
         let padded = (len as u64).div_ceil(BEAT) * BEAT;
         b.configure(base, size, len as u64)?;

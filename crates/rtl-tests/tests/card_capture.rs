@@ -6,7 +6,9 @@
 use axi_bfm::{PauseSpec, Result};
 use card_regs::{self as regs, control, irq_enable};
 use card_sim::{DdrBackdoor, Top};
-use rtl_tests::{Card, Rng};
+use rand::SeedableRng;
+use rand_xorshift::XorShiftRng;
+use rtl_tests::{random_bytes, CardHarness};
 
 fn mode(m: u64, ch0: bool) -> u32 {
     let mut v = m << control::MODE_LSB;
@@ -25,7 +27,7 @@ const PADDED: u32 = CAP_LEN.div_ceil(16) * 16;
 /// Frames the empty ring takes before it overflows (it is never completely full).
 const KEPT: u32 = (RING_SIZE - 1) / PADDED;
 
-fn setup_capture(card: &mut Card, gap: u32) -> Result<()> {
+fn setup_capture(card: &mut CardHarness, gap: u32) -> Result<()> {
     card.write(regs::SRC0_FRAME_LEN, CAP_LEN)?;
     card.write(regs::SRC0_GAP, gap)?;
     card.write(regs::SRC0_PATTERN, regs::src0_pattern::KIND_PRBS as u32)?;
@@ -37,7 +39,7 @@ fn setup_capture(card: &mut Card, gap: u32) -> Result<()> {
 
 /// Reads the whole frames between the read pointer and the write pointer through the DDR backdoor,
 /// validates them, and moves the read pointer past them. Returns their sequence numbers.
-fn consume(card: &mut Card) -> Result<Vec<u32>> {
+fn consume(card: &mut CardHarness) -> Result<Vec<u32>> {
     let wptr = card.read(regs::CAP_WPTR)?;
     let mut rptr = card.read(regs::CAP_RPTR)?;
     let mut seqs = Vec::new();
@@ -64,7 +66,7 @@ fn consume(card: &mut Card) -> Result<Vec<u32>> {
 /// data kept), then wraps with correct data while the host keeps up.
 #[test]
 fn capture_fills_overflows_and_wraps() -> Result<()> {
-    let mut card = Card::new(Top::SimTop, true)?;
+    let mut card = CardHarness::new(Top::SimTop, true)?;
     setup_capture(&mut card, 0)?;
     card.write(regs::CONTROL, mode(control::MODE_CAPTURE, true))?;
     // The host reads nothing: the ring takes KEPT frames (it is never completely full), then
@@ -138,7 +140,7 @@ fn capture_fills_overflows_and_wraps() -> Result<()> {
 /// bit stays until written 1; the overflow interrupt follows.
 #[test]
 fn interrupt_at_fill_level_held_until_ack() -> Result<()> {
-    let mut card = Card::new(Top::SimTop, true)?;
+    let mut card = CardHarness::new(Top::SimTop, true)?;
     setup_capture(&mut card, 300)?;
     card.write(regs::CAP_IRQ_LEVEL, 2 * PADDED)?;
     card.write(regs::IRQ_ENABLE, irq_enable::CAP_FILL_MASK as u32)?;
@@ -191,9 +193,9 @@ const DMA_PAUSE_SEED: u64 = 0xd3a_0001;
 /// seeded random idle cycles and backpressure on every channel, against the DDR backdoor.
 #[test]
 fn dma_port_reaches_ddr_under_random_pauses() -> Result<()> {
-    let mut card = Card::new(Top::SimTop, true)?;
+    let mut card = CardHarness::new(Top::SimTop, true)?;
     card.dma.set_pauses(&PauseSpec::random(DMA_PAUSE_SEED, 35));
-    let mut rng = Rng::new(DMA_PAUSE_SEED);
+    let mut rng = XorShiftRng::seed_from_u64(DMA_PAUSE_SEED);
     let env = &mut card.env;
     // Bus writes, checked through the backdoor.
     let jobs: Vec<(u64, Vec<u8>)> = [
@@ -202,7 +204,7 @@ fn dma_port_reaches_ddr_under_random_pauses() -> Result<()> {
         (0x0300_0fe0, 600),
     ]
     .iter()
-    .map(|&(a, n)| (a, rng.bytes(n)))
+    .map(|&(a, n)| (a, random_bytes(&mut rng, n)))
     .collect();
     for (i, (addr, data)) in jobs.iter().enumerate() {
         let t = card.dma.start_write(i as u32, *addr, data)?;
@@ -221,7 +223,7 @@ fn dma_port_reaches_ddr_under_random_pauses() -> Result<()> {
         (0x0400_3000, 1024),
     ]
     .iter()
-    .map(|&(a, n)| (a, rng.bytes(n)))
+    .map(|&(a, n)| (a, random_bytes(&mut rng, n)))
     .collect();
     for (addr, data) in &pre {
         env.model_mut().ddr_write(*addr, data)?;

@@ -5,7 +5,7 @@
 use axi_bfm::{PauseSpec, Result};
 use card_regs::{self as regs, control, Access, REGISTERS};
 use card_sim::Top;
-use rtl_tests::Card;
+use rtl_tests::CardHarness;
 
 /// Beat width of every stream in bytes.
 const BEAT: usize = frame::BEAT_BYTES;
@@ -34,7 +34,7 @@ fn mode(m: u64, ch0: bool, ch1: bool) -> u32 {
 /// bus runs with seeded random idle cycles and backpressure on all five channels.
 #[test]
 fn register_map_matches_the_table() -> Result<()> {
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     card.regs
         .set_pauses(&PauseSpec::random(REGS_PAUSE_SEED, 40));
     for r in REGISTERS {
@@ -119,7 +119,7 @@ fn register_map_matches_the_table() -> Result<()> {
 /// The timestamp counts axi_aclk cycles; the low word latches the high word.
 #[test]
 fn timestamp_counts_cycles() -> Result<()> {
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     let t0 = card.read64(regs::TIMESTAMP_LO)?;
     let c0 = card.cycle_count();
     card.ticks(1000)?;
@@ -150,7 +150,7 @@ fn test_bytes(n: u32, len: usize) -> Vec<u8> {
 fn loop_sustains_one_beat_per_cycle() -> Result<()> {
     const FRAMES: u32 = 1000;
     const LEN: usize = 4096;
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     card.write(regs::CONTROL, mode(control::MODE_LOOP, false, false))?;
     card.set_c2h_ready(0, true);
     let beats_per_frame = (LEN / BEAT) as u64;
@@ -207,7 +207,7 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
 /// cycles on H2C0.
 #[test]
 fn loop_survives_backpressure() -> Result<()> {
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     card.write(regs::CONTROL, mode(control::MODE_LOOP, false, false))?;
     card.c2h[0].set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED, 25));
     card.h2c[0].set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED + 1, 30));
@@ -232,7 +232,7 @@ fn loop_survives_backpressure() -> Result<()> {
 
 /// Configures frame source `src` (0 or 1).
 fn setup_source(
-    card: &mut Card,
+    card: &mut CardHarness,
     src: u32,
     len: u32,
     gap: u32,
@@ -275,7 +275,7 @@ fn validate(frames: &[rtl_tests::Frame], channel: u8, len: usize, first_seq: u32
 /// GEN on one channel: source 0 on C2H0, valid frames counted by SRC0_SENT; C2H1 stays idle.
 #[test]
 fn gen_one_channel() -> Result<()> {
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     setup_source(&mut card, 0, 256, 10, true, 0xdead_beef)?;
     card.set_c2h_ready(0, true);
     card.set_c2h_ready(1, true);
@@ -295,7 +295,7 @@ fn gen_one_channel() -> Result<()> {
 /// with random backpressure, which its source's stall policy absorbs without a loss.
 #[test]
 fn gen_two_channels() -> Result<()> {
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     setup_source(&mut card, 0, 1000, 0, true, 7)?;
     setup_source(&mut card, 1, 100, 5, false, 9)?;
     card.set_c2h_ready(0, true);
@@ -332,7 +332,7 @@ fn request(seq: u32, len: usize) -> Vec<u8> {
 /// request's sequence number.
 #[test]
 fn echo_answers_each_request_with_its_sequence() -> Result<()> {
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     setup_source(&mut card, 0, 128, 0, false, 0)?;
     card.set_c2h_ready(0, true);
     card.write(regs::CONTROL, mode(control::MODE_ECHO, false, false))?;
@@ -357,7 +357,7 @@ fn echo_answers_each_request_with_its_sequence() -> Result<()> {
 /// CHECK: good frames, a gap in the sequence and corrupted frames are counted by kind.
 #[test]
 fn check_counts_good_bad_and_missing() -> Result<()> {
-    let mut card = Card::new(Top::CardCore, false)?;
+    let mut card = CardHarness::new(Top::CardCore, false)?;
     card.write(regs::CONTROL, mode(control::MODE_CHECK, false, false))?;
     for seq in 0..4 {
         card.send_h2c(&request(seq, 200))?;

@@ -17,8 +17,10 @@ use std::rc::Rc;
 
 use axi_bfm::{AxiMaster, AxiMasterConfig, Channel, Env, PauseSpec, ResetPolarity, Result};
 use card_sim::{ClockId, DdrBackdoor, Model, SimError, Top};
+use rand::{Rng as _, SeedableRng};
+use rand_xorshift::XorShiftRng;
 use rtl_tests::{
-    apply_write, fires, incr, on_sample, record_axi, strobed_lanes, AxiLog, Rng, DDR_HZ,
+    apply_write, fires, incr, on_sample, random_bytes, record_axi, strobed_lanes, AxiLog, DDR_HZ,
 };
 
 /// The two instances of the test top: port prefix, backdoor instance name, timing prefix.
@@ -88,21 +90,21 @@ impl Timing {
     }
 }
 
-struct Bench {
+struct Tb {
     env: Env,
     clk: ClockId,
     /// Edges of the reset, which the edge numbers in the handshake records include.
     reset_edges: u64,
 }
 
-fn bench() -> Bench {
+fn tb() -> Tb {
     let mut env = Env::new(Model::new(Top::Ddr3ModelTb).expect("model"));
     let clk = env.add_clock("clk", DDR_HZ).expect("clock");
     env.add_reset(clk, "rst", ResetPolarity::ActiveHigh)
         .expect("reset");
     env.reset(clk, 4).expect("reset");
     let reset_edges = env.cycles(clk);
-    Bench {
+    Tb {
         env,
         clk,
         reset_edges,
@@ -111,7 +113,7 @@ fn bench() -> Bench {
 
 /// A 512-bit master on one instance, with no limit below the test's own on reads in flight,
 /// and the record of its handshakes.
-fn master(b: &mut Bench, which: (&str, &str, &str)) -> (AxiMaster, Rc<RefCell<AxiLog>>) {
+fn master(b: &mut Tb, which: (&str, &str, &str)) -> (AxiMaster, Rc<RefCell<AxiLog>>) {
     let cfg = AxiMasterConfig {
         max_outstanding_reads: 4096,
         max_outstanding_writes: 64,
@@ -123,7 +125,7 @@ fn master(b: &mut Bench, which: (&str, &str, &str)) -> (AxiMaster, Rc<RefCell<Ax
 }
 
 /// Reads one beat at `addr` and returns the cycles from the AR handshake to the R handshake.
-fn read_latency(b: &mut Bench, a: &AxiMaster, log: &RefCell<AxiLog>, addr: u64) -> u64 {
+fn read_latency(b: &mut Tb, a: &AxiMaster, log: &RefCell<AxiLog>, addr: u64) -> u64 {
     let bytes = a.bus_bytes();
     a.read(&mut b.env, addr, bytes).expect("read");
     let l = log.borrow();
@@ -133,7 +135,7 @@ fn read_latency(b: &mut Bench, a: &AxiMaster, log: &RefCell<AxiLog>, addr: u64) 
 #[test]
 fn read_latency_follows_timing_parameters() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         assert_eq!(a.bus_bytes(), 64, "a 512-bit port");
@@ -187,7 +189,7 @@ fn read_latency_follows_timing_parameters() {
 #[test]
 fn back_to_back_conflict_waits_for_t_ras() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         // Two reads of different rows of bank 0 queued together: the second's PRE must wait
@@ -213,7 +215,7 @@ fn back_to_back_conflict_waits_for_t_ras() {
 #[test]
 fn refresh_stalls_as_parameterised() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         // Stream 8-beat row hits through one 8 KiB row; with reads always waiting, the
@@ -285,7 +287,7 @@ fn refresh_stalls_as_parameterised() {
 }
 
 /// Records the edges of the W handshakes of `<prefix>_*`.
-fn record_w(b: &mut Bench, prefix: &str) -> Rc<RefCell<Vec<u64>>> {
+fn record_w(b: &mut Tb, prefix: &str) -> Rc<RefCell<Vec<u64>>> {
     let m = b.env.model();
     let valid = m.port(&format!("{prefix}_wvalid")).expect("wvalid");
     let ready = m.port(&format!("{prefix}_wready")).expect("wready");
@@ -300,14 +302,14 @@ fn record_w(b: &mut Bench, prefix: &str) -> Rc<RefCell<Vec<u64>>> {
 }
 
 /// Runs until `done` holds (at most 10 000 edges).
-fn run_until(b: &mut Bench, what: &str, mut done: impl FnMut() -> bool) {
+fn run_until(b: &mut Tb, what: &str, mut done: impl FnMut() -> bool) {
     b.env
         .run_until(b.clk, 10_000, what, |_| done())
         .expect("condition within the limit");
 }
 
 /// Checks that a measurement ended before the instance's first refresh could get in the way.
-fn before_refresh(b: &Bench, t: &Timing, last_edge: u64, which: &str) {
+fn before_refresh(b: &Tb, t: &Timing, last_edge: u64, which: &str) {
     assert!(
         last_edge - b.reset_edges < t.refi,
         "{which}: the measurement must end before the first refresh"
@@ -315,7 +317,7 @@ fn before_refresh(b: &Bench, t: &Timing, last_edge: u64, which: &str) {
 }
 
 /// A row is opened by reading its first beat, so that what follows are row hits.
-fn open_row(b: &mut Bench, a: &AxiMaster, addr: u64) {
+fn open_row(b: &mut Tb, a: &AxiMaster, addr: u64) {
     let bytes = a.bus_bytes();
     a.read(&mut b.env, addr, bytes).expect("warm-up read");
 }
@@ -323,7 +325,7 @@ fn open_row(b: &mut Bench, a: &AxiMaster, addr: u64) {
 #[test]
 fn write_then_read_pays_t_wtr() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let w = record_w(&mut b, which.0);
@@ -363,7 +365,7 @@ fn write_then_read_pays_t_wtr() {
 #[test]
 fn read_then_write_pays_t_rtw() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let bytes = a.bus_bytes();
@@ -431,7 +433,7 @@ fn small_bursts_after(t: &Timing, m: u64, grouped: bool) -> (Vec<u64>, Vec<u64>)
 #[test]
 fn arbitration_groups_or_alternates_as_hold_beats_says() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let bytes = a.bus_bytes();
@@ -487,7 +489,7 @@ fn arbitration_groups_or_alternates_as_hold_beats_says() {
 
 /// Sets the read/write arbitration scheme of both instances (ddr3_model's `arb_algorithm`:
 /// 0 RD_PRI_REG, 1 ROUND_ROBIN, 2 TDM).
-fn set_arbitration(b: &mut Bench, scheme: u64) {
+fn set_arbitration(b: &mut Tb, scheme: u64) {
     let m = b.env.model_mut();
     let port = m.input("arb_algorithm").expect("arb_algorithm");
     m.set(port, scheme);
@@ -499,7 +501,7 @@ fn a_write_qos_ends_the_reads_hold_at_their_burst_end() {
     // reads, but the writes carry AWQOS 1: MIG v4.x's RD_PRI_REG drops the reads' hold at the
     // end of the long burst, the writes take the port and keep it (the reads carry no QoS),
     // and the reads follow once the writes are done.
-    let mut b = bench();
+    let mut b = tb();
     let t = Timing::read(b.env.model(), STD.2);
     assert!(
         t.hold_beats > 71,
@@ -550,7 +552,7 @@ fn round_robin_alternates_beat_by_beat_and_tdm_halves_one_direction() {
         // have beats ready they alternate beat by beat, so consecutive read column commands
         // are a write and two turnarounds apart (T_RTW, then T_WTR), where RD_PRI_REG would
         // issue the reads back to back.
-        let mut b = bench();
+        let mut b = tb();
         set_arbitration(&mut b, 1);
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
@@ -584,7 +586,7 @@ fn round_robin_alternates_beat_by_beat_and_tdm_halves_one_direction() {
         drop(l);
 
         // TDM: a read alone gets only every other cycle.
-        let mut b = bench();
+        let mut b = tb();
         set_arbitration(&mut b, 2);
         let (a, log) = master(&mut b, which);
         open_row(&mut b, &a, 0);
@@ -627,7 +629,7 @@ fn act_limited_cols(t: &Timing, ar: &[u64], rrd: u64, faw: u64) -> Vec<u64> {
 #[test]
 fn acts_to_five_banks_keep_t_rrd_and_t_faw() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let bytes = a.bus_bytes();
@@ -673,7 +675,7 @@ fn acts_to_five_banks_keep_t_rrd_and_t_faw() {
 fn hold_idle_lets_the_waiting_direction_in() {
     let mut released = Vec::new();
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let w = record_w(&mut b, which.0);
@@ -721,7 +723,7 @@ fn hold_idle_lets_the_waiting_direction_in() {
 #[test]
 fn conflict_after_reads_waits_for_t_rtp() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let bytes = a.bus_bytes();
@@ -753,7 +755,7 @@ fn conflict_after_reads_waits_for_t_rtp() {
 #[test]
 fn conflict_after_writes_waits_for_t_wr() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let w = record_w(&mut b, which.0);
@@ -796,7 +798,7 @@ fn saturated_share(t: &Timing, burst: u64) -> f64 {
 #[test]
 fn two_saturating_streams_share_the_slot_as_the_policy_predicts() {
     for which in [STD, ALT] {
-        let mut b = bench();
+        let mut b = tb();
         let t = Timing::read(b.env.model(), which.2);
         let (a, log) = master(&mut b, which);
         let w = record_w(&mut b, which.0);
@@ -881,17 +883,17 @@ fn two_saturating_streams_share_the_slot_as_the_policy_predicts() {
 
 #[test]
 fn backdoor_matches_bus_contents() -> Result<()> {
-    let mut b = bench();
+    let mut b = tb();
     let (a, log) = master(&mut b, STD);
-    let mut rng = Rng::new(44);
+    let mut rng = XorShiftRng::seed_from_u64(44);
     let bytes = a.bus_bytes();
     // Bus writes with random strobes over a preloaded pattern; the backdoor sees exactly the
     // strobed bytes changed.
     let base = 0x0123_4000u64;
-    let pre = rng.bytes(4 * bytes);
+    let pre = random_bytes(&mut rng, 4 * bytes);
     b.env.model_mut().ddr_write_in(STD.1, base, &pre)?;
     let beats: Vec<(Vec<u8>, u128)> = (0..4)
-        .map(|_| (rng.bytes(bytes), u128::from(rng.next_u64())))
+        .map(|_| (random_bytes(&mut rng, bytes), u128::from(rng.next_u64())))
         .collect();
     let mut expect = pre.clone();
     let size = bytes.trailing_zeros() as u8;
@@ -910,7 +912,7 @@ fn backdoor_matches_bus_contents() -> Result<()> {
     let size = b.env.model().ddr_size_in(STD.1)?;
     assert_eq!(size, 1 << 31);
     let top = size - 2 * bytes as u64;
-    let data = rng.bytes(2 * bytes);
+    let data = random_bytes(&mut rng, 2 * bytes);
     b.env.model_mut().ddr_write_in(STD.1, top, &data)?;
     let t = a.start_read(5, top, 2 * bytes)?;
     a.wait(&mut b.env, t)?;
@@ -935,7 +937,7 @@ const STORAGE_PAUSE_SEED: u64 = 0x5107;
 /// every channel.
 #[test]
 fn instances_keep_their_own_storage() -> Result<()> {
-    let mut b = bench();
+    let mut b = tb();
     let (s, _) = master(&mut b, STD);
     let (t, _) = master(&mut b, ALT);
     s.set_pauses(&axi_bfm::PauseSpec::random(STORAGE_PAUSE_SEED, 30));
@@ -964,7 +966,7 @@ fn parallel_models_never_share_memory() {
     let handles: Vec<_> = (0..4u8)
         .map(|k| {
             std::thread::spawn(move || {
-                let mut b = bench();
+                let mut b = tb();
                 let (a, _) = master(&mut b, STD);
                 let mine = vec![k.wrapping_mul(37).wrapping_add(1); 128];
                 b.env
@@ -988,7 +990,7 @@ fn parallel_models_never_share_memory() {
 
 #[test]
 fn backdoor_errors_are_typed() {
-    let mut b = bench();
+    let mut b = tb();
     let m = b.env.model_mut();
     let err = m.ddr_write(0, &[1]).expect_err("two instances");
     assert!(matches!(err, SimError::MemoryAmbiguous { .. }), "{err}");

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use axi_bfm::{AxiMasterConfig, AxiMonitorConfig, Result};
 use card_sim::Top;
-use rtl_tests::{fires, on_sample, record_axi, AxiLog, Card, AXI_HZ, DDR_HZ};
+use rtl_tests::{fires, on_sample, record_axi, AxiLog, CardHarness, AXI_HZ, DDR_HZ};
 
 /// Bytes per s_axi beat.
 const BEAT: usize = 16;
@@ -20,15 +20,15 @@ const DDR_NS: f64 = 1e9 / DDR_HZ as f64;
 /// The DMA port's ceiling: one 16-byte beat per axi_aclk cycle, in MB/s.
 const PORT_MBS: f64 = BEAT as f64 * AXI_HZ as f64 / 1e6;
 
-struct Bench {
-    card: Card,
+struct Tb {
+    card: CardHarness,
     log: Rc<RefCell<AxiLog>>,
     /// Edges of the W handshakes on s_axi.
     w: Rc<RefCell<Vec<u64>>>,
 }
 
-fn bench() -> Result<Bench> {
-    let mut card = Card::new(Top::SimTop, true)?;
+fn tb() -> Result<Tb> {
+    let mut card = CardHarness::new(Top::SimTop, true)?;
     // Streams of megabytes take longer than the bus model's default wait limit.
     card.dma.set_config(AxiMasterConfig {
         timeout_cycles: 4_000_000,
@@ -55,7 +55,7 @@ fn bench() -> Result<Bench> {
             wl.borrow_mut().push(cx.cycle);
         }
     });
-    Ok(Bench { card, log, w })
+    Ok(Tb { card, log, w })
 }
 
 /// Minimum, mean and maximum.
@@ -68,7 +68,7 @@ fn stats(v: &[u64]) -> (u64, f64, u64) {
 
 /// Reads `len` bytes at `addr` alone (one burst of 4 KiB at most) and returns the axi_aclk
 /// cycles from its AR handshake to its first R handshake.
-fn first_beat_latency(b: &mut Bench, addr: u64, len: usize) -> Result<u64> {
+fn first_beat_latency(b: &mut Tb, addr: u64, len: usize) -> Result<u64> {
     let (ars, rs) = {
         let l = b.log.borrow();
         (l.ar.len(), l.r.len())
@@ -84,7 +84,7 @@ const READ_LEN: usize = 4096;
 
 #[test]
 fn read_latency_on_an_idle_card_and_under_a_write_stream() -> Result<()> {
-    let mut b = bench()?;
+    let mut b = tb()?;
     // Idle card: 4 KiB reads one at a time, each to a row of its own.
     let mut idle = Vec::new();
     for i in 0..READS as u64 {
@@ -169,7 +169,7 @@ const STREAM: usize = 2 << 20;
 #[test]
 fn read_and_write_streams_alone_and_together() -> Result<()> {
     // Alone.
-    let mut b = bench()?;
+    let mut b = tb()?;
     let t = b.card.dma.start_read(1, 0, STREAM)?;
     b.card.dma.wait(&mut b.card.env, t)?;
     let read_alone = {
@@ -180,7 +180,7 @@ fn read_and_write_streams_alone_and_together() -> Result<()> {
             l.r.last().map_or(0, |r| r.cycle),
         )
     };
-    let mut b = bench()?;
+    let mut b = tb()?;
     let t = b
         .card
         .dma
@@ -196,7 +196,7 @@ fn read_and_write_streams_alone_and_together() -> Result<()> {
         )
     };
     // Together.
-    let mut b = bench()?;
+    let mut b = tb()?;
     let r = b.card.dma.start_read(1, 0, STREAM)?;
     let w = b
         .card

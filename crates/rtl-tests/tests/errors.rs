@@ -17,7 +17,9 @@ use std::rc::Rc;
 use axi_bfm::{AxiMaster, Burst, Resp, Result};
 use card_regs::{self as regs, control, error, irq_enable};
 use card_sim::{DdrBackdoor, Top};
-use rtl_tests::{mm_path, on_sample, record_axi, Card, Rng};
+use rand::SeedableRng;
+use rand_xorshift::XorShiftRng;
+use rtl_tests::{mm_path, on_sample, random_bytes, record_axi, CardHarness};
 
 fn burst(id: u32, addr: u64, beats: u8, kind: u8) -> Burst {
     Burst {
@@ -48,17 +50,20 @@ fn bursts_the_path_cannot_serve_get_error_responses_and_touch_nothing() -> Resul
             ));
         });
     }
-    let mut rng = Rng::new(3);
+    let mut rng = XorShiftRng::seed_from_u64(3);
     let low = 0x0000_3000u64;
-    let before = rng.bytes(4096);
+    let before = random_bytes(&mut rng, 4096);
     env.model_mut().ddr_write(low, &before)?;
     // A good write, then one with the same ID 2 GiB higher (the same low address bits): the
     // second must answer after the first, with DECERR, and write nothing.
-    let good = rng.bytes(256);
+    let good = random_bytes(&mut rng, 256);
     let w_ok = a.start_write_burst(burst(5, low + 0x800, 16, 1), &good)?;
-    let w_far = a.start_write_burst(burst(5, low + (1 << 31), 16, 1), &rng.bytes(256))?;
-    let w_fixed = a.start_write_burst(burst(6, low, 4, 0), &rng.bytes(64))?;
-    let w_wrap = a.start_write_burst(burst(7, low + 0x40, 4, 2), &rng.bytes(64))?;
+    let w_far = a.start_write_burst(
+        burst(5, low + (1 << 31), 16, 1),
+        &random_bytes(&mut rng, 256),
+    )?;
+    let w_fixed = a.start_write_burst(burst(6, low, 4, 0), &random_bytes(&mut rng, 64))?;
+    let w_wrap = a.start_write_burst(burst(7, low + 0x40, 4, 2), &random_bytes(&mut rng, 64))?;
     let r_far = a.start_read_burst(burst(8, 0x1_0000_0000 + low, 8, 1))?;
     let r_wrap = a.start_read_burst(burst(9, low, 4, 2))?;
     let r_ok = a.start_read_burst(burst(9, low + 0x100, 4, 1))?;
@@ -102,7 +107,7 @@ fn bursts_the_path_cannot_serve_get_error_responses_and_touch_nothing() -> Resul
 
 #[test]
 fn a_capture_ring_past_the_end_of_ddr_takes_no_frame() -> Result<()> {
-    let mut card = Card::new(Top::SimTop, true)?;
+    let mut card = CardHarness::new(Top::SimTop, true)?;
     // A ring of 8 KiB at the last 4 KiB of the 2 GiB: it would wrap onto address 0.
     let mark = vec![0xa5u8; 4096];
     card.ddr_write(0, &mark)?;
@@ -145,7 +150,7 @@ fn a_capture_ring_past_the_end_of_ddr_takes_no_frame() -> Result<()> {
 /// request must drop (a new interrupt is a new rising edge for the XDMA IP) and rise again.
 #[test]
 fn an_event_in_the_cycle_of_the_acknowledge_is_not_lost() -> Result<()> {
-    let mut card = Card::new(Top::SimTop, true)?;
+    let mut card = CardHarness::new(Top::SimTop, true)?;
     // 256-byte frames (16 beats) and a gap of 16: an overflow every 32 cycles once full.
     card.write(regs::SRC0_FRAME_LEN, 256)?;
     card.write(regs::SRC0_GAP, 16)?;

@@ -4,6 +4,8 @@
 //! source's drops.
 
 use card_sim::{ClockId, Model, Port, Result, Top};
+use rand::{RngExt, SeedableRng};
+use rand_xorshift::XorShiftRng;
 use rstest::rstest;
 
 struct Loop {
@@ -48,15 +50,13 @@ impl Loop {
         Ok(self.m.get(self.m.port(name)?))
     }
 
-    /// Runs `cycles` with link_ready high `percent`% of the time (xorshift), then stops the
-    /// source and drains the link.
+    /// Runs `cycles` with link_ready high `percent`% of the time (seeded, the same every run),
+    /// then stops the source and drains the link.
     fn run(&mut self, cycles: u64, percent: u64) -> Result<()> {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rng = XorShiftRng::seed_from_u64(0x2545_F491_4F6C_DD1D);
         for _ in 0..cycles {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            self.m.set_bool(self.link_ready, x % 100 < percent);
+            self.m
+                .set_bool(self.link_ready, rng.random_range(0..100u64) < percent);
             self.m.eval()?;
             self.m.tick(self.clk)?;
         }

@@ -12,15 +12,17 @@ use std::rc::Rc;
 use axi_bfm::{AxisMonitorConfig, AxisSink, Env, PauseSpec, ResetPolarity, Result};
 use card_sim::{ClockId, Model, Port, Top};
 use frame::{Header, Pattern, SeqTracker};
+use rand::{Rng as _, RngExt, SeedableRng};
+use rand_xorshift::XorShiftRng;
 use rstest::rstest;
-use rtl_tests::{fires, hook, on_sample, Rng, AXI_HZ};
+use rtl_tests::{fires, hook, on_sample, AXI_HZ};
 
 /// How the test drives TREADY.
 #[derive(Clone, Copy)]
 enum Ready {
     Always,
     Never,
-    /// Ready on this percentage of cycles, drawn from the bench's seed.
+    /// Ready on this percentage of cycles, drawn from the source's seed.
     Random(u8),
 }
 
@@ -509,37 +511,39 @@ fn oneshot_sends_one_frame_per_request() -> Result<()> {
 /// every frame the bus delivers is whole and valid. A frame that had begun on the bus when the
 /// clear came (a beat taken, or one presented) finishes, and it is the only frame before the
 /// restart, as `clear_tail` says; then the sequence starts at 0 and the counters count the new
-/// run's frames alone.
+/// run's frames alone. The seeds are ones whose 24 rounds include clears between frames as
+/// well as mid-frame (about a third of seeds draw none between frames, which the test refuses
+/// as saying nothing about that case).
 #[rstest]
-#[case::stall(0, 0xC1EA_0001)]
-#[case::drop(1, 0xC1EA_0002)]
+#[case::stall(0, 0xC1EA_0004)]
+#[case::drop(1, 0xC1EA_0005)]
 fn a_clear_at_any_moment_never_cuts_a_frame(
     #[case] drop_policy: u64,
     #[case] seed: u64,
 ) -> Result<()> {
-    let mut rng = Rng::new(seed);
+    let mut rng = XorShiftRng::seed_from_u64(seed);
     let mut s = Source::new(seed)?;
     s.set(s.drop_policy, drop_policy)?;
     let mut tails = 0;
     // The last sequence number of the run under way (None: no frame since the restart).
     let mut prev = None;
     for round in 0..24 {
-        let len = 64 + rng.below(3000);
-        let gap = [0, 0, 3, 40][rng.below(4) as usize];
-        s.configure(1, len, gap, Pattern::Prbs, rng.next_u64() as u32)?;
+        let len = 64 + rng.random_range(0..3000u64);
+        let gap = [0, 0, 3, 40][rng.random_range(0..4usize)];
+        s.configure(1, len, gap, Pattern::Prbs, rng.next_u32())?;
         s.set(s.enable, 1)?;
         let mut run = Vec::new();
         // A random stretch: the bus takes beats at a random rate, or none (the FIFO fills).
-        let cycles = rng.below(6000);
-        let ready = match rng.below(4) {
+        let cycles = rng.random_range(0..6000u64);
+        let ready = match rng.random_range(0..4u32) {
             0 => Ready::Never,
             1 => Ready::Always,
-            _ => Ready::Random(5 + rng.below(90) as u8),
+            _ => Ready::Random(5 + rng.random_range(0..90u8)),
         };
         for _ in 0..cycles {
             s.cycle(ready, &mut run)?;
         }
-        if rng.chance(30) {
+        if rng.random_range(0..100) < 30 {
             s.set(s.enable, 0)?;
         }
         // The clear, with the bus as the stretch left it.
@@ -562,7 +566,7 @@ fn a_clear_at_any_moment_never_cuts_a_frame(
         prev = None;
         // Until the restart only the frame in flight may come, however long the bus waits.
         let mut before = Vec::new();
-        for _ in 0..rng.below(3000) {
+        for _ in 0..rng.random_range(0..3000u64) {
             s.cycle(Ready::Never, &mut before)?;
         }
         let mut waited = 0u64;

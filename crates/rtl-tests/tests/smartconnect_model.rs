@@ -10,13 +10,15 @@ use axi_bfm::{
     PauseSpec, ResetPolarity, Result,
 };
 use card_sim::{ClockId, Model, Top};
-use rtl_tests::{incr, record_axi, Rng, AXI_HZ, DDR_HZ};
+use rand::SeedableRng;
+use rand_xorshift::XorShiftRng;
+use rtl_tests::{incr, random_bytes, record_axi, AXI_HZ, DDR_HZ};
 
 /// Read bursts the model keeps in flight: SmartConnect's read acceptance (PG247, and the
 /// generated parameters of a 1x1 SmartConnect), the module's default.
 const OUTSTANDING: usize = 32;
 
-struct Bench {
+struct Tb {
     env: Env,
     s_clk: ClockId,
     m_clk: ClockId,
@@ -24,7 +26,7 @@ struct Bench {
     s: AxiSlave,
 }
 
-fn bench(slave: AxiSlaveConfig) -> Result<Bench> {
+fn tb(slave: AxiSlaveConfig) -> Result<Tb> {
     let mut env = Env::new(Model::new(Top::AxiSmartconnectModel)?);
     let s_clk = env.add_clock("s_clk", AXI_HZ)?;
     let m_clk = env.add_clock("m_clk", DDR_HZ)?;
@@ -44,7 +46,7 @@ fn bench(slave: AxiSlaveConfig) -> Result<Bench> {
     card_harness::settle_in_reset(&mut env, s_clk)?;
     env.reset(s_clk, 10)?;
     env.run(s_clk, 5)?;
-    Ok(Bench {
+    Ok(Tb {
         env,
         s_clk,
         m_clk,
@@ -55,15 +57,15 @@ fn bench(slave: AxiSlaveConfig) -> Result<Bench> {
 
 #[test]
 fn unaligned_transfers_arrive_intact_under_random_pauses() -> Result<()> {
-    let mut b = bench(AxiSlaveConfig {
+    let mut b = tb(AxiSlaveConfig {
         max_queued: 16,
         ..AxiSlaveConfig::default()
     })?;
     b.env.set_pauses(&PauseSpec::random(0x5c, 30));
-    let mut rng = Rng::new(0x5c);
+    let mut rng = XorShiftRng::seed_from_u64(0x5c);
     for i in 0..12u64 {
         let addr = 0x1_0000 + i * 0x2345 + (i * 7) % 64;
-        let data = rng.bytes(64 + 211 * i as usize);
+        let data = random_bytes(&mut rng, 64 + 211 * i as usize);
         b.m.write(&mut b.env, addr, &data)?;
         assert_eq!(
             b.s.mem_read(addr, data.len()),
@@ -78,7 +80,7 @@ fn unaligned_transfers_arrive_intact_under_random_pauses() -> Result<()> {
 
 #[test]
 fn bursts_are_packed_and_writes_cut_through() -> Result<()> {
-    let mut b = bench(AxiSlaveConfig::default())?;
+    let mut b = tb(AxiSlaveConfig::default())?;
     let s_log = record_axi(&mut b.env, "s_axi", b.s_clk)?;
     let m_log = record_axi(&mut b.env, "m_axi", b.m_clk)?;
     let len_port = b.env.model().port("m_axi_awlen")?;
@@ -127,7 +129,7 @@ fn bursts_are_packed_and_writes_cut_through() -> Result<()> {
 fn at_most_outstanding_reads_are_in_flight() -> Result<()> {
     // A memory that takes every address and answers none for a long time: the reads that
     // reach it are those the model lets through.
-    let mut b = bench(AxiSlaveConfig {
+    let mut b = tb(AxiSlaveConfig {
         read_latency: 3_000,
         max_queued: 256,
         ..AxiSlaveConfig::default()

@@ -8,7 +8,7 @@
 use axi_bfm::Result;
 use card_regs::{self as regs, caps, control, error};
 use card_sim::Top;
-use rtl_tests::Card;
+use rtl_tests::CardHarness;
 
 /// CAPS as the variant's definition says it: memory-mapped channels to a 2 GiB DDR and the
 /// modes each side serves.
@@ -48,7 +48,7 @@ fn each_variant_says_what_it_has() -> Result<()> {
         (Top::CardCoreMm, true, false),
         (Top::CardCoreStream, false, true),
     ] {
-        let mut card = Card::new(top, false)?;
+        let mut card = CardHarness::new(top, false)?;
         assert_eq!(card.read(regs::CAPS)?, expected_caps(mm, stream), "{top:?}");
         // The combined layout's CAPS is the table's reset value.
         if mm && stream {
@@ -77,7 +77,7 @@ fn a_variant_refuses_the_modes_it_lacks() -> Result<()> {
         (Top::CardCoreStream, false, true),
         (Top::CardCore, true, true),
     ] {
-        let mut card = Card::new(top, false)?;
+        let mut card = CardHarness::new(top, false)?;
         let modes = u64::from(expected_caps(mm, stream)) >> caps::MODES_LSB & 0xff;
         for m in all {
             card.write(regs::CONTROL, mode(control::MODE_OFF))?;
@@ -107,7 +107,7 @@ fn a_variant_refuses_the_modes_it_lacks() -> Result<()> {
 /// one, the stream variant never answers on s_axi nor drives its DDR port.
 #[test]
 fn the_ports_a_variant_lacks_are_tied_off() -> Result<()> {
-    let mut card = Card::new(Top::CardCoreMm, false)?;
+    let mut card = CardHarness::new(Top::CardCoreMm, false)?;
     card.ticks(20)?;
     let m = card.env.model();
     for p in [
@@ -117,7 +117,7 @@ fn the_ports_a_variant_lacks_are_tied_off() -> Result<()> {
     ] {
         assert!(!m.get_bool(m.port(p)?), "mm: {p} is low");
     }
-    let mut card = Card::new(Top::CardCoreStream, true)?;
+    let mut card = CardHarness::new(Top::CardCoreStream, true)?;
     card.ticks(20)?;
     let m = card.env.model();
     for p in [
@@ -139,7 +139,7 @@ fn the_ports_a_variant_lacks_are_tied_off() -> Result<()> {
 /// frames into its DDR ring.
 #[test]
 fn each_variant_runs_its_own_paths() -> Result<()> {
-    let mut card = Card::new(Top::SimTopStream, true)?;
+    let mut card = CardHarness::new(Top::SimTopStream, true)?;
     card.write(regs::CONTROL, mode(control::MODE_LOOP))?;
     let f = frame::build(
         &frame::Header {
@@ -156,7 +156,7 @@ fn each_variant_runs_its_own_paths() -> Result<()> {
     card.run_until(2_000, "the looped frame", |c| Ok(c.c2h_frames(0) >= 1))?;
     assert_eq!(card.take_c2h(0)[0].bytes, f);
 
-    let mut card = Card::new(Top::SimTopMm, true)?;
+    let mut card = CardHarness::new(Top::SimTopMm, true)?;
     card.write(regs::SRC0_FRAME_LEN, 256)?;
     card.write(regs::CAP_BASE, 0x0020_0000)?;
     card.write(regs::CAP_SIZE, 0x2000)?;

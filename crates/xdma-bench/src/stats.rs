@@ -2,45 +2,22 @@
 //! tier detection, the two-point fit of t(N) = t0 + N / B, the marginal bandwidth between
 //! neighbouring sizes and the model's error at every size.
 
+use rand::{RngExt, SeedableRng};
+use rand_xorshift::XorShiftRng;
 use serde::Serialize;
-
-/// A small deterministic generator (SplitMix64) for the reservoir: the sample of a run is
-/// reproducible, and no random-number crate is needed for one index per step.
-#[derive(Debug, Clone)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform index in `0..n` (n > 0), by Lemire's multiply-shift with rejection.
-    fn below(&mut self, n: u64) -> u64 {
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let m = u128::from(self.next()) * u128::from(n);
-            if (m as u64) >= threshold {
-                return (m >> 64) as u64;
-            }
-        }
-    }
-}
 
 /// A uniform sample of fixed size over a stream of unknown length (Vitter's Algorithm R):
 /// the first `capacity` values fill it; value number `i` (1-based) after that replaces a
 /// random slot with probability `capacity / i`. Every value of the stream ends up in the
 /// sample with the same probability, so percentiles of the sample estimate those of the
-/// whole stream at a fixed memory cost.
+/// whole stream at a fixed memory cost. The slots are drawn from a seeded generator, so the
+/// sample of a run is reproducible.
 #[derive(Debug, Clone)]
 pub struct Reservoir {
     capacity: usize,
     seen: u64,
     sample: Vec<f64>,
-    rng: SplitMix64,
+    rng: XorShiftRng,
 }
 
 impl Reservoir {
@@ -51,7 +28,7 @@ impl Reservoir {
             capacity,
             seen: 0,
             sample: Vec::with_capacity(capacity),
-            rng: SplitMix64(seed),
+            rng: XorShiftRng::seed_from_u64(seed),
         }
     }
 
@@ -61,7 +38,7 @@ impl Reservoir {
         if self.sample.len() < self.capacity {
             self.sample.push(value);
         } else {
-            let j = self.rng.below(self.seen);
+            let j = self.rng.random_range(0..self.seen);
             if let Some(slot) = usize::try_from(j).ok().and_then(|j| self.sample.get_mut(j)) {
                 *slot = value;
             }

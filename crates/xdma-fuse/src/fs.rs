@@ -498,7 +498,7 @@ impl Shared {
         self.send_packet(ch, &packet)
     }
 
-    // ---------------------------------------------------------------- registers
+    // ---------------------------------------------------------- the BAR nodes (user, control)
 
     fn bar_size(&self, kind: &Kind) -> u64 {
         match kind {
@@ -535,9 +535,10 @@ impl Shared {
         }
     }
 
-    /// A register read: one word with the driver's rules, or a page for the page cache (a
-    /// mapping of the node faulted it in; such reads carry no lock owner).
-    fn read_regs(
+    /// A read of a BAR node (the user BAR or the XDMA control BAR): one word with the driver's
+    /// rules, or a page for the page cache (a mapping of the node faulted it in; such reads
+    /// carry no lock owner).
+    fn read_bar(
         self: &Arc<Self>,
         ino: u64,
         kind: &Kind,
@@ -572,9 +573,10 @@ impl Shared {
         Ok(page)
     }
 
-    /// A register write: one word with the driver's rules, or a page written back from the
-    /// page cache, of which only the words that differ from what was served are written.
-    fn write_regs(
+    /// A write of a BAR node (the user BAR or the XDMA control BAR): one word with the driver's
+    /// rules, or a page written back from the page cache, of which only the words that differ
+    /// from what was served are written.
+    fn write_bar(
         &self,
         ino: u64,
         kind: &Kind,
@@ -987,7 +989,7 @@ impl Filesystem for XdmaFs {
                 // The driver's H2C nodes refuse reads (r/w mismatch).
                 Kind::Dma(Direction::H2C, ..) => Err(Errno::EINVAL),
                 k @ (Kind::User | Kind::Control) => {
-                    s.read_regs(ino.0, &k, offset, size, lock_owner.is_none())
+                    s.read_bar(ino.0, &k, offset, size, lock_owner.is_none())
                 }
                 Kind::Event(k) => {
                     if size != 4 || offset & 3 != 0 {
@@ -1041,7 +1043,7 @@ impl Filesystem for XdmaFs {
                     s.write_stream(h, *ch, offset, &data).map(|_| n)
                 }
                 (Kind::User | Kind::Control, _) => {
-                    s.write_regs(ino.0, &kind, offset, &data, from_cache)
+                    s.write_bar(ino.0, &kind, offset, &data, from_cache)
                 }
                 // C2H nodes refuse writes; event and parameter nodes have none.
                 _ => Err(Errno::EINVAL),

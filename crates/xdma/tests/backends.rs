@@ -29,7 +29,7 @@ const REG_SCRATCH: u64 = card_regs::SCRATCH as u64;
 static TURN: Mutex<()> = Mutex::new(());
 
 /// A card on one backend, holding its turn on the shared mount.
-struct Bench {
+struct Tb {
     card: Xdma,
     _turn: Option<MutexGuard<'static, ()>>,
 }
@@ -56,11 +56,11 @@ fn config(kind: BackendKind) -> Option<Config> {
     Some(cfg)
 }
 
-fn open(kind: BackendKind) -> Option<Bench> {
+fn open(kind: BackendKind) -> Option<Tb> {
     let turn = (kind == BackendKind::Hw).then(|| TURN.lock().unwrap_or_else(|p| p.into_inner()));
     let cfg = config(kind)?;
     let card = Xdma::open(&cfg).expect("open the card");
-    Some(Bench { card, _turn: turn })
+    Some(Tb { card, _turn: turn })
 }
 
 const SHORT: Duration = Duration::from_micros(20);
