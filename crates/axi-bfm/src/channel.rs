@@ -7,9 +7,9 @@
 //! VALID it raised (unless a fault asks it to) and drives idle garbage on the payload while
 //! VALID is low when asked; a sink raises READY when its pause generator and its owner allow.
 
-use sim_runtime::{Model, Port};
 use rand::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
+use sim_runtime::{Model, Port};
 
 use crate::bind::{Bind, Words, MAX_WORDS};
 use crate::error::Result;

@@ -99,22 +99,6 @@ pub(crate) fn link_libs(built: &[(BuiltTop, Vec<String>)]) -> Vec<String> {
     libs
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_an_unoptimised_crate_is_told_how_to_speed_its_simulations_up() {
-        let hint = slow_profile_hint(Some("0")).expect("opt-level 0 is slow");
-        assert!(hint.contains("profile.dev.package"), "{hint}");
-        assert!(!hint.contains('\n'), "one warning line: {hint}");
-        for level in ["1", "2", "3", "s", "z"] {
-            assert_eq!(slow_profile_hint(Some(level)), None, "opt-level {level}");
-        }
-        assert_eq!(slow_profile_hint(None), None, "not in a build script");
-    }
-}
-
 /// Compiles a build's own C and C++ sources ([`crate::Build::cpp`]) into one cached library.
 pub(crate) fn compile_sources(ctx: &Ctx, sources: &[PathBuf]) -> Result<(), BuildError> {
     if sources.is_empty() {
@@ -146,4 +130,20 @@ pub(crate) fn compile_sources(ctx: &Ctx, sources: &[PathBuf]) -> Result<(), Buil
         }
         Ok((try_objects(&b, "the build's own C++ sources")?, b))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_unoptimised_crate_is_told_how_to_speed_its_simulations_up() {
+        let hint = slow_profile_hint(Some("0")).expect("opt-level 0 is slow");
+        assert!(hint.contains("profile.dev.package"), "{hint}");
+        assert!(!hint.contains('\n'), "one warning line: {hint}");
+        for level in ["1", "2", "3", "s", "z"] {
+            assert_eq!(slow_profile_hint(Some(level)), None, "opt-level {level}");
+        }
+        assert_eq!(slow_profile_hint(None), None, "not in a build script");
+    }
 }
