@@ -18,7 +18,7 @@
 //!
 //! ```no_run
 //! use axi_bfm::{AxiMaster, AxiSlave, Env, PauseSpec, ResetPolarity};
-//! use sim_runtime::{Model, Top};
+//! use card_sim::{Model, Top}; // the card's passthrough top; any crate's TopDef works the same
 //! # fn main() -> Result<(), axi_bfm::BfmError> {
 //! let mut env = Env::new(Model::new(Top::AxiPassthrough)?);
 //! let clk = env.add_clock("clk", 250_000_000)?;
