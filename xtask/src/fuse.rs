@@ -104,13 +104,6 @@ impl Drop for Mounted {
     }
 }
 
-/// Where cargo puts the binaries of this workspace.
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-}
-
 /// Builds `xdma-fuse`, mounts the simulated card with `config` (a TOML file of the server, or
 /// its defaults), runs `cmd` with `XDMA_BACKEND=hw XDMA_DEVICE=<mount>/xdma0`, and unmounts,
 /// whether the command passed or failed. The command's failure comes first in the result.
@@ -129,15 +122,7 @@ pub fn with_mount_using<T>(
     config: Option<&Path>,
     run: impl FnOnce(&Path, &Path) -> Result<T, String>,
 ) -> Result<T, String> {
-    crate::run(root, {
-        let mut b = crate::cargo();
-        // With the workspace's features, as the workspace's own build resolves them: a build of
-        // the one package resolves them anew and rebuilds its whole chain down to the verilated
-        // card (about 110 s of the CI run on a two-core machine, against 20 s).
-        b.args(["build", "--workspace", "--bin", "xdma-fuse"]);
-        b
-    })?;
-    let bin = target_dir(root).join("debug").join("xdma-fuse");
+    let bin = crate::build::program(&crate::build::programs(root)?, "xdma-fuse")?;
     let dir = std::env::temp_dir().join(format!("xdma-fuse-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
     let mut server = Command::new(&bin);

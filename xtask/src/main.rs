@@ -3,6 +3,7 @@
 //! Kept to the standard library, `verilator-find`, and `toml`/`serde` for the register table, so
 //! that it builds in seconds on a fresh clone, before anything else is compiled.
 
+mod build;
 mod codegen;
 mod demo;
 #[cfg(test)]
@@ -289,13 +290,9 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
 fn xcheck(root: &Path) -> Result<(), String> {
     for seed in X_SEEDS {
         eprintln!("xcheck: randomized build, seed {seed}");
-        let mut cmd = cargo();
+        let mut cmd = build::tests(X_TESTS);
         cmd.env("CARD_SIM_X", "1")
-            .env("CARD_SIM_SEED", seed.to_string())
-            .args(["test", "-p", "rtl-tests"]);
-        for t in X_TESTS {
-            cmd.args(["--test", t]);
-        }
+            .env("CARD_SIM_SEED", seed.to_string());
         run(root, cmd)?;
     }
     Ok(())
@@ -310,21 +307,10 @@ fn hw_over_fuse(root: &Path) -> Result<(), String> {
     }
     let config = root.join("crates/xdma-fuse/tests/hw-tests.toml");
     // The shared bodies' sim cases already ran above; only their hw cases need the mount.
-    for (package, test, filter) in [
-        ("xdma-hw", "over_fuse", ""),
-        ("xdma", "backends", "hw"),
-        ("xdma-bench", "over_driver", ""),
-    ] {
-        let mut cmd = cargo();
-        cmd.args([
-            "test",
-            "-p",
-            package,
-            "--test",
-            test,
-            "--",
-            "--test-threads=1",
-        ]);
+    // xdma-hw's own tests, the shared tests of xdma and xdma-bench's tests over a driver.
+    for (test, filter) in [("over_fuse", ""), ("backends", "hw"), ("over_driver", "")] {
+        let mut cmd = build::tests(&[test]);
+        cmd.args(["--", "--test-threads=1"]);
         if !filter.is_empty() {
             cmd.arg(filter);
         }

@@ -236,8 +236,7 @@ fn run_targets(
     for target in targets {
         let log = skip_dir.join(format!("{target}.skips"));
         let _ = std::fs::remove_file(&log);
-        let mut cmd = crate::cargo();
-        cmd.args(["test", "-p", "card-tests", "--test", target]);
+        let mut cmd = crate::build::tests(&[target]);
         if let Some(n) = threads {
             cmd.arg("--").arg(format!("--test-threads={n}"));
         }
@@ -388,9 +387,13 @@ pub fn suite(root: &Path) -> Result<(), String> {
         None,
         &skip_dir.join("broken"),
     )?;
-    let mut lib = crate::cargo();
-    lib.args(["test", "-p", "card-tests", "--lib", "--examples"]);
-    crate::run(root, lib)?;
+    // Built with the workspace's features (the examples only need to build), then run.
+    let built = crate::build::test_executables(root, &["--lib", "--examples"])?;
+    let lib = built
+        .iter()
+        .find(|t| t.package == "card-tests" && t.kinds.iter().any(|k| k == "lib"))
+        .ok_or("cargo built no test executable of card-tests' library")?;
+    crate::run(root, Command::new(&lib.exe))?;
     println!(
         "xtask: card-tests broken cards: {} run, {} skipped ({:.1} s)",
         broken.summary().0,

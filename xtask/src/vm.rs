@@ -716,18 +716,7 @@ pub(crate) fn pack(dir: &Path, archive: &Path) -> Result<(), String> {
 
 /// The workspace's frame checker (crates/frame), built for the stream checks in the guest.
 fn build_frame_check(root: &Path) -> Result<PathBuf, String> {
-    let mut cmd = crate::cargo();
-    cmd.args(["build", "-q", "-p", "frame", "--bin", "frame-check"]);
-    crate::run(root, cmd)?;
-    let exe = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("debug/frame-check");
-    if exe.is_file() {
-        Ok(exe)
-    } else {
-        Err(format!("cargo built no {}", exe.display()))
-    }
+    crate::build::program(&crate::build::programs(root)?, "frame-check")
 }
 
 /// The busybox initramfs with the driver, the tools, /init and the check list.
@@ -905,23 +894,13 @@ fn with_program(
 /// is the build `cargo test` and clippy have already made, while a release build of the whole
 /// tree costs minutes; on long transfers the release build moves about 15% more per second.
 pub(crate) fn build_device(root: &Path, release: bool) -> Result<PathBuf, String> {
+    if !release {
+        return crate::build::program(&crate::build::programs(root)?, "xdma-vm");
+    }
     let mut cmd = crate::cargo();
-    cmd.args(["build", "-q", "-p", "xdma-vm"]);
-    if release {
-        cmd.arg("--release");
-    }
+    cmd.args(["build", "-q", "-p", "xdma-vm", "--release"]);
     crate::run(root, cmd)?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let exe = target
-        .join(if release { "release" } else { "debug" })
-        .join("xdma-vm");
-    if exe.is_file() {
-        Ok(exe)
-    } else {
-        Err(format!("cargo built no {}", exe.display()))
-    }
+    crate::build::program(&crate::build::target_dir(root).join("release"), "xdma-vm")
 }
 
 // ------------------------------------------------------------------ the runs

@@ -35,56 +35,21 @@ pub(crate) const SKIP_MARK: &str = "SKIP ";
 
 /// The suite's test binaries, built by cargo: `(target, executable)`.
 fn build_targets(root: &Path, targets: &[&str]) -> Result<Vec<(String, PathBuf)>, String> {
-    let mut cmd = crate::cargo();
-    cmd.current_dir(root).args([
-        "test",
-        "-p",
-        "card-tests",
-        "--no-run",
-        "--message-format=json",
-    ]);
+    let mut args = Vec::new();
     for t in targets {
-        cmd.args(["--test", t]);
+        args.extend(["--test", t]);
     }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run cargo test --no-run: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "building the card-tests binaries failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut found = Vec::new();
-    for line in text.lines() {
-        if !line.contains("\"reason\":\"compiler-artifact\"") || !line.contains("\"test\":true") {
-            continue;
-        }
-        let Some(exe) = json_str(line, "\"executable\":\"") else {
-            continue;
-        };
-        let Some(name) = json_str(line, "\"name\":\"") else {
-            continue;
-        };
-        if targets.contains(&name.as_str()) {
-            found.push((name, PathBuf::from(exe)));
-        }
-    }
-    for t in targets {
-        if !found.iter().any(|(n, _)| n == t) {
-            return Err(format!("cargo built no card-tests binary for target `{t}`"));
-        }
-    }
-    Ok(found)
-}
-
-/// The string value after `key` in one line of cargo's JSON (paths and target names hold no
-/// escaped quotes), so that xtask needs no JSON crate.
-fn json_str(line: &str, key: &str) -> Option<String> {
-    let at = line.find(key)? + key.len();
-    let end = line[at..].find('"')?;
-    Some(line[at..at + end].to_string())
+    let built = crate::build::test_executables(root, &args)?;
+    targets
+        .iter()
+        .map(|t| {
+            built
+                .iter()
+                .find(|b| b.package == "card-tests" && b.target == *t)
+                .map(|b| (t.to_string(), b.exe.clone()))
+                .ok_or_else(|| format!("cargo built no card-tests binary for target `{t}`"))
+        })
+        .collect()
 }
 
 /// The guest script that runs every target.
@@ -268,26 +233,16 @@ const TOOL_RUNS: &[(&str, &str)] = &[
 /// Builds xdma-bench and the acquire example and runs them in a guest of the combined card
 /// (the one with memory-mapped and stream channels), through the real driver.
 pub(crate) fn tools(root: &Path) -> Result<(), String> {
-    let mut cmd = crate::cargo();
-    cmd.args([
-        "build",
-        "-q",
-        "-p",
-        "xdma-bench",
-        "-p",
-        "xdma",
-        "--bin",
-        "xdma-bench",
-        "--example",
-        "acquire",
-    ]);
-    crate::run(root, cmd)?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let dir = crate::build::programs(root)?;
     let programs = vec![
-        ("xdma-bench".to_string(), target.join("debug/xdma-bench")),
-        ("acquire".to_string(), target.join("debug/examples/acquire")),
+        (
+            "xdma-bench".to_string(),
+            crate::build::program(&dir, "xdma-bench")?,
+        ),
+        (
+            "acquire".to_string(),
+            crate::build::program(&dir, "examples/acquire")?,
+        ),
     ];
     let mut s = String::from(
         "#!/bin/sh\n\
