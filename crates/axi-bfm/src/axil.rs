@@ -436,12 +436,7 @@ impl Agent for MasterCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         let f = self.faults;
-        let in_reset = if f.valid_right_after_reset {
-            cx.reset_now
-        } else {
-            cx.in_reset
-        };
-        if in_reset {
+        if cx.holds_in_reset(f.valid_right_after_reset) {
             self.aw.reset(m, f.valid_in_reset);
             self.w.reset(m, false);
             self.ar.reset(m, false);

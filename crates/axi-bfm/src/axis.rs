@@ -446,12 +446,7 @@ impl Agent for SourceCore {
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         self.idle.set(false);
         let f = self.faults;
-        let in_reset = if f.valid_right_after_reset {
-            cx.reset_now
-        } else {
-            cx.in_reset
-        };
-        if in_reset {
+        if cx.holds_in_reset(f.valid_right_after_reset) {
             self.t.reset(m, f.valid_in_reset);
             return Ok(());
         }

@@ -27,6 +27,19 @@ pub struct Cx {
     pub reset_now: bool,
 }
 
+impl Cx {
+    /// Whether a model that drives VALID holds its outputs in reset for this edge. A model with
+    /// the `valid_right_after_reset` fault looks at the reset after the edge, so it raises
+    /// VALID on the very edge the reset is released at; a correct one waits for the next.
+    pub fn holds_in_reset(&self, valid_right_after_reset: bool) -> bool {
+        if valid_right_after_reset {
+            self.reset_now
+        } else {
+            self.in_reset
+        }
+    }
+}
+
 /// Something that takes part in every rising edge of one clock.
 ///
 /// `sample` runs before the edge and sees the settled values that the edge will register;

@@ -359,22 +359,24 @@ impl Op {
                 .ok_or_else(|| format!("`{name}` is not in the register table"))
         };
         let op = match n(0)? {
-            "write" => {
+            kind @ ("write" | "write_read") => {
                 let (win, off) = parse_at(n(1)?)?;
-                Op::Write {
-                    win,
-                    off,
-                    len: parse_num(n(2)?)?,
-                    seed: parse_num(key(n(3)?, "seed")?)? as u32,
-                }
-            }
-            "write_read" => {
-                let (win, off) = parse_at(n(1)?)?;
-                Op::WriteRead {
-                    win,
-                    off,
-                    len: parse_num(n(2)?)?,
-                    seed: parse_num(key(n(3)?, "seed")?)? as u32,
+                let len = parse_num(n(2)?)?;
+                let seed = parse_num(key(n(3)?, "seed")?)? as u32;
+                if kind == "write" {
+                    Op::Write {
+                        win,
+                        off,
+                        len,
+                        seed,
+                    }
+                } else {
+                    Op::WriteRead {
+                        win,
+                        off,
+                        len,
+                        seed,
+                    }
                 }
             }
             "read" => {

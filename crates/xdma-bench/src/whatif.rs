@@ -703,7 +703,7 @@ mod tests {
         // An optional field that is not set can be set.
         let s = sim(&apply(&base, "variant", "mm").expect("a variant"));
         assert_eq!(s.variant, Some(xdma::sim::Variant::Mm));
-        assert_eq!(s.top, xdma::sim::Variant::Mm.top());
+        assert_eq!(s.top, xdma::sim::Variant::Mm.top_name());
     }
 
     #[test]

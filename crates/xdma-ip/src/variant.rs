@@ -4,11 +4,13 @@
 //! all take them from here.
 
 use card_sim::Top;
+use serde::{Deserialize, Serialize};
 
 use crate::{EngineKind, IpConfig};
 
-/// A variant of the card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A variant of the card, named in configurations by [`Variant::name`] (`[sim] variant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// `sim_top_mm`: H2C 0 and C2H 0 memory-mapped to DDR; modes OFF and CAPTURE.
     Mm,

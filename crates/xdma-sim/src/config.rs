@@ -11,6 +11,7 @@ use crate::engine::EngineConfig;
 use crate::timing::TimingConfig;
 
 /// Channels per direction that one XDMA IP can have.
+pub use xdma_ip::Variant;
 pub use xdma_regmap::MAX_CHANNELS;
 
 /// Settings of the simulated card: the `[sim]` section of the configuration.
@@ -70,55 +71,17 @@ pub struct SimConfig {
     pub bus_pauses: Option<BusPauses>,
 }
 
-/// An XDMA configuration of the card (see [`SimConfig::variant`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Variant {
-    /// `sim_top_mm`: H2C 0 and C2H 0 memory-mapped to DDR; modes OFF and CAPTURE.
-    Mm,
-    /// `sim_top_stream`: H2C 0, C2H 0 and C2H 1 streams, no DDR; modes OFF, LOOP, GEN, ECHO
-    /// and CHECK.
-    Stream,
-    /// `sim_top`: both side by side (H2C 0 and C2H 0 memory-mapped, H2C 1, C2H 1 and C2H 2
-    /// streams); simulation only.
-    Combined,
-}
-
-impl Variant {
-    /// Every variant.
-    pub const ALL: [Variant; 3] = [Variant::Mm, Variant::Stream, Variant::Combined];
-
-    /// The card's own description of the variant (its top and the IP's engines).
-    pub fn card(self) -> xdma_ip::Variant {
-        match self {
-            Variant::Mm => xdma_ip::Variant::Mm,
-            Variant::Stream => xdma_ip::Variant::Stream,
-            Variant::Combined => xdma_ip::Variant::Combined,
-        }
-    }
-
-    /// The variant's name in the configuration.
-    pub fn name(self) -> &'static str {
-        self.card().name()
-    }
-
-    /// The card's top for this variant.
-    pub fn top(self) -> &'static str {
-        self.card().top_name()
-    }
-
-    /// The H2C and C2H channels as an XDMA IP of this configuration has them.
-    pub fn channels(self) -> (Vec<ChannelKind>, Vec<ChannelKind>) {
-        let kind = |k: xdma_ip::EngineKind| match k {
-            xdma_ip::EngineKind::MemoryMapped => ChannelKind::MemoryMapped,
-            xdma_ip::EngineKind::Stream => ChannelKind::Stream,
-        };
-        let v = self.card();
-        (
-            v.h2c().into_iter().map(kind).collect(),
-            v.c2h().into_iter().map(kind).collect(),
-        )
-    }
+/// The host's view of a variant's engines: the H2C and C2H channels as an XDMA IP of this
+/// configuration has them.
+fn channels_of(v: Variant) -> (Vec<ChannelKind>, Vec<ChannelKind>) {
+    let kind = |k: xdma_ip::EngineKind| match k {
+        xdma_ip::EngineKind::MemoryMapped => ChannelKind::MemoryMapped,
+        xdma_ip::EngineKind::Stream => ChannelKind::Stream,
+    };
+    (
+        v.h2c().into_iter().map(kind).collect(),
+        v.c2h().into_iter().map(kind).collect(),
+    )
 }
 
 /// Seeded random pauses on every bus of the card (see [`SimConfig::bus_pauses`]).
@@ -208,18 +171,18 @@ impl SimConfig {
             return Ok(self.clone());
         };
         let dflt = SimConfig::default();
-        let (h2c, c2h) = v.channels();
+        let (h2c, c2h) = channels_of(v);
         let clash = |field: &str, given: String, wants: String| {
             Error::Config(format!(
                 "[sim] variant = \"{}\" sets {field} = {wants}, but {field} = {given} is given too: remove {field}, or the variant",
                 v.name()
             ))
         };
-        if self.top != dflt.top && self.top != v.top() {
+        if self.top != dflt.top && self.top != v.top_name() {
             return Err(clash(
                 "top",
                 format!("{:?}", self.top),
-                format!("{:?}", v.top()),
+                format!("{:?}", v.top_name()),
             ));
         }
         if self.h2c != dflt.h2c && self.h2c != h2c {
@@ -229,7 +192,7 @@ impl SimConfig {
             return Err(clash("c2h", format!("{:?}", self.c2h), format!("{c2h:?}")));
         }
         Ok(SimConfig {
-            top: v.top().to_string(),
+            top: v.top_name().to_string(),
             h2c,
             c2h,
             ..self.clone()
@@ -328,8 +291,8 @@ mod tests {
             }
             .resolved()
             .expect("a variant alone");
-            assert_eq!(c.top, v.top());
-            assert_eq!((c.h2c.clone(), c.c2h.clone()), v.channels());
+            assert_eq!(c.top, v.top_name());
+            assert_eq!((c.h2c.clone(), c.c2h.clone()), channels_of(v));
         }
         let mm = SimConfig {
             variant: Some(Variant::Mm),

@@ -145,14 +145,11 @@ struct MasterCore {
 
 impl BusPauses for MasterCore {
     fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        match ch {
-            Channel::Aw => Some(&mut self.aw.pause),
-            Channel::W => Some(&mut self.w.pause),
-            Channel::B => Some(&mut self.b.pause),
-            Channel::Ar => self.rd.as_mut().map(|r| &mut r.ar.pause),
-            Channel::R => self.rd.as_mut().map(|r| &mut r.r.pause),
-            Channel::T => None,
-        }
+        super::pause_of(
+            ch,
+            [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
+        )
     }
 }
 
@@ -721,12 +718,7 @@ impl Agent for MasterCore {
         let (cache, prot) = (self.cfg.cache, self.cfg.prot);
         let (aw_qos, ar_qos) = (self.cfg.aw_qos, self.cfg.ar_qos);
         let f = self.faults;
-        let in_reset = if f.valid_right_after_reset {
-            cx.reset_now
-        } else {
-            cx.in_reset
-        };
-        if in_reset {
+        if cx.holds_in_reset(f.valid_right_after_reset) {
             self.aw.reset(m, f.valid_in_reset);
             self.w.reset(m, false);
             self.b.off(m);

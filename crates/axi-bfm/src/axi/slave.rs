@@ -93,14 +93,11 @@ struct SlaveRead {
 
 impl BusPauses for SlaveCore {
     fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        match ch {
-            Channel::Aw => Some(&mut self.aw.pause),
-            Channel::W => Some(&mut self.w.pause),
-            Channel::B => Some(&mut self.b.pause),
-            Channel::Ar => self.rd.as_mut().map(|r| &mut r.ar.pause),
-            Channel::R => self.rd.as_mut().map(|r| &mut r.r.pause),
-            Channel::T => None,
-        }
+        super::pause_of(
+            ch,
+            [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
+        )
     }
 }
 

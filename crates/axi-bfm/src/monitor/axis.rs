@@ -206,34 +206,25 @@ impl AxisCheck {
         self.frame_bytes += u64::from(keep.count_ones());
         let (min, max) = (self.cfg.min_frame, self.cfg.max_frame);
         let len_vals = [("bytes", self.frame_bytes)];
-        // The maximum is reported once, on the beat that first exceeds it.
-        if max > 0 && before <= max {
-            if let Some(n) = rules::frame_length_limits(self.frame_bytes, false, 0, max) {
-                found.get_or_insert_with(|| {
-                    violation(
-                        Rule::FrameLengthLimits,
-                        &self.bus,
-                        Channel::T,
-                        cx,
-                        n,
-                        &len_vals,
-                    )
-                });
-            }
-        }
-        if tlast {
-            if let Some(n) = rules::frame_length_limits(self.frame_bytes, true, min, 0) {
-                found.get_or_insert_with(|| {
-                    violation(
-                        Rule::FrameLengthLimits,
-                        &self.bus,
-                        Channel::T,
-                        cx,
-                        n,
-                        &len_vals,
-                    )
-                });
-            }
+        // The maximum is reported once, on the beat that first exceeds it; the minimum on the
+        // last beat.
+        let too_long = (max > 0 && before <= max)
+            .then(|| rules::frame_length_limits(self.frame_bytes, false, 0, max))
+            .flatten();
+        let too_short = tlast
+            .then(|| rules::frame_length_limits(self.frame_bytes, true, min, 0))
+            .flatten();
+        if let Some(n) = too_long.or(too_short) {
+            found.get_or_insert_with(|| {
+                violation(
+                    Rule::FrameLengthLimits,
+                    &self.bus,
+                    Channel::T,
+                    cx,
+                    n,
+                    &len_vals,
+                )
+            });
         }
         if self.cfg.record {
             m.get_words(self.tdata, &mut self.words[..self.data_words]);
