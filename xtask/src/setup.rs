@@ -112,24 +112,12 @@ pub fn ensure_fio() {
     if ok(Command::new("fio").arg("--version")) {
         return;
     }
-    // /proc/self belongs to the effective user.
-    let root = std::fs::metadata("/proc/self")
-        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        .unwrap_or(false);
-    if !root || !ok(Command::new("apt-get").arg("--version")) {
+    if !crate::debian::can_install() {
         eprintln!("setup: fio is missing and cannot be installed here (needs root and apt-get): the disk benchmark's test will skip");
         return;
     }
     eprintln!("setup: apt-get install fio");
-    let install = |update: bool| {
-        if update {
-            let _ = Command::new("apt-get").args(["update", "-q"]).status();
-        }
-        ok(Command::new("apt-get")
-            .args(["install", "-y", "-q", "--no-install-recommends", "fio"])
-            .env("DEBIAN_FRONTEND", "noninteractive"))
-    };
-    if !install(false) && !install(true) {
-        eprintln!("setup: apt-get could not install fio: the disk benchmark's test will skip");
+    if let Err(e) = crate::debian::install(&["fio"]) {
+        eprintln!("setup: {e}: the disk benchmark's test will skip");
     }
 }

@@ -382,37 +382,7 @@ pub(crate) fn ensure_packages() -> Result<(), String> {
         return Ok(());
     }
     eprintln!("vm: installing {}", missing.join(" "));
-    apt_update()?;
-    let status = Command::new("apt-get")
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .args(["install", "-y", "-q", "--no-install-recommends"])
-        .args(&missing)
-        .status()
-        .map_err(|e| format!("cannot run apt-get: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "apt-get install {} failed ({status}); as root, run it by hand",
-            missing.join(" ")
-        ));
-    }
-    Ok(())
-}
-
-static APT_UPDATED: AtomicBool = AtomicBool::new(false);
-
-fn apt_update() -> Result<(), String> {
-    if APT_UPDATED.swap(true, Ordering::SeqCst) {
-        return Ok(());
-    }
-    let status = Command::new("apt-get")
-        .args(["update", "-q"])
-        .status()
-        .map_err(|e| format!("cannot run apt-get: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("apt-get update failed ({status})"))
-    }
+    crate::debian::install(&missing)
 }
 
 /// The dma_ip_drivers checkout: `$XDMA_DRIVER_SRC`, else the shared copy beside the project.
@@ -514,49 +484,15 @@ pub(crate) fn kernel_image(out: &Path, kver: &str) -> Result<PathBuf, String> {
     if image.is_file() {
         return Ok(image);
     }
-    let dl = dir.join("download");
-    fs::remove_dir_all(&dl).ok();
-    mkdir(&dl)?;
     eprintln!("vm: downloading Debian's kernel image {kver}");
-    let download = |pkg: &str| {
-        Command::new("apt-get")
-            .args(["download", "-q", pkg])
-            .current_dir(&dl)
-            .stdout(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    };
     let packages = [
         format!("linux-image-{kver}-unsigned"),
         format!("linux-image-{kver}"),
     ];
-    let mut got = packages.iter().any(|p| download(p));
-    if !got {
-        // The package lists may be missing or stale on a fresh machine.
-        apt_update()?;
-        got = packages.iter().any(|p| download(p));
-    }
-    if !got {
-        return Err(format!(
-            "apt-get download {} failed: the kernel image package for the installed headers is not in the package lists",
-            packages.join(" / ")
-        ));
-    }
-    let deb = fs::read_dir(&dl)
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "deb"))
-        .ok_or("apt-get download left no .deb")?;
-    let x = dl.join("x");
-    run_quiet(
-        "dpkg-deb -x",
-        Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&x),
-    )?;
+    let x = crate::debian::unpack(&packages, &dir)?;
     let boot = x.join(format!("boot/vmlinuz-{kver}"));
     fs::copy(&boot, &image).map_err(|e| format!("{}: {e}", boot.display()))?;
-    fs::remove_dir_all(&dl).ok();
+    fs::remove_dir_all(&x).ok();
     Ok(image)
 }
 
