@@ -49,6 +49,7 @@ pub struct Build {
     pub(crate) verilator: Option<Verilator>,
     pub(crate) cpp_sources: Vec<PathBuf>,
     pub(crate) warnings: bool,
+    pub(crate) coverage: bool,
 }
 
 impl Default for Build {
@@ -72,6 +73,7 @@ impl Build {
             verilator: None,
             cpp_sources: Vec::new(),
             warnings: true,
+            coverage: false,
         }
     }
 
@@ -138,6 +140,19 @@ impl Build {
         self
     }
 
+    /// Builds every top with coverage (default off): Verilator counts each line and branch
+    /// (`--coverage-line`), each bit's toggles (`--coverage-toggle`) and the RTL's own `cover`
+    /// statements (`--coverage-user`), and a model writes what it counted when it is dropped
+    /// (`sim_runtime::COVERAGE_DIR_ENV`). The environment variable [`COVERAGE_ENV`] turns it on
+    /// for every crate's build at once, as `cargo xtask coverage` does; a coverage build runs
+    /// slower, so keep it in a target folder of its own.
+    ///
+    /// [`COVERAGE_ENV`]: crate::COVERAGE_ENV
+    pub fn coverage(mut self, on: bool) -> Build {
+        self.coverage = on;
+        self
+    }
+
     /// Adds a C or C++ source compiled and linked with the tops: the DPI-C functions a model
     /// imports, say. It sees Verilator's headers (`svdpi.h`), sim-runtime's (`sim_memory.h`,
     /// to register a memory the model keeps, for backdoor access) and its own folder.
@@ -178,7 +193,7 @@ impl Build {
                 if !known.split(',').any(|k| k == f) {
                     return Err(BuildError::BadTop {
                         top: b.name.clone(),
-                        problem: format!("needs the Verilator runtime file {f}, which sim-runtime does not link (it links {known}); drop the option that asks for it (threads, coverage, VCD)"),
+                        problem: format!("needs the Verilator runtime file {f}, which sim-runtime does not link (it links {known}); drop the option that asks for it (threads, VCD)"),
                     });
                 }
             }
@@ -258,6 +273,7 @@ impl Build {
             cache,
             compiler,
             warnings: self.warnings,
+            coverage: self.coverage || coverage_requested(),
         })
     }
 
@@ -307,4 +323,11 @@ pub(crate) struct Ctx {
     pub(crate) cache: PathBuf,
     pub(crate) compiler: String,
     pub(crate) warnings: bool,
+    pub(crate) coverage: bool,
+}
+
+/// Whether [`crate::COVERAGE_ENV`] asks for coverage builds (any value but empty or `0`).
+fn coverage_requested() -> bool {
+    println!("cargo::rerun-if-env-changed={}", crate::COVERAGE_ENV);
+    std::env::var(crate::COVERAGE_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }

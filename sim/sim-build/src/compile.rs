@@ -28,7 +28,15 @@ pub(crate) fn base_cc(ctx: &Ctx, v: Option<&Verilated>) -> cc::Build {
         .include(vl.include_dir().join("vltstd"))
         .include(&ctx.cpp_dir)
         .define("VERILATOR", "1")
-        .define("VM_COVERAGE", "0")
+        // Only a top's own code is built for coverage; the runtime serves both kinds.
+        .define(
+            "VM_COVERAGE",
+            if v.is_some() && ctx.coverage {
+                "1"
+            } else {
+                "0"
+            },
+        )
         .define("VM_SC", "0")
         .define("VM_TIMING", "0")
         .define("VM_TRACE", "1")

@@ -61,3 +61,7 @@ pub use top::Top;
 pub use tops_file::{parse as parse_tops, parse_line as parse_top_line};
 pub use verilate::verilator_watch_paths;
 pub use verilator_find::Verilator;
+
+/// Environment variable that builds every top of every crate with coverage (any value but
+/// empty or `0`), as [`Build::coverage`] does for one build.
+pub const COVERAGE_ENV: &str = "SIM_COVERAGE";

@@ -21,10 +21,12 @@ pub struct Runtime {
 }
 
 /// The Verilator runtime files sim-runtime compiles: every top of every crate links against
-/// these and may need no other (a top that asks for threads, coverage or VCD is refused with a
-/// message that says so).
-pub const RUNTIME_FILES: [&str; 4] = [
+/// these and may need no other (a top that asks for threads or VCD is refused with a message
+/// that says so). The coverage counters are here for every top: a top built without coverage
+/// never calls them.
+pub const RUNTIME_FILES: [&str; 5] = [
     "verilated.cpp",
+    "verilated_cov.cpp",
     "verilated_dpi.cpp",
     "verilated_fst_c.cpp",
     "verilated_threads.cpp",

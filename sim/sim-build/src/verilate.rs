@@ -105,6 +105,13 @@ pub(crate) fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, Bui
         }
         .into(),
     );
+    if ctx.coverage {
+        args.extend(
+            ["--coverage-line", "--coverage-toggle", "--coverage-user"]
+                .iter()
+                .map(|s| (*s).to_string()),
+        );
+    }
     let rel = |p: &PathBuf| resolve(&ctx.base, p).to_string_lossy().into_owned();
     for d in b.includes.iter().chain(&top.includes) {
         args.push(format!("-I{}", rel(d)));

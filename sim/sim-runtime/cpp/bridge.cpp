@@ -38,4 +38,8 @@ int32_t model_memory_write(SimModel& m, size_t index, uint64_t addr,
     return m.memory_write(index, addr, data.data(), data.size());
 }
 
+bool model_write_coverage(SimModel& m, rust::Str path) {
+    return m.write_coverage(std::string(path.data(), path.size()));
+}
+
 }  // namespace sim_runtime

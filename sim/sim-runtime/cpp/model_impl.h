@@ -16,6 +16,9 @@
 #include "sim_memory.h"
 #include "sim_model.h"
 #include "verilated.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 #include "verilated_fst_c.h"
 
 namespace sim_runtime {
@@ -128,6 +131,19 @@ class ModelImpl final : public SimModel {
 
     int32_t memory_write(size_t index, uint64_t addr, const uint8_t* data, size_t len) override {
         return sim_memory_write(ctx_.get(), index, addr, data, len);
+    }
+
+    bool write_coverage(const std::string& path) override {
+#if VM_COVERAGE
+        // An empty path only asks whether the top counts coverage.
+        if (path.empty()) return true;
+        Verilated::threadContextp(ctx_.get());
+        ctx_->coveragep()->write(path);
+        return true;
+#else
+        (void)path;
+        return false;
+#endif
     }
 
   private:

@@ -61,6 +61,10 @@ class SimModel {
     virtual uint64_t memory_size(size_t index) const = 0;
     virtual int32_t memory_read(size_t index, uint64_t addr, uint8_t* out, size_t len) const = 0;
     virtual int32_t memory_write(size_t index, uint64_t addr, const uint8_t* data, size_t len) = 0;
+    // Writes the coverage the model counted so far to `path` (Verilator's coverage data format)
+    // and returns true; false, writing nothing, when the top was built without coverage. An
+    // empty path writes nothing and only answers whether the top counts coverage.
+    virtual bool write_coverage(const std::string& path) = 0;
 };
 
 }  // namespace sim_runtime

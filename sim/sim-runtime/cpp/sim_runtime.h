@@ -24,5 +24,7 @@ int32_t model_memory_read(const SimModel& m, size_t index, uint64_t addr,
                           rust::Slice<uint8_t> out);
 int32_t model_memory_write(SimModel& m, size_t index, uint64_t addr,
                            rust::Slice<const uint8_t> data);
+// Writes the model's coverage to `path`; false when the top was built without coverage.
+bool model_write_coverage(SimModel& m, rust::Str path);
 
 }  // namespace sim_runtime

@@ -123,6 +123,14 @@ pub enum SimError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A file path the call cannot use.
+    #[error("cannot use {path:?}: {problem}")]
+    BadPath {
+        /// The path given.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
 }
 
 /// The result type of this crate.

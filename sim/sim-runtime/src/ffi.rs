@@ -35,6 +35,7 @@ pub(crate) mod bridge {
         fn model_take_output(m: Pin<&mut SimModel>) -> String;
         fn model_memory_read(m: &SimModel, index: usize, addr: u64, out: &mut [u8]) -> i32;
         fn model_memory_write(m: Pin<&mut SimModel>, index: usize, addr: u64, data: &[u8]) -> i32;
+        fn model_write_coverage(m: Pin<&mut SimModel>, path: &str) -> bool;
     }
 
     // Models come from the generated factories as raw pointers; this makes cxx emit the
@@ -44,7 +45,7 @@ pub(crate) mod bridge {
 
 pub(crate) use bridge::{
     model_memories, model_memory_read, model_memory_write, model_ports, model_take_output,
-    MemoryDesc, PortDesc, SimModel,
+    model_write_coverage, MemoryDesc, PortDesc, SimModel,
 };
 
 impl PortDesc {

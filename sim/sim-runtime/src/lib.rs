@@ -34,8 +34,8 @@ mod top;
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
 pub use error::{Result, SimError};
 pub use model::{
-    waves_dir, MemoryInfo, Model, ModelBuilder, Port, ECHO_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV,
-    X_ENV,
+    coverage_dir, waves_dir, MemoryInfo, Model, ModelBuilder, Port, COVERAGE_DIR_ENV, ECHO_ENV,
+    SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
 };
 pub use top::TopDef;
 #[doc(hidden)]

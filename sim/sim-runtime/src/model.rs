@@ -25,6 +25,10 @@ pub const ECHO_ENV: &str = "CARD_RTL_ECHO";
 pub const X_ENV: &str = "CARD_SIM_X";
 /// Environment variable with the seed of the randomized build's values (default 1).
 pub const SEED_ENV: &str = "CARD_SIM_SEED";
+/// Environment variable that overrides the folder where a model of a top built with coverage
+/// (`sim_build::Build::coverage`) writes what it counted when it is dropped (default
+/// `target/coverage/raw`): one file per model, named after its test.
+pub const COVERAGE_DIR_ENV: &str = "SIM_COVERAGE_DIR";
 
 static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -893,6 +897,61 @@ impl Drop for Model {
                 let _ = m.finish();
             }
         }
+        // What a coverage build counted, even for a poisoned model: the lines that led to an
+        // RTL error were reached. A failure to write is said, not raised, in a Drop.
+        if self.counts_coverage() {
+            let dir = coverage_dir();
+            let file = dir.join(format!(
+                "{}-{}-{}-{}.dat",
+                file_safe(&self.name),
+                std::process::id(),
+                self.id,
+                self.top.name()
+            ));
+            if let Err(e) = std::fs::create_dir_all(&dir)
+                .map_err(|e| e.to_string())
+                .and_then(|()| {
+                    self.write_coverage(&file)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                })
+            {
+                eprintln!(
+                    "sim-runtime: cannot write the coverage of {}: {e}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
+impl Model {
+    /// Whether this model's top was built with coverage (`sim_build::Build::coverage`).
+    pub fn counts_coverage(&mut self) -> bool {
+        self.inner
+            .as_mut()
+            .is_some_and(|m| ffi::model_write_coverage(m, ""))
+    }
+
+    /// Writes the coverage counted so far to `path`, in Verilator's coverage data format (what
+    /// `verilator_coverage` merges and turns into lcov). Returns false, writing nothing, when
+    /// the top was built without coverage. A dropped model of a coverage build writes its
+    /// counts by itself (see [`COVERAGE_DIR_ENV`]).
+    pub fn write_coverage(&mut self, path: &Path) -> Result<bool> {
+        let text = path.to_str().ok_or_else(|| SimError::BadPath {
+            path: path.to_path_buf(),
+            problem: "the coverage file's path must be UTF-8".into(),
+        })?;
+        if text.is_empty() {
+            return Err(SimError::BadPath {
+                path: path.to_path_buf(),
+                problem: "the coverage file's path is empty".into(),
+            });
+        }
+        Ok(self
+            .inner
+            .as_mut()
+            .is_some_and(|m| ffi::model_write_coverage(m, text)))
     }
 }
 
@@ -943,17 +1002,30 @@ fn waves_requested() -> bool {
     env_flag(WAVES_ENV)
 }
 
-/// The folder waveforms go to: `CARD_WAVES_DIR`, else `waves/` in the build's target folder.
-pub fn waves_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os(WAVES_DIR_ENV).filter(|d| !d.is_empty()) {
+/// The folder coverage builds write their counts to: [`COVERAGE_DIR_ENV`], else
+/// `coverage/raw` in the build's target folder.
+pub fn coverage_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(COVERAGE_DIR_ENV).filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
+    target_dir().join("coverage").join("raw")
+}
+
+/// The workspace's target folder, found from where sim-runtime's build put its output.
+fn target_dir() -> PathBuf {
     // OUT_DIR is <target>/<profile>/build/sim-runtime-<hash>/out.
     Path::new(env!("SIM_RUNTIME_OUT_DIR"))
         .ancestors()
         .nth(4)
         .map_or_else(|| PathBuf::from("target"), Path::to_path_buf)
-        .join("waves")
+}
+
+/// The folder waveforms go to: `CARD_WAVES_DIR`, else `waves/` in the build's target folder.
+pub fn waves_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(WAVES_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    target_dir().join("waves")
 }
 
 #[cfg(test)]
