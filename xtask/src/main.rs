@@ -5,6 +5,8 @@
 
 mod build;
 mod codegen;
+mod coverage;
+mod debian;
 mod demo;
 #[cfg(test)]
 mod fpga_checks;
@@ -42,6 +44,9 @@ tasks:
   vm      the unmodified XDMA driver and vendor tools in a QEMU guest whose PCIe function is
           the simulated card: builds the guest, boots it per variant and interrupt mode, runs the
           check list (`cargo xtask vm --help` for the options)
+  coverage  [--check] [--write-floor] [--no-run] [--crate NAME] the RTL tests and the card-tests suite on coverage
+          builds of the card's tops: lcov, HTML and a summary per RTL module under
+          target/coverage/ (--check: fail below the floors in hdl/coverage.toml)
   synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
           against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
 ";
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
             Some(other) => Err(format!("unknown codegen option `{other}`\n{USAGE}")),
         },
         Some("synth") => synth::synth(&root(), &args[1..]),
+        Some("coverage") => coverage::coverage(&root(), &args[1..]),
         Some("xcheck") => xcheck(&root()),
         // It prints its own results and errors, the count of checks last.
         Some("vm") => return vm::vm(&root(), &args[1..]),

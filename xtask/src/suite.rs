@@ -17,7 +17,7 @@ use std::time::Instant;
 use crate::{fuse, vm_suite};
 
 /// The suite's test targets, run on both backends.
-const SUITE: &[&str] = &[
+pub(crate) const SUITE: &[&str] = &[
     "bad_input",
     "registers",
     "memory",

@@ -1037,6 +1037,23 @@ fn ci_runs_fmt_and_clippy() {
     }
 }
 
+#[test]
+fn the_coverage_job_checks_the_floors_and_keeps_the_report() {
+    let wf = read(&root().join(".github/workflows/coverage.yml"));
+    assert!(
+        wf.contains("cargo xtask coverage --check"),
+        "the coverage workflow must run the floor check"
+    );
+    assert!(
+        wf.contains("upload-artifact") && wf.contains("target/coverage/html"),
+        "the coverage workflow must keep the HTML report as an artifact"
+    );
+    assert!(
+        root().join("hdl/coverage.toml").is_file(),
+        "the floors the check compares with are committed"
+    );
+}
+
 /// Words of code that name the card or one of its models; the simulation runtime and the build
 /// API serve any design, so none may appear in their code (comments aside).
 const CARD_WORDS: &[&str] = &[

@@ -31,7 +31,7 @@ pub(crate) fn base_cc(ctx: &Ctx, v: Option<&Verilated>) -> cc::Build {
         // Only a top's own code is built for coverage; the runtime serves both kinds.
         .define(
             "VM_COVERAGE",
-            if v.is_some() && ctx.coverage {
+            if v.is_some_and(|v| v.coverage) {
                 "1"
             } else {
                 "0"

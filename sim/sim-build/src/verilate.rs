@@ -54,6 +54,8 @@ pub(crate) struct Verilated {
     pub(crate) slow: Vec<PathBuf>,
     pub(crate) ldflags: Vec<String>,
     pub(crate) ports: Vec<Port>,
+    /// Built with coverage: for the whole build, or by the top's own `--coverage*` flag.
+    pub(crate) coverage: bool,
 }
 
 pub(crate) fn resolve(base: &Path, p: &Path) -> PathBuf {
@@ -105,6 +107,11 @@ pub(crate) fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, Bui
         }
         .into(),
     );
+    let coverage = ctx.coverage
+        || b.flags
+            .iter()
+            .chain(&top.flags)
+            .any(|f| f.starts_with("--coverage"));
     if ctx.coverage {
         args.extend(
             ["--coverage-line", "--coverage-toggle", "--coverage-user"]
@@ -242,6 +249,7 @@ pub(crate) fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, Bui
         slow,
         ldflags,
         ports,
+        coverage,
     })
 }
 
