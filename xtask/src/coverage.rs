@@ -485,7 +485,8 @@ pub fn coverage(root: &Path, args: &[String]) -> Result<(), String> {
         excluded: &'a [&'a str],
         coverage_files: usize,
         broken_build_files_dropped: usize,
-        tests_seconds: f64,
+        /// None when `--no-run` reused the files of an earlier run.
+        tests_seconds: Option<f64>,
         modules: &'a Summary,
     }
     let report = Report {
@@ -497,7 +498,7 @@ pub fn coverage(root: &Path, args: &[String]) -> Result<(), String> {
         excluded: &scope.excluded,
         coverage_files: files.len(),
         broken_build_files_dropped: broken,
-        tests_seconds: tests_s,
+        tests_seconds: (!no_run).then_some(tests_s),
         modules: &summary,
     };
     let body = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
