@@ -286,6 +286,11 @@ impl AxilMaster {
         self.h.monitor()
     }
 
+    /// The data bus width in bytes.
+    pub fn bus_bytes(&self) -> usize {
+        self.data_bytes
+    }
+
     /// Installs pause generators from `spec` on AW, W, AR (idle) and B, R (backpressure).
     pub fn set_pauses(&self, spec: &PauseSpec) {
         self.h.edit().set_pauses(spec, 0);

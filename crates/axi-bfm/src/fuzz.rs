@@ -5,7 +5,9 @@
 //! One call per DUT: [`check_axi_slave`], [`check_axil_slave`] or [`check_axis_path`], given a
 //! closure that builds a fresh environment (model, clocks, reset, bus models) for each case.
 //! Every case draws its own operations and its own random pauses on every channel; monitors
-//! stay on, and [`crate::Env::finish`] checks that every request was answered.
+//! stay on, and [`crate::Env::finish`] checks that every request was answered. A run that
+//! finds nothing returns a [`FuzzReport`]: its cases and the protocol situations the monitors
+//! counted (functional coverage), with those their rules are about that it never reached.
 //!
 //! ```no_run
 //! use axi_bfm::fuzz::{check_axi_slave, AxiFuzz};
@@ -24,6 +26,7 @@ use sim_runtime::ClockId;
 use crate::burst::{Burst, FIXED, INCR, WRAP};
 use crate::error::{BfmError, Result};
 use crate::mem::Memory;
+use crate::monitor::{Coverage, Situation};
 use crate::{AxiMaster, AxilMaster, AxisFrame, AxisSink, AxisSource, Env, PauseSpec};
 
 /// One AXI4 operation of a fuzz sequence.
@@ -322,6 +325,53 @@ impl std::fmt::Display for FuzzFailure {
 
 impl std::error::Error for FuzzFailure {}
 
+/// What a fuzz run that found nothing did: the cases it ran and the protocol situations its
+/// monitors counted over all of them.
+#[derive(Debug, Clone, Default)]
+pub struct FuzzReport {
+    /// Cases run.
+    pub cases: u32,
+    /// The situations reached, with their counts.
+    pub coverage: Coverage,
+    /// The situations the monitors' rules are about on the fuzzed buses (empty when the
+    /// set-up attached no monitor).
+    pub situations: Vec<Situation>,
+}
+
+impl FuzzReport {
+    /// The situations the rules are about that no case reached.
+    pub fn missing(&self) -> Vec<Situation> {
+        self.coverage.missing(&self.situations)
+    }
+
+    /// Adds a case's monitor: its counts, and its situations once.
+    fn add(&mut self, coverage: Coverage, situations: Vec<Situation>) {
+        self.coverage.merge(&coverage);
+        for s in situations {
+            if !self.situations.contains(&s) {
+                self.situations.push(s);
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for FuzzReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "{} cases; {} of {} situations reached",
+            self.cases,
+            self.situations.len() - self.missing().len(),
+            self.situations.len()
+        )?;
+        write!(f, "{}", self.coverage)?;
+        for s in self.missing() {
+            writeln!(f, "not reached: {s}")?;
+        }
+        Ok(())
+    }
+}
+
 fn pauses(max: u8) -> impl Strategy<Value = PauseSpec> {
     (any::<u64>(), 0..=max).prop_map(|(seed, pct)| {
         if pct == 0 {
@@ -353,7 +403,7 @@ fn run<T: std::fmt::Debug + Clone>(
     mut runner: TestRunner,
     strategy: impl Strategy<Value = (Vec<T>, PauseSpec)>,
     case: impl Fn(&[T], &PauseSpec) -> Result<()>,
-) -> std::result::Result<(), FuzzFailure> {
+) -> std::result::Result<u32, FuzzFailure> {
     let count = std::cell::Cell::new(0u32);
     let first = std::cell::Cell::new(0u32);
     let last_error = std::cell::RefCell::new(String::new());
@@ -371,7 +421,7 @@ fn run<T: std::fmt::Debug + Clone>(
         }
     });
     match result {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(count.get()),
         Err(TestError::Fail(reason, (ops, p))) => {
             // The shrunk case was the last one to fail; run it once more for its own error.
             let error = match case(&ops, &p) {
@@ -397,14 +447,27 @@ fn run<T: std::fmt::Debug + Clone>(
     }
 }
 
+/// [`run`], with a report that each case adds its monitors' counts to.
+fn run_reporting<T: std::fmt::Debug + Clone>(
+    runner: TestRunner,
+    strategy: impl Strategy<Value = (Vec<T>, PauseSpec)>,
+    case: impl Fn(&[T], &PauseSpec, &std::cell::RefCell<FuzzReport>) -> Result<()>,
+) -> std::result::Result<FuzzReport, FuzzFailure> {
+    let report = std::cell::RefCell::new(FuzzReport::default());
+    let cases = run(runner, strategy, |ops, p| case(ops, p, &report))?;
+    let mut report = report.into_inner();
+    report.cases = cases;
+    Ok(report)
+}
+
 /// Fuzzes an AXI4 slave: `setup` builds a fresh target (model out of reset, master attached)
 /// for each case; the case's pauses go on every channel of every agent.
 pub fn check_axi_slave(
     cfg: &AxiFuzz,
     setup: impl Fn() -> Result<AxiTarget>,
-) -> std::result::Result<(), FuzzFailure> {
+) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axi_ops(cfg), pauses(cfg.max_pause_percent));
-    run(runner(cfg.cases, cfg.seed), strategy, |ops, p| {
+    run_reporting(runner(cfg.cases, cfg.seed), strategy, |ops, p, report| {
         let mut target = setup()?;
         target.env.set_pauses(p);
         if cfg.idle_garbage {
@@ -412,7 +475,11 @@ pub fn check_axi_slave(
             c.idle_garbage = true;
             target.master.set_config(c);
         }
-        replay_axi(&mut target, ops)
+        let result = replay_axi(&mut target, ops);
+        if let Some(m) = target.master.monitor() {
+            report.borrow_mut().add(m.coverage(), m.situations());
+        }
+        result
     })
 }
 
@@ -528,12 +595,16 @@ pub fn replay_axil(
 pub fn check_axil_slave(
     cfg: &AxilFuzz,
     setup: impl Fn() -> Result<(Env, AxilMaster)>,
-) -> std::result::Result<(), FuzzFailure> {
+) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axil_ops(cfg), pauses(cfg.max_pause_percent));
-    run(runner(cfg.cases, cfg.seed), strategy, |ops, p| {
+    run_reporting(runner(cfg.cases, cfg.seed), strategy, |ops, p, report| {
         let (mut env, master) = setup()?;
         env.set_pauses(p);
-        replay_axil(&mut env, &master, cfg.bus_bytes, ops)
+        let result = replay_axil(&mut env, &master, cfg.bus_bytes, ops);
+        if let Some(m) = master.monitor() {
+            report.borrow_mut().add(m.coverage(), m.situations());
+        }
+        result
     })
 }
 
@@ -660,16 +731,20 @@ pub fn replay_axis(
 pub fn check_axis_path(
     cfg: &AxisFuzz,
     setup: impl Fn() -> Result<(Env, AxisSource, AxisSink)>,
-) -> std::result::Result<(), FuzzFailure> {
+) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axis_cases(cfg), pauses(cfg.max_pause_percent));
-    run(runner(cfg.cases, cfg.seed), strategy, |cases, p| {
+    run_reporting(runner(cfg.cases, cfg.seed), strategy, |cases, p, report| {
         let (mut env, source, sink) = setup()?;
         env.set_pauses(p);
         source.set_idle_garbage(cfg.idle_garbage);
-        for c in cases {
-            replay_axis(&mut env, &source, &sink, c)?;
+        let result = cases
+            .iter()
+            .try_for_each(|c| replay_axis(&mut env, &source, &sink, c));
+        // Both ends: what the source drove in and what the DUT drove out.
+        for m in [source.monitor(), sink.monitor()].into_iter().flatten() {
+            report.borrow_mut().add(m.coverage(), m.situations());
         }
-        Ok(())
+        result
     })
 }
 

@@ -62,6 +62,8 @@ pub use burst::{Burst, Piece};
 pub use env::{Agent, Cx, Env, Idle, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};
 pub use error::{BfmError, Resp, Result};
 pub use mem::Memory;
-pub use monitor::{AxiMonitor, AxiMonitorConfig, AxilMonitor, AxisMonitor, AxisMonitorConfig};
+pub use monitor::{
+    AxiMonitor, AxiMonitorConfig, AxilMonitor, AxisMonitor, AxisMonitorConfig, Coverage, Situation,
+};
 pub use pause::{Pause, PauseSpec};
 pub use protocol::{Channel, Rule, Violation};

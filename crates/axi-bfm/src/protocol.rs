@@ -120,7 +120,7 @@ impl std::fmt::Display for Rule {
 }
 
 /// A channel of a bus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Channel {
     /// Write address.
     Aw,

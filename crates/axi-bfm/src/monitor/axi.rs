@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use sim_runtime::{ClockId, Model, Port};
 
-use super::rules::{self, Rule, BURST_INCR};
-use super::{violation, Chan, Channel, Violation};
+use super::rules::{self, Rule, BURST_FIXED, BURST_INCR, BURST_WRAP};
+use super::{handshakes, violation, Chan, Channel, Coverage, Event, Events, Situation, Violation};
 use crate::bind::{Bind, IdMap};
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
@@ -98,6 +98,8 @@ pub(crate) struct AxiCheck {
     seq: u64,
     /// The first cycle at which a request could exceed the latency bound.
     latency_due: u64,
+    /// The situations counted (functional coverage).
+    events: Events,
     /// Raised while every channel is idle and nothing is outstanding, clear of reset: only a
     /// VALID going up gives the monitor work (see [`Agent::idle`]).
     idle: Idle,
@@ -211,6 +213,7 @@ impl AxiMonitor {
             w_early: VecDeque::new(),
             seq: 0,
             latency_due: 0,
+            events: Events::default(),
             idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(check));
@@ -228,6 +231,48 @@ impl AxiMonitor {
         let mut c = self.inner.borrow_mut();
         c.cfg = cfg;
         c.idle.set(false);
+    }
+
+    /// The protocol situations this monitor has seen so far (functional coverage).
+    pub fn coverage(&self) -> Coverage {
+        let c = self.inner.borrow();
+        let mut cov = Coverage::default();
+        c.chans().for_each(|ch| ch.add_paces(&mut cov));
+        cov.add_events(&c.events);
+        cov
+    }
+
+    /// The situations this monitor's rules are about, on this bus: every pace of every
+    /// channel it has, every burst type and length class, narrow, unaligned and 4 KiB-edge
+    /// bursts, exclusive accesses, write data before its address, interleaved IDs,
+    /// out-of-order responses, interleaved read data (with read channels), outstanding
+    /// requests and error responses.
+    pub fn situations(&self) -> Vec<Situation> {
+        let c = self.inner.borrow();
+        let channels: Vec<Channel> = c.chans().map(Chan::channel).collect();
+        let mut all = handshakes(&channels);
+        let mut events = vec![
+            Event::FixedBurst,
+            Event::IncrBurst,
+            Event::WrapBurst,
+            Event::SingleBeat,
+            Event::ShortBurst,
+            Event::LongBurst,
+            Event::Narrow,
+            Event::Unaligned,
+            Event::EndsAt4k,
+            Event::Exclusive,
+            Event::WriteDataFirst,
+            Event::IdsInterleaved,
+            Event::OutOfOrderResponse,
+            Event::Outstanding,
+            Event::ErrorResponse,
+        ];
+        if c.rd.is_some() {
+            events.push(Event::ReadDataInterleaved);
+        }
+        all.extend(events.into_iter().map(Situation::Event));
+        all
     }
 
     /// Requests accepted but not yet answered.
@@ -257,6 +302,61 @@ struct Ax {
 }
 
 impl AxiCheck {
+    /// Every channel the bus has.
+    fn chans(&self) -> impl Iterator<Item = &Chan> {
+        [&self.aw, &self.w, &self.b]
+            .into_iter()
+            .chain(self.rd.iter().flat_map(|rd| [&rd.ar, &rd.r]))
+    }
+
+    /// Counts the situations of an accepted request, before it joins the outstanding ones.
+    fn count_request(&mut self, a: &Ax, writes: bool) {
+        let e = &mut self.events;
+        e.bump_if(Event::FixedBurst, a.burst == BURST_FIXED);
+        e.bump_if(Event::IncrBurst, a.burst == BURST_INCR);
+        e.bump_if(Event::WrapBurst, a.burst == BURST_WRAP);
+        e.bump_if(Event::SingleBeat, a.len == 0);
+        e.bump_if(Event::ShortBurst, (1..16).contains(&a.len));
+        e.bump_if(Event::LongBurst, a.len >= 16);
+        e.bump_if(
+            Event::Narrow,
+            a.size < u64::from(self.data_bytes.trailing_zeros()),
+        );
+        e.bump_if(
+            Event::Unaligned,
+            !a.addr.is_multiple_of(1u64 << a.size.min(7)),
+        );
+        if a.burst == BURST_INCR {
+            let last = crate::burst::incr_last_byte(a.addr, a.len + 1, a.size.min(7) as u8);
+            e.bump_if(Event::EndsAt4k, last % 4096 == 4095);
+        }
+        e.bump_if(Event::Exclusive, a.lock);
+        e.bump_if(Event::Outstanding, self.outstanding > 0);
+        let other_id = if writes {
+            self.writes
+                .iter()
+                .any(|(id, q)| *id != a.id && !q.is_empty())
+        } else {
+            self.reads
+                .iter()
+                .any(|(id, q)| *id != a.id && !q.is_empty())
+        };
+        self.events.bump_if(Event::IdsInterleaved, other_id);
+    }
+
+    /// Whether a request of another ID than `id`, older than request `seq`, is unanswered.
+    fn older_other(&self, id: u64, seq: u64, writes: bool) -> bool {
+        if writes {
+            self.writes
+                .iter()
+                .any(|(i, q)| *i != id && q.front().is_some_and(|w| w.seq < seq))
+        } else {
+            self.reads
+                .iter()
+                .any(|(i, q)| *i != id && q.front().is_some_and(|r| r.seq < seq))
+        }
+    }
+
     fn ax(&self, m: &Model, f: &Fields) -> Ax {
         Ax {
             id: f.id.map_or(0, |p| m.get(p)),
@@ -308,6 +408,7 @@ impl AxiCheck {
     fn on_aw(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
         let a = self.ax(m, &self.awf);
         let mut found = self.check_ax(&a, Channel::Aw, cx);
+        self.count_request(&a, true);
         let beats = a.len as u32 + 1;
         let mut data_done = false;
         if self.w_order.is_empty() {
@@ -361,6 +462,7 @@ impl AxiCheck {
             }
             found
         } else if wlast {
+            self.events.bump(Event::WriteDataFirst);
             self.w_early.push_back(count);
             self.w_count = 0;
             None
@@ -399,6 +501,9 @@ impl AxiCheck {
             ));
         }
         let seq = front.map_or(0, |w| w.seq);
+        self.events.bump_if(Event::ErrorResponse, resp >= 2);
+        let ooo = self.older_other(id, seq, true);
+        self.events.bump_if(Event::OutOfOrderResponse, ooo);
         let older = self.in_order_older(seq, true);
         let q = self.writes.get_mut(&id);
         if let Some(q) = q {
@@ -431,6 +536,7 @@ impl AxiCheck {
     fn on_ar(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
         let a = self.ax(m, &self.rd.as_ref()?.arf);
         let found = self.check_ax(&a, Channel::Ar, cx);
+        self.count_request(&a, false);
         self.seq += 1;
         self.reads.entry(a.id).or_default().push_back(RReq {
             beats: a.len as u32 + 1,
@@ -449,6 +555,21 @@ impl AxiCheck {
         let id = rd.rid.map_or(0, |p| m.get(p));
         let resp = m.get(rd.rresp);
         let rlast = m.get_bool(rd.rlast);
+        if let Some((got, seq)) = self
+            .reads
+            .get(&id)
+            .and_then(|q| q.front())
+            .map(|r| (r.got, r.seq))
+        {
+            let mid = self
+                .reads
+                .iter()
+                .any(|(i, q)| *i != id && q.front().is_some_and(|r| r.got > 0));
+            let ooo = got == 0 && self.older_other(id, seq, false);
+            self.events.bump_if(Event::ReadDataInterleaved, mid);
+            self.events.bump_if(Event::OutOfOrderResponse, ooo);
+        }
+        self.events.bump_if(Event::ErrorResponse, resp >= 2);
         let bus = self.bus.as_str();
         let Some(q) = self.reads.get_mut(&id).filter(|q| !q.is_empty()) else {
             let n = rules::no_r_without_request(false)?;

@@ -7,7 +7,10 @@ use std::rc::Rc;
 use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
-use super::{violation, AxiMonitorConfig, Chan, Channel, Violation};
+use super::{
+    handshakes, violation, AxiMonitorConfig, Chan, Channel, Coverage, Event, Events, Situation,
+    Violation,
+};
 use crate::bind::Bind;
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
@@ -31,6 +34,8 @@ pub(crate) struct AxilCheck {
     w_pending: usize,
     /// Start cycles and addresses of accepted reads not yet answered.
     ar_pending: VecDeque<(u64, u64)>,
+    /// The situations counted (functional coverage).
+    events: Events,
     /// Raised while [`AxilCheck::quiet`]: only a VALID going up gives the monitor work
     /// (see [`Agent::idle`]).
     idle: Idle,
@@ -92,6 +97,7 @@ impl AxilMonitor {
             aw_pending: VecDeque::new(),
             w_pending: 0,
             ar_pending: VecDeque::new(),
+            events: Events::default(),
             idle: Idle::new(),
         };
         let inner = Rc::new(RefCell::new(check));
@@ -111,6 +117,34 @@ impl AxilMonitor {
         c.idle.set(false);
     }
 
+    /// The protocol situations this monitor has seen so far (functional coverage).
+    pub fn coverage(&self) -> Coverage {
+        let c = self.inner.borrow();
+        let mut cov = Coverage::default();
+        for ch in [&c.aw, &c.w, &c.b, &c.ar, &c.r] {
+            ch.add_paces(&mut cov);
+        }
+        cov.add_events(&c.events);
+        cov
+    }
+
+    /// The situations this monitor's rules are about: every pace of every channel, write
+    /// data before its address, address and data on one edge, outstanding requests and error
+    /// responses.
+    pub fn situations(&self) -> Vec<Situation> {
+        let mut all = handshakes(&[Channel::Aw, Channel::W, Channel::B, Channel::Ar, Channel::R]);
+        all.extend(
+            [
+                Event::WriteDataFirst,
+                Event::AddressWithData,
+                Event::Outstanding,
+                Event::ErrorResponse,
+            ]
+            .map(Situation::Event),
+        );
+        all
+    }
+
     /// Requests accepted but not yet answered (writes and reads).
     pub fn outstanding(&self) -> usize {
         let c = self.inner.borrow();
@@ -127,6 +161,7 @@ impl AxilMonitor {
 impl AxilCheck {
     fn on_b(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
         let resp = m.get(self.bresp);
+        self.events.bump_if(Event::ErrorResponse, resp >= 2);
         let vals = [("bresp", resp)];
         let outstanding = !self.aw_pending.is_empty();
         let data_done = self.w_pending > 0;
@@ -157,6 +192,7 @@ impl AxilCheck {
 
     fn on_r(&mut self, m: &Model, cx: &Cx) -> Option<Violation> {
         let resp = m.get(self.rresp);
+        self.events.bump_if(Event::ErrorResponse, resp >= 2);
         let vals = [("rresp", resp)];
         if let Some(n) = rules::no_r_without_request(!self.ar_pending.is_empty()) {
             return Some(violation(
@@ -278,13 +314,23 @@ impl Agent for AxilCheck {
                     found.get_or_insert(v);
                 }
             }
-            if self.aw.fire() {
+            let (aw_now, w_now, ar_now) = (self.aw.fire(), self.w.fire(), self.ar.fire());
+            let busy = !self.aw_pending.is_empty() || !self.ar_pending.is_empty();
+            let e = &mut self.events;
+            e.bump_if(Event::Outstanding, (aw_now || ar_now) && busy);
+            e.bump_if(Event::AddressWithData, aw_now && w_now);
+            // No address waits for data (every pending AW has its W): this W is early.
+            e.bump_if(
+                Event::WriteDataFirst,
+                w_now && !aw_now && self.aw_pending.len() <= self.w_pending,
+            );
+            if aw_now {
                 self.aw_pending.push_back((cx.cycle, m.get(self.awaddr)));
             }
-            if self.w.fire() {
+            if w_now {
                 self.w_pending += 1;
             }
-            if self.ar.fire() {
+            if ar_now {
                 self.ar_pending.push_back((cx.cycle, m.get(self.araddr)));
             }
             if let Some(v) = self.check_latency(cx) {

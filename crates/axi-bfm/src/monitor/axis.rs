@@ -6,7 +6,9 @@ use std::rc::Rc;
 use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
-use super::{violation, Chan, Channel, Violation};
+use super::{
+    handshakes, violation, Chan, Channel, Coverage, Event, Events, Pace, Situation, Violation,
+};
 use crate::axis::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
 use crate::env::{Agent, Cx, Env, Idle};
@@ -59,6 +61,10 @@ pub(crate) struct AxisCheck {
     frame_bytes: u64,
     cur: Option<RecordedFrame>,
     frames: Vec<RecordedFrame>,
+    /// Beats of the frame in progress.
+    frame_beats: u32,
+    /// The situations counted (functional coverage).
+    events: Events,
     /// Raised while TVALID is low with no stall in progress, clear of reset: an edge then
     /// breaks no rule and changes nothing (see [`Agent::idle`]).
     idle: Idle,
@@ -133,6 +139,8 @@ impl AxisMonitor {
             words: [0; MAX_WORDS],
             was_in_reset: false,
             frame_bytes: 0,
+            frame_beats: 0,
+            events: Events::default(),
             cur: None,
             frames: Vec::new(),
             idle: Idle::new(),
@@ -159,6 +167,33 @@ impl AxisMonitor {
         self.inner.borrow().frames.clone()
     }
 
+    /// The protocol situations this monitor has seen so far (functional coverage).
+    pub fn coverage(&self) -> Coverage {
+        let c = self.inner.borrow();
+        let mut cov = Coverage::default();
+        c.t.add_paces(&mut cov);
+        cov.add_events(&c.events);
+        cov
+    }
+
+    /// The situations this monitor's rules are about on this bus: every pace of the stream,
+    /// full beats, null bytes (with TKEEP), frames of one and of several beats (with TLAST)
+    /// and back-pressure on a TLAST beat.
+    pub fn situations(&self) -> Vec<Situation> {
+        let c = self.inner.borrow();
+        let mut all = handshakes(&[Channel::T]);
+        all.push(Situation::Event(Event::FullBeat));
+        if c.tkeep.is_some() {
+            all.push(Situation::Event(Event::NullBytes));
+        }
+        all.push(Situation::Event(Event::SingleBeatFrame));
+        if c.tlast.is_some() {
+            all.push(Situation::Event(Event::MultiBeatFrame));
+        }
+        all.push(Situation::Event(Event::StallAtLast));
+        all
+    }
+
     /// Takes the frames recorded so far.
     pub fn take_frames(&self) -> Vec<RecordedFrame> {
         std::mem::take(&mut self.inner.borrow_mut().frames)
@@ -166,8 +201,23 @@ impl AxisMonitor {
 }
 
 impl AxisCheck {
+    /// Counts the situations of an accepted beat.
+    fn count_beat(&mut self, keep: u128, tlast: bool) {
+        let e = &mut self.events;
+        e.bump_if(Event::FullBeat, keep == self.full);
+        e.bump_if(Event::NullBytes, keep != self.full);
+        self.frame_beats += 1;
+        if tlast {
+            e.bump_if(Event::SingleBeatFrame, self.frame_beats == 1);
+            e.bump_if(Event::MultiBeatFrame, self.frame_beats > 1);
+            e.bump_if(Event::StallAtLast, self.t.last_pace() == Pace::AfterStall);
+            self.frame_beats = 0;
+        }
+    }
+
     fn on_beat(&mut self, m: &Model, cx: &Cx, keep: u128) -> Option<Violation> {
         let tlast = self.tlast.is_none_or(|p| m.get_bool(p));
+        self.count_beat(keep, tlast);
         let c = &self.cfg;
         if !c.tkeep_packed && c.min_frame == 0 && c.max_frame == 0 && !c.record {
             // No frame rule and no recording: only the byte count is kept, which the rules
@@ -283,6 +333,7 @@ impl Agent for AxisCheck {
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {
             self.frame_bytes = 0;
+            self.frame_beats = 0;
             self.cur = None;
         } else if self.t.fire() {
             if let Some(v) = self.on_beat(m, cx, keep) {

@@ -8,6 +8,7 @@
 mod axi;
 mod axil;
 mod axis;
+mod cover;
 pub mod rules;
 
 use sim_runtime::{Model, Port};
@@ -16,6 +17,8 @@ pub use crate::protocol::{Channel, Rule, Violation};
 pub use axi::{AxiMonitor, AxiMonitorConfig};
 pub use axil::AxilMonitor;
 pub use axis::{AxisMonitor, AxisMonitorConfig};
+pub(crate) use cover::{handshakes, Events};
+pub use cover::{Coverage, Event, Pace, Situation};
 
 use crate::env::Cx;
 
@@ -41,6 +44,12 @@ pub(crate) struct Chan {
     have_payload: bool,
     stalled_before: bool,
     stalled_for: u64,
+    /// Handshakes by [`Pace`], in the order of [`Pace::ALL`].
+    paces: [u64; 3],
+    /// The cycle of the last handshake (`u64::MAX` before the first).
+    last_fire: u64,
+    /// How the last handshake came about.
+    last_pace: Pace,
 }
 
 impl Chan {
@@ -72,6 +81,9 @@ impl Chan {
             have_payload: false,
             stalled_before: false,
             stalled_for: 0,
+            paces: [0; 3],
+            last_fire: u64::MAX,
+            last_pace: Pace::AfterIdle,
         })
     }
 
@@ -123,6 +135,23 @@ impl Chan {
         self.have_payload.then(|| &mut self.cur[..self.nwords])
     }
 
+    /// How this channel's last handshake came about (at its edge, after [`Chan::check`]).
+    pub(crate) fn last_pace(&self) -> Pace {
+        self.last_pace
+    }
+
+    /// Adds this channel's handshakes by pace to `cov`.
+    pub(crate) fn add_paces(&self, cov: &mut Coverage) {
+        for (p, n) in Pace::ALL.iter().zip(self.paces) {
+            cov.add(Situation::Handshake(self.channel, *p), n);
+        }
+    }
+
+    /// The channel watched.
+    pub(crate) fn channel(&self) -> Channel {
+        self.channel
+    }
+
     /// True when the handshake completes at this edge.
     #[inline]
     pub(crate) fn fire(&self) -> bool {
@@ -138,6 +167,18 @@ impl Chan {
         was_in_reset: bool,
         stall_bound: u64,
     ) -> Option<Violation> {
+        if self.v && self.r {
+            // Counted before the stall history below moves on to this edge.
+            self.last_pace = if self.stalled_before {
+                Pace::AfterStall
+            } else if self.last_fire.wrapping_add(1) == cx.cycle {
+                Pace::BackToBack
+            } else {
+                Pace::AfterIdle
+            };
+            self.paces[self.last_pace as usize] += 1;
+            self.last_fire = cx.cycle;
+        }
         if !self.stalled_before && !cx.in_reset && !was_in_reset && (!self.v || self.r) {
             // An idle channel, or a handshake at the first edge VALID is up: no rule can
             // break (VALID was not held for anything, no stalled payload to compare) and
