@@ -10,11 +10,29 @@ fn main() {
             .define("VENDOR_RAM_ADDR_BITS", "12")
             .param("C_S_AXI_DATA_WIDTH", "32")
     };
+    let regs = || Top::new("vendor_axil_regs").file("third_party/vendor_ip/VendorAxilRegs.v");
+    let gen = || Top::new("vendor_frame_gen").file("third_party/vendor_ip/VendorFrameGen.v");
     let result = Build::new()
         .top(ram())
         // The same RAM with its deliberate bug, as a top of its own.
         .top(ram().name("vendor_axi4_ram_broken").param("BROKEN", "1"))
         .top(Top::new("vendor_axis_fifo").file_list("third_party/vendor_ip/fifo.f"))
+        // An AXI4-Lite register bank and a stream source, each with seeded bugs that only a
+        // master with several accesses outstanding, garbage while idle, or a sink that holds
+        // TREADY low at TLAST exposes.
+        .top(regs())
+        .top(
+            regs()
+                .name("vendor_axil_regs_broken_read")
+                .param("BUG", "1"),
+        )
+        .top(
+            regs()
+                .name("vendor_axil_regs_broken_wdata")
+                .param("BUG", "2"),
+        )
+        .top(gen())
+        .top(gen().name("vendor_frame_gen_broken").param("BUG", "1"))
         // A variant with Verilator's random initial values, seeded at run time.
         .top(
             Top::new("vendor_axis_fifo")

@@ -95,7 +95,13 @@ impl Payload for AddrPorts {
     fn sample(&self, m: &Model) -> (u64, u8) {
         (m.get(self.addr), self.prot.map_or(0, |p| m.get(p) as u8))
     }
-    fn garbage(&self, _: &mut Model, _: &mut Garbage) {}
+    fn garbage(&self, m: &mut Model, g: &mut Garbage) {
+        let g = g.next();
+        m.set(self.addr, g);
+        if let Some(p) = self.prot {
+            m.set(p, g >> 61);
+        }
+    }
 }
 
 /// The payload of W: data and strobes.
@@ -116,7 +122,10 @@ impl Payload for WPorts {
     fn sample(&self, m: &Model) -> (u64, u64) {
         (m.get(self.data), m.get(self.strb))
     }
-    fn garbage(&self, _: &mut Model, _: &mut Garbage) {}
+    fn garbage(&self, m: &mut Model, g: &mut Garbage) {
+        m.set(self.data, g.next());
+        m.set(self.strb, g.next());
+    }
 }
 
 /// The payload of B: the response.
@@ -306,6 +315,16 @@ impl AxilMaster {
         self.h.edit().faults = faults;
     }
 
+    /// Drives changing garbage on the payload of AW, W and AR whenever their VALID is low, so
+    /// that a slave that uses an address or data word without its VALID reads nonsense.
+    pub fn set_idle_garbage(&self, on: bool) {
+        let mut c = self.h.edit();
+        c.aw.set_garbage(on.then_some(0x9e37_79b9_7f4a_7c25));
+        c.w.set_garbage(on.then_some(0x9e37_79b9_7f4a_7c26));
+        c.ar.set_garbage(on.then_some(0x9e37_79b9_7f4a_7c27));
+        c.idle.set(false);
+    }
+
     fn full_strb(&self) -> u64 {
         (1u64 << self.data_bytes) - 1
     }
@@ -458,7 +477,8 @@ impl Agent for MasterCore {
             && !self.aw.is_shown()
             && !self.w.is_shown()
             && !self.ar.is_shown();
-        if nothing_to_do && self.idle_driven && self.all_never() {
+        // Garbage changes every edge, so a master that drives it is never idle.
+        if nothing_to_do && self.idle_driven && self.all_never() && !self.aw.garbage_on() {
             // The bus already shows an idle master and nothing would change it; with no
             // response owed either, the next edges need not run it at all.
             self.idle

@@ -23,6 +23,9 @@ use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 
 use sim_runtime::ClockId;
 
+use std::collections::VecDeque;
+
+use crate::axi::TxnId;
 use crate::burst::{Burst, FIXED, INCR, WRAP};
 use crate::error::{BfmError, Result};
 use crate::mem::Memory;
@@ -95,6 +98,10 @@ pub struct AxiFuzz {
     pub wrap: bool,
     /// Draw narrow beats (AxSIZE below the bus width).
     pub narrow: bool,
+    /// Bursts in flight at most (1 issues each burst after the previous one's answer). A
+    /// burst that touches bytes an earlier one in flight writes, or a write that touches
+    /// bytes one reads, waits for it, so every read has one right answer.
+    pub outstanding: usize,
     /// Operations per case at most.
     pub max_ops: usize,
     /// Cases to run (before shrinking).
@@ -109,7 +116,9 @@ pub struct AxiFuzz {
 
 impl AxiFuzz {
     /// Every burst type, narrow beats, 4 IDs, bursts of up to 16 beats starting in the first
-    /// KiB, 12 operations per case, 32 cases, pauses up to 50 %, garbage while idle.
+    /// KiB, 4 bursts in flight, 12 operations per case, 32 cases, pauses up to 50 %, garbage
+    /// while idle: what any AXI4 slave must take. For a DUT that supports less, declare it
+    /// with [`AxiFuzz::supporting`].
     pub fn new(bus_bytes: usize, base: u64, size: u64) -> AxiFuzz {
         AxiFuzz {
             bus_bytes,
@@ -121,6 +130,7 @@ impl AxiFuzz {
             fixed: true,
             wrap: true,
             narrow: true,
+            outstanding: 4,
             max_ops: 12,
             cases: 32,
             max_pause_percent: 50,
@@ -128,6 +138,61 @@ impl AxiFuzz {
             seed: 0x5eed,
         }
     }
+
+    /// The traffic of [`AxiFuzz::new`] narrowed to what the DUT declares it supports, so that
+    /// a failure is a bug and not a feature the DUT never had.
+    pub fn supporting(bus_bytes: usize, base: u64, size: u64, dut: &AxiSupport) -> AxiFuzz {
+        let mut cfg = AxiFuzz::new(bus_bytes, base, size);
+        cfg.fixed = dut.fixed;
+        cfg.wrap = dut.wrap;
+        cfg.narrow = dut.narrow;
+        cfg.ids = dut.ids.max(1);
+        cfg.max_beats = dut.max_beats.clamp(1, 256);
+        cfg.outstanding = dut.outstanding.max(1);
+        cfg
+    }
+}
+
+/// What an AXI4 slave supports, as its data sheet says: the fuzzer draws nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxiSupport {
+    /// FIXED bursts.
+    pub fixed: bool,
+    /// WRAP bursts.
+    pub wrap: bool,
+    /// Narrow beats (AxSIZE below the bus width).
+    pub narrow: bool,
+    /// Distinct IDs it keeps apart: IDs are drawn from `0..ids`.
+    pub ids: u32,
+    /// Longest burst in beats.
+    pub max_beats: u32,
+    /// Bursts it accepts before it answers the first (its outstanding depth); the fuzzer
+    /// keeps at most this many in flight.
+    pub outstanding: usize,
+}
+
+impl AxiSupport {
+    /// A full AXI4 slave: every burst type, narrow beats, 16 IDs, 256-beat bursts, 8 bursts in
+    /// flight.
+    pub const FULL: AxiSupport = AxiSupport {
+        fixed: true,
+        wrap: true,
+        narrow: true,
+        ids: 16,
+        max_beats: 256,
+        outstanding: 8,
+    };
+
+    /// INCR bursts of full-width beats only, one ID, one burst at a time: the least a slave
+    /// can be and still call itself AXI4.
+    pub const INCR_ONLY: AxiSupport = AxiSupport {
+        fixed: false,
+        wrap: false,
+        narrow: false,
+        ids: 1,
+        max_beats: 256,
+        outstanding: 1,
+    };
 }
 
 /// A legal burst from raw draws: the shrinker moves the draws toward zero, which moves the
@@ -247,13 +312,116 @@ pub struct AxiTarget {
     pub clock: ClockId,
 }
 
-/// Runs `ops` through `target` against a reference memory: every read must return what the
-/// reference holds; any protocol violation, timeout or mismatch ends the run with its error.
-pub fn replay_axi(target: &mut AxiTarget, ops: &[AxiOp]) -> Result<()> {
+/// An access a replay has issued and not yet checked.
+struct Issued<C> {
+    txn: TxnId,
+    /// Its place in the sequence, for the error.
+    index: usize,
+    write: bool,
+    /// The bytes it touches, `[lo, hi)`.
+    span: (u64, u64),
+    /// What its answer is checked against.
+    check: C,
+}
+
+/// The accesses in flight during a replay: the one place that decides when a new access must
+/// first wait for older ones. It keeps at most `depth` in flight, and lets no access go out
+/// while an older one in flight touches the same bytes with a write on either side: on AXI
+/// the order of such accesses is not defined, so the reference could not say what a read
+/// returns. Waiting retires the oldest first.
+struct InFlight<C> {
+    depth: usize,
+    queue: VecDeque<Issued<C>>,
+}
+
+impl<C> InFlight<C> {
+    fn new(depth: usize) -> InFlight<C> {
+        InFlight {
+            depth: depth.max(1),
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// Retires accesses, oldest first, until one that `write`s or reads `span` may go out.
+    fn make_room(
+        &mut self,
+        write: bool,
+        span: (u64, u64),
+        mut retire: impl FnMut(Issued<C>) -> Result<()>,
+    ) -> Result<()> {
+        let clashes = |q: &VecDeque<Issued<C>>| {
+            q.iter()
+                .any(|p| (write || p.write) && p.span.0 < span.1 && span.0 < p.span.1)
+        };
+        while self.queue.len() >= self.depth || clashes(&self.queue) {
+            let Some(oldest) = self.queue.pop_front() else {
+                break;
+            };
+            retire(oldest)?;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, issued: Issued<C>) {
+        self.queue.push_back(issued);
+    }
+
+    /// Retires everything still in flight, oldest first.
+    fn drain(&mut self, mut retire: impl FnMut(Issued<C>) -> Result<()>) -> Result<()> {
+        while let Some(oldest) = self.queue.pop_front() {
+            retire(oldest)?;
+        }
+        Ok(())
+    }
+}
+
+/// A read's bytes and what the reference held there when it went out.
+type ReadCheck = Vec<(u64, u8)>;
+
+/// Waits for an AXI4 access and checks a read's data.
+fn retire_axi(target: &mut AxiTarget, p: Issued<ReadCheck>) -> Result<()> {
+    target.master.wait(&mut target.env, p.txn)?;
+    if p.write {
+        target.master.take_write(p.txn)?;
+        return Ok(());
+    }
+    let (got, _) = target.master.take_read(p.txn)?;
+    for (j, ((a, want), g)) in p.check.iter().zip(&got).enumerate() {
+        if want != g {
+            return Err(BfmError::Mismatch {
+                bus: "fuzz".into(),
+                what: format!("operation {} (read), byte {j} at {a:#x}", p.index),
+                expected: format!("{want:#04x}"),
+                actual: format!("{g:#04x}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The lowest and one past the highest byte of a list.
+fn span_of(bytes: &[u64]) -> (u64, u64) {
+    let lo = bytes.iter().copied().min().unwrap_or(0);
+    let hi = bytes.iter().copied().max().map_or(lo, |h| h + 1);
+    (lo, hi)
+}
+
+/// Runs `ops` through `target` against a reference memory, with at most `outstanding` bursts
+/// in flight: every read must return what the reference holds; any protocol violation,
+/// timeout or mismatch ends the run with its error.
+pub fn replay_axi(target: &mut AxiTarget, ops: &[AxiOp], outstanding: usize) -> Result<()> {
     let bus = target.master.bus_bytes();
     let mut reference = Memory::new();
-    for (i, op) in ops.iter().enumerate() {
-        match op {
+    let mut flight = InFlight::new(outstanding);
+    for (index, op) in ops.iter().enumerate() {
+        let (burst, write) = match op {
+            AxiOp::Write { burst, .. } => (burst, true),
+            AxiOp::Read { burst } => (burst, false),
+        };
+        let bytes = burst_bytes(burst, bus);
+        let span = span_of(&bytes);
+        flight.make_room(write, span, |p| retire_axi(target, p))?;
+        let (txn, check) = match op {
             AxiOp::Write {
                 burst,
                 data,
@@ -262,32 +430,33 @@ pub fn replay_axi(target: &mut AxiTarget, ops: &[AxiOp]) -> Result<()> {
                 let t = target
                     .master
                     .start_write_burst_strobed(*burst, data, strobes)?;
-                target.master.wait(&mut target.env, t)?;
-                target.master.take_write(t)?;
-                for ((a, d), s) in burst_bytes(burst, bus).iter().zip(data).zip(strobes) {
+                for ((a, d), s) in bytes.iter().zip(data).zip(strobes) {
                     if *s {
                         reference.write_byte(*a, *d);
                     }
                 }
+                (t, Vec::new())
             }
             AxiOp::Read { burst } => {
                 let t = target.master.start_read_burst(*burst)?;
-                target.master.wait(&mut target.env, t)?;
-                let (got, _) = target.master.take_read(t)?;
-                for (j, (a, g)) in burst_bytes(burst, bus).iter().zip(&got).enumerate() {
-                    let want = reference.read_byte(*a);
-                    if want != *g {
-                        return Err(BfmError::Mismatch {
-                            bus: "fuzz".into(),
-                            what: format!("operation {i} (read), byte {j} at {a:#x}"),
-                            expected: format!("{want:#04x}"),
-                            actual: format!("{g:#04x}"),
-                        });
-                    }
-                }
+                (
+                    t,
+                    bytes
+                        .iter()
+                        .map(|a| (*a, reference.read_byte(*a)))
+                        .collect(),
+                )
             }
-        }
+        };
+        flight.push(Issued {
+            txn,
+            index,
+            write,
+            span,
+            check,
+        });
     }
+    flight.drain(|p| retire_axi(target, p))?;
     target.env.finish()
 }
 
@@ -303,6 +472,8 @@ pub struct FuzzFailure {
     pub error: String,
     /// Cases run before the first failure.
     pub cases_run: u32,
+    /// The call that replays `ops` (with the case's pauses set on the environment).
+    pub replay: String,
 }
 
 impl std::fmt::Display for FuzzFailure {
@@ -319,6 +490,7 @@ impl std::fmt::Display for FuzzFailure {
             writeln!(f, "    {s},")?;
         }
         writeln!(f, "];")?;
+        writeln!(f, "replay: {}", self.replay)?;
         write!(f, "error: {}", self.error)
     }
 }
@@ -402,6 +574,7 @@ fn runner(cases: u32, seed: u64) -> TestRunner {
 fn run<T: std::fmt::Debug + Clone>(
     mut runner: TestRunner,
     strategy: impl Strategy<Value = (Vec<T>, PauseSpec)>,
+    replay: &str,
     case: impl Fn(&[T], &PauseSpec) -> Result<()>,
 ) -> std::result::Result<u32, FuzzFailure> {
     let count = std::cell::Cell::new(0u32);
@@ -433,6 +606,7 @@ fn run<T: std::fmt::Debug + Clone>(
                 pauses: p,
                 error,
                 cases_run: first.get(),
+                replay: replay.to_string(),
             })
         }
         Err(TestError::Abort(reason)) => Err(FuzzFailure {
@@ -443,6 +617,7 @@ fn run<T: std::fmt::Debug + Clone>(
                 last_error.borrow()
             ),
             cases_run: count.get(),
+            replay: replay.to_string(),
         }),
     }
 }
@@ -451,10 +626,11 @@ fn run<T: std::fmt::Debug + Clone>(
 fn run_reporting<T: std::fmt::Debug + Clone>(
     runner: TestRunner,
     strategy: impl Strategy<Value = (Vec<T>, PauseSpec)>,
+    replay: &str,
     case: impl Fn(&[T], &PauseSpec, &std::cell::RefCell<FuzzReport>) -> Result<()>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
     let report = std::cell::RefCell::new(FuzzReport::default());
-    let cases = run(runner, strategy, |ops, p| case(ops, p, &report))?;
+    let cases = run(runner, strategy, replay, |ops, p| case(ops, p, &report))?;
     let mut report = report.into_inner();
     report.cases = cases;
     Ok(report)
@@ -467,20 +643,34 @@ pub fn check_axi_slave(
     setup: impl Fn() -> Result<AxiTarget>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axi_ops(cfg), pauses(cfg.max_pause_percent));
-    run_reporting(runner(cfg.cases, cfg.seed), strategy, |ops, p, report| {
-        let mut target = setup()?;
-        target.env.set_pauses(p);
+    let replay = format!(
+        "fuzz::replay_axi(&mut target, &ops, {}){}",
+        cfg.outstanding,
         if cfg.idle_garbage {
-            let mut c = target.master.config();
-            c.idle_garbage = true;
-            target.master.set_config(c);
+            ", with idle_garbage in the master's config"
+        } else {
+            ""
         }
-        let result = replay_axi(&mut target, ops);
-        if let Some(m) = target.master.monitor() {
-            report.borrow_mut().add(m.coverage(), m.situations());
-        }
-        result
-    })
+    );
+    run_reporting(
+        runner(cfg.cases, cfg.seed),
+        strategy,
+        &replay,
+        |ops, p, report| {
+            let mut target = setup()?;
+            target.env.set_pauses(p);
+            if cfg.idle_garbage {
+                let mut c = target.master.config();
+                c.idle_garbage = true;
+                target.master.set_config(c);
+            }
+            let result = replay_axi(&mut target, ops, cfg.outstanding);
+            if let Some(m) = target.master.monitor() {
+                report.borrow_mut().add(m.coverage(), m.situations());
+            }
+            result
+        },
+    )
 }
 
 /// One AXI4-Lite operation.
@@ -524,6 +714,11 @@ pub struct AxilFuzz {
     pub base: u64,
     /// Bytes decoded.
     pub size: u64,
+    /// Accesses in flight at most (1 issues each after the previous one's answer); as for
+    /// AXI4, an access waits for an older one in flight on the same word when either writes.
+    pub outstanding: usize,
+    /// Drive garbage on AW, W and AR while their VALID is low.
+    pub idle_garbage: bool,
     /// Operations per case at most.
     pub max_ops: usize,
     /// Cases to run.
@@ -532,6 +727,26 @@ pub struct AxilFuzz {
     pub max_pause_percent: u8,
     /// The run's seed.
     pub seed: u64,
+}
+
+impl AxilFuzz {
+    /// Four accesses in flight, garbage while idle, 12 operations per case, 32 cases, pauses
+    /// up to 50 %: what any AXI4-Lite slave must take. A slave that is polite only to a
+    /// polite master shows with these defaults; `outstanding: 1` and `idle_garbage: false`
+    /// are the polite master.
+    pub fn new(bus_bytes: usize, base: u64, size: u64) -> AxilFuzz {
+        AxilFuzz {
+            bus_bytes,
+            base,
+            size,
+            outstanding: 4,
+            idle_garbage: true,
+            max_ops: 12,
+            cases: 32,
+            max_pause_percent: 50,
+            seed: 0x5eed,
+        }
+    }
 }
 
 /// A strategy for AXI4-Lite operation sequences.
@@ -552,41 +767,74 @@ pub fn axil_ops(cfg: &AxilFuzz) -> impl Strategy<Value = Vec<AxilOp>> {
     prop::collection::vec(op, 1..=cfg.max_ops.max(1))
 }
 
-/// Runs AXI4-Lite `ops` against a reference memory.
+/// Waits for an AXI4-Lite access and checks its response, and a read's data.
+fn retire_axil(env: &mut Env, master: &AxilMaster, p: Issued<u64>) -> Result<()> {
+    master.wait(env, p.txn)?;
+    let (got, resp) = master.take(p.txn)?;
+    let what = if p.write { "write" } else { "read" };
+    if resp != crate::Resp::Okay {
+        return Err(BfmError::Response {
+            bus: "fuzz".into(),
+            what,
+            addr: p.span.0,
+            resp,
+        });
+    }
+    if !p.write && got != p.check {
+        return Err(BfmError::Mismatch {
+            bus: "fuzz".into(),
+            what: format!("operation {} (read at {:#x})", p.index, p.span.0),
+            expected: format!("{:#x}", p.check),
+            actual: format!("{got:#x}"),
+        });
+    }
+    Ok(())
+}
+
+/// Runs AXI4-Lite `ops` against a reference memory, with at most `outstanding` accesses in
+/// flight.
 pub fn replay_axil(
     env: &mut Env,
     master: &AxilMaster,
-    bus_bytes: usize,
     ops: &[AxilOp],
+    outstanding: usize,
 ) -> Result<()> {
+    let bus_bytes = master.bus_bytes();
     let mut reference = Memory::new();
-    for (i, op) in ops.iter().enumerate() {
-        match *op {
+    let mut flight = InFlight::new(outstanding);
+    for (index, op) in ops.iter().enumerate() {
+        let (addr, write) = match *op {
+            AxilOp::Write { addr, .. } => (addr, true),
+            AxilOp::Read { addr } => (addr, false),
+        };
+        let span = (addr, addr + bus_bytes as u64);
+        flight.make_room(write, span, |p| retire_axil(env, master, p))?;
+        let (txn, check) = match *op {
             AxilOp::Write { addr, data, strb } => {
-                master.write_strb(env, addr, data, strb)?;
                 for b in 0..bus_bytes {
                     if strb >> b & 1 == 1 {
                         reference.write_byte(addr + b as u64, (data >> (8 * b)) as u8);
                     }
                 }
+                (master.start_write(addr, data, strb)?, 0)
             }
             AxilOp::Read { addr } => {
-                let got = master.read(env, addr)?;
                 let mut want = 0u64;
                 for b in 0..bus_bytes {
                     want |= u64::from(reference.read_byte(addr + b as u64)) << (8 * b);
                 }
-                if got != want {
-                    return Err(BfmError::Mismatch {
-                        bus: "fuzz".into(),
-                        what: format!("operation {i} (read at {addr:#x})"),
-                        expected: format!("{want:#x}"),
-                        actual: format!("{got:#x}"),
-                    });
-                }
+                (master.start_read(addr)?, want)
             }
-        }
+        };
+        flight.push(Issued {
+            txn,
+            index,
+            write,
+            span,
+            check,
+        });
     }
+    flight.drain(|p| retire_axil(env, master, p))?;
     env.finish()
 }
 
@@ -597,15 +845,30 @@ pub fn check_axil_slave(
     setup: impl Fn() -> Result<(Env, AxilMaster)>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axil_ops(cfg), pauses(cfg.max_pause_percent));
-    run_reporting(runner(cfg.cases, cfg.seed), strategy, |ops, p, report| {
-        let (mut env, master) = setup()?;
-        env.set_pauses(p);
-        let result = replay_axil(&mut env, &master, cfg.bus_bytes, ops);
-        if let Some(m) = master.monitor() {
-            report.borrow_mut().add(m.coverage(), m.situations());
+    let replay = format!(
+        "fuzz::replay_axil(&mut env, &master, &ops, {}){}",
+        cfg.outstanding,
+        if cfg.idle_garbage {
+            ", after master.set_idle_garbage(true)"
+        } else {
+            ""
         }
-        result
-    })
+    );
+    run_reporting(
+        runner(cfg.cases, cfg.seed),
+        strategy,
+        &replay,
+        |ops, p, report| {
+            let (mut env, master) = setup()?;
+            env.set_pauses(p);
+            master.set_idle_garbage(cfg.idle_garbage);
+            let result = replay_axil(&mut env, &master, ops, cfg.outstanding);
+            if let Some(m) = master.monitor() {
+                report.borrow_mut().add(m.coverage(), m.situations());
+            }
+            result
+        },
+    )
 }
 
 /// What stream traffic to draw.
@@ -698,7 +961,13 @@ pub fn replay_axis(
         source.start_send(AxisFrame::new(f.clone()))?;
     }
     let got = sink.recv_n(env, case.frames.len())?;
-    for (i, (want, got)) in case.frames.iter().zip(&got).enumerate() {
+    compare_frames(&case.frames, &got)?;
+    env.finish()
+}
+
+/// Checks that `got` are the frames `want`, in order: the first differing byte is the error.
+fn compare_frames(want: &[Vec<u8>], got: &[AxisFrame]) -> Result<()> {
+    for (i, (want, got)) in want.iter().zip(got).enumerate() {
         if *want != got.data {
             let at = want
                 .iter()
@@ -722,7 +991,7 @@ pub fn replay_axis(
             });
         }
     }
-    env.finish()
+    Ok(())
 }
 
 /// Fuzzes a stream pass-through (a FIFO, a register slice, a width-preserving path):
@@ -733,19 +1002,127 @@ pub fn check_axis_path(
     setup: impl Fn() -> Result<(Env, AxisSource, AxisSink)>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axis_cases(cfg), pauses(cfg.max_pause_percent));
-    run_reporting(runner(cfg.cases, cfg.seed), strategy, |cases, p, report| {
-        let (mut env, source, sink) = setup()?;
-        env.set_pauses(p);
-        source.set_idle_garbage(cfg.idle_garbage);
-        let result = cases
-            .iter()
-            .try_for_each(|c| replay_axis(&mut env, &source, &sink, c));
-        // Both ends: what the source drove in and what the DUT drove out.
-        for m in [source.monitor(), sink.monitor()].into_iter().flatten() {
-            report.borrow_mut().add(m.coverage(), m.situations());
+    let replay = format!(
+        "fuzz::replay_axis(&mut env, &source, &sink, &ops[0]){}",
+        if cfg.idle_garbage {
+            ", after source.set_idle_garbage(true)"
+        } else {
+            ""
         }
-        result
-    })
+    );
+    run_reporting(
+        runner(cfg.cases, cfg.seed),
+        strategy,
+        &replay,
+        |cases, p, report| {
+            let (mut env, source, sink) = setup()?;
+            env.set_pauses(p);
+            source.set_idle_garbage(cfg.idle_garbage);
+            let result = cases
+                .iter()
+                .try_for_each(|c| replay_axis(&mut env, &source, &sink, c));
+            // Both ends: what the source drove in and what the DUT drove out.
+            for m in [source.monitor(), sink.monitor()].into_iter().flatten() {
+                report.borrow_mut().add(m.coverage(), m.situations());
+            }
+            result
+        },
+    )
+}
+
+/// What to draw for a DUT that is a stream source (a frame generator, a packetizer, a DMA's
+/// read side): the parameters of each case come from the caller's strategy, and the fuzzer
+/// adds random back-pressure on the sink (and pauses on every other agent of the set-up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AxisSourceFuzz {
+    /// Cases to run.
+    pub cases: u32,
+    /// Highest pause percentage.
+    pub max_pause_percent: u8,
+    /// The run's seed.
+    pub seed: u64,
+}
+
+impl Default for AxisSourceFuzz {
+    fn default() -> Self {
+        AxisSourceFuzz {
+            cases: 32,
+            max_pause_percent: 50,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// A stream source under test, as the caller's set-up builds it for one case: the environment
+/// out of reset with the DUT started as the case says, a sink on its output, and the frames
+/// the DUT must send (from the caller's reference model).
+#[derive(Debug)]
+pub struct SourceTarget {
+    /// The environment.
+    pub env: Env,
+    /// The sink on the DUT's output.
+    pub sink: AxisSink,
+    /// The sink's clock.
+    pub clock: ClockId,
+    /// The frames the DUT must send, in order, and then nothing.
+    pub expected: Vec<Vec<u8>>,
+}
+
+/// Edges a source is watched after its last expected frame, for one it should not send.
+const AFTER_LAST_FRAME: u64 = 64;
+
+/// Receives the frames of `target` and checks them against its expected ones; a frame that
+/// comes after them is an error too.
+pub fn replay_axis_source(target: &mut SourceTarget) -> Result<()> {
+    let got = target.sink.recv_n(&mut target.env, target.expected.len())?;
+    compare_frames(&target.expected, &got)?;
+    target.env.run(target.clock, AFTER_LAST_FRAME)?;
+    let (more, partial) = (target.sink.pending(), target.sink.partial());
+    if more > 0 || partial > 0 {
+        return Err(BfmError::Mismatch {
+            bus: "fuzz".into(),
+            what: format!("after frame {}", target.expected.len()),
+            expected: "no more beats".into(),
+            actual: format!("{more} more frame(s) and {partial} beat(s) of another"),
+        });
+    }
+    target.env.finish()
+}
+
+/// Fuzzes a stream source: `params` draws what a case asks of the DUT (frame lengths, counts,
+/// modes ...), `setup` builds a fresh target for those parameters. A failure shrinks both the
+/// parameters and the pauses, and prints the parameters with `{:?}`.
+pub fn check_axis_source<S>(
+    cfg: &AxisSourceFuzz,
+    params: S,
+    setup: impl Fn(&S::Value) -> Result<SourceTarget>,
+) -> std::result::Result<FuzzReport, FuzzFailure>
+where
+    S: Strategy,
+    S::Value: std::fmt::Debug + Clone,
+{
+    let strategy = (params.prop_map(|v| vec![v]), pauses(cfg.max_pause_percent));
+    let replay = "fuzz::replay_axis_source(&mut setup(&ops[0])?)";
+    run_reporting(
+        runner(cfg.cases, cfg.seed),
+        strategy,
+        replay,
+        |case, p, report| {
+            let mut result = Ok(());
+            for params in case {
+                let mut target = setup(params)?;
+                target.env.set_pauses(p);
+                result = replay_axis_source(&mut target);
+                if let Some(m) = target.sink.monitor() {
+                    report.borrow_mut().add(m.coverage(), m.situations());
+                }
+                if result.is_err() {
+                    break;
+                }
+            }
+            result
+        },
+    )
 }
 
 #[cfg(test)]
@@ -786,6 +1163,68 @@ mod tests {
                 Ok(())
             })
             .expect("legal bursts");
+    }
+
+    #[test]
+    fn declared_support_limits_the_draws() {
+        let cfg = AxiFuzz::supporting(8, 0, 0x2000, &AxiSupport::INCR_ONLY);
+        assert_eq!(cfg.outstanding, 1);
+        let mut runner = runner(200, 2);
+        runner
+            .run(&axi_ops(&cfg), |ops| {
+                for op in &ops {
+                    let (AxiOp::Write { burst, .. } | AxiOp::Read { burst }) = op;
+                    prop_assert_eq!(burst.burst, INCR);
+                    prop_assert_eq!(burst.size, 3, "full-width beats of 8 bytes");
+                    prop_assert_eq!(burst.id, 0);
+                }
+                Ok(())
+            })
+            .expect("only what the DUT declares");
+    }
+
+    /// Issues (write, lo, hi) accesses through a window of `depth` and returns, for each, the
+    /// accesses retired before it could go out.
+    fn waits(depth: usize, accesses: &[(bool, u64, u64)]) -> Vec<Vec<usize>> {
+        let mut flight = InFlight::new(depth);
+        let mut out = Vec::new();
+        for (index, &(write, lo, hi)) in accesses.iter().enumerate() {
+            let mut retired = Vec::new();
+            flight
+                .make_room(write, (lo, hi), |p| {
+                    retired.push(p.index);
+                    Ok(())
+                })
+                .expect("no retire fails");
+            out.push(retired);
+            flight.push(Issued {
+                txn: TxnId(index as u64),
+                index,
+                write,
+                span: (lo, hi),
+                check: (),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn an_access_waits_only_for_a_clash_or_for_room() {
+        // Reads of the same bytes share the window; a write to them waits for both.
+        assert_eq!(
+            waits(4, &[(false, 0, 4), (false, 0, 4), (true, 2, 3)]),
+            [vec![], vec![], vec![0, 1]]
+        );
+        // A read of bytes a write in flight touches waits for it; other bytes do not.
+        assert_eq!(
+            waits(4, &[(true, 8, 16), (false, 0, 8), (false, 15, 16)]),
+            [vec![], vec![], vec![0]]
+        );
+        // Depth 2: the third access waits for the oldest however far apart they are.
+        assert_eq!(
+            waits(2, &[(true, 0, 4), (true, 64, 68), (false, 128, 132)]),
+            [vec![], vec![], vec![0]]
+        );
     }
 
     #[test]

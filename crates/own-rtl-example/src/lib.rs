@@ -5,9 +5,19 @@
 //!
 //! `sim_runtime::include_tops!()` below defines one [`sim_runtime::TopDef`] per top the build script
 //! built: [`VENDOR_AXI4_RAM`], [`VENDOR_AXI4_RAM_BROKEN`] (the same RAM with a deliberate bug)
-//! and [`VENDOR_AXIS_FIFO`] (and [`VENDOR_AXIS_FIFO_XRAND`], built with `--x-initial unique`).
+//! and [`VENDOR_AXIS_FIFO`] (and [`VENDOR_AXIS_FIFO_XRAND`], built with `--x-initial unique`),
+//! an AXI4-Lite register bank [`VENDOR_AXIL_REGS`] and a stream source [`VENDOR_FRAME_GEN`],
+//! each beside builds with a seeded bug (`*_BROKEN_*`) that the fuzzers must find.
 
 sim_runtime::include_tops!();
 
 /// Bytes the RAM decodes: `VENDOR_RAM_ADDR_BITS` = 12 words of 4 bytes.
 pub const RAM_BYTES: u64 = 4 << 12;
+
+/// Bytes the register bank decodes: sixteen 32-bit registers.
+pub const REGS_BYTES: u64 = 64;
+
+/// Byte `k` of frame `f` of the frame generator: its data sheet's pattern.
+pub fn frame_byte(f: usize, k: usize) -> u8 {
+    (f.wrapping_mul(31).wrapping_add(k) % 256) as u8
+}
