@@ -1,14 +1,38 @@
 //! Replays a model-based test case from its printed form (one operation per line, as a failing
 //! property test prints it) on the card the environment names, with every operation traced:
 //! `cargo run -p card-tests --example replay -- case.txt` (or `-` for standard input).
+//! `--top NAME` runs it on another simulated top of sim/card-sim/tops.txt, such as a
+//! deliberately broken build that a campaign was run on (`cargo xtask campaign --top`).
 
 use std::io::Read as _;
 
 use card_tests::ops::{self, Case};
 
+const USAGE: &str =
+    "usage: replay [--top SIM_TOP] FILE|-  (a case as the model-based tests print it)";
+
 fn main() {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: replay FILE|-  (a case as the model-based tests print it)");
+    let mut args = std::env::args().skip(1);
+    let mut top = None;
+    let mut path = None;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--top" => match args.next() {
+                Some(t) => top = Some(t),
+                None => {
+                    eprintln!("--top needs the name of a simulated top\n{USAGE}");
+                    std::process::exit(2);
+                }
+            },
+            _ if path.is_none() => path = Some(a),
+            _ => {
+                eprintln!("`{a}`: one case file only\n{USAGE}");
+                std::process::exit(2);
+            }
+        }
+    }
+    let Some(path) = path else {
+        eprintln!("{USAGE}");
         std::process::exit(2);
     };
     let mut text = String::new();
@@ -31,7 +55,17 @@ fn main() {
     if std::env::var_os(ops::TRACE_ENV).is_none() {
         eprintln!("(set {}=1 to see every operation)", ops::TRACE_ENV);
     }
-    let base = card_tests::bench::config();
+    let mut base = card_tests::bench::config();
+    if let Some(top) = top {
+        if base.backend != xdma::BackendKind::Sim {
+            eprintln!(
+                "--top {top} names a simulated build; XDMA_BACKEND={} serves whatever card is behind it",
+                base.backend.name()
+            );
+            std::process::exit(2);
+        }
+        ops::edit_sim(&mut base, |s| s.top = top);
+    }
     let started = std::time::Instant::now();
     match ops::run_case(&case, &base) {
         Ok(()) => println!(

@@ -1,0 +1,232 @@
+//! The campaign's protocol fuzz slices: 16 tests, `campaign_fuzz_protocol_00` to `_15`, each
+//! fuzzing the RTL pass-throughs (AXI4 and AXI4-Lite with a slave memory behind them,
+//! AXI-Stream from a source to a sink) with its share of `CAMPAIGN_PROTOCOL_CASES` cases per protocol, seeded
+//! from the campaign's seed and the slice, and recording the functional coverage the monitors
+//! counted (`axi_bfm::fuzz::FuzzReport`). They live here, beside the bus models, because only
+//! the harness and the crates beneath it look ports up by name; the model-based slices are
+//! card-tests' (`tests/campaign.rs`). `cargo xtask campaign` merges the slices' coverage into
+//! one table per protocol.
+//!
+//! A failing case fails the slice with proptest's shrunk sequence (as Rust, for
+//! `axi_bfm::fuzz::replay_axi`, `replay_axil` or `replay_axis`) and the command that runs the slice again.
+//! Without any `CAMPAIGN_*` variable the first slices run one case per protocol each.
+
+use std::time::Instant;
+
+use axi_bfm::fuzz::{
+    check_axi_slave, check_axil_slave, check_axis_path, AxiFuzz, AxiTarget, AxilFuzz, AxisFuzz,
+    FuzzReport,
+};
+use axi_bfm::{
+    AxiMaster, AxiSlave, AxilMaster, AxilSlave, AxisSink, AxisSource, Env, ResetPolarity,
+};
+use card_sim::{ClockId, Model, Top};
+use serde_json::{json, Value};
+
+// The campaign's plan, seeds and records are card-tests' (`card_tests::campaign`); the same
+// source is compiled in here so that both kinds of slices derive their seeds and cut the
+// campaign by one definition, without a dependency between the two crates (card-tests reaches
+// the harness through the API's simulated backend).
+#[path = "../../card-tests/src/campaign.rs"]
+#[allow(dead_code)]
+mod campaign;
+
+use campaign::{Plan, SLICES};
+
+/// The pass-throughs' clock: the reference board's AXI clock.
+const AXI_HZ: u64 = 250_000_000;
+
+/// The streams of `campaign::mix` of the two protocols, apart from the model-based cases' 0.
+const AXI_STREAM: u64 = 1;
+const AXIS_STREAM: u64 = 2;
+const AXIL_STREAM: u64 = 3;
+
+fn env_of(top: Top) -> axi_bfm::Result<(Env, ClockId)> {
+    let model = Model::new(top).unwrap_or_else(|e| panic!("the {top:?} model: {e}"));
+    let mut env = Env::new(model);
+    let clk = env.add_clock("clk", AXI_HZ)?;
+    env.add_reset(clk, "rst", ResetPolarity::ActiveHigh)?;
+    Ok((env, clk))
+}
+
+/// A protocol fuzz run's record: cases, every situation with its count, the missing ones.
+fn coverage_record(protocol: &str, seed: u64, report: &FuzzReport) -> Value {
+    let situations: Vec<Value> = report
+        .situations
+        .iter()
+        .map(|s| json!({ "situation": s.to_string(), "count": report.coverage.count(*s) }))
+        .collect();
+    json!({
+        "protocol": protocol,
+        "seed": format!("{seed:#x}"),
+        "cases": report.cases,
+        "situations": situations,
+        "missing": report.missing().iter().map(ToString::to_string).collect::<Vec<_>>(),
+    })
+}
+
+/// The AXI4 pass-through fuzzed with `cases` cases from `seed`.
+fn axi(cases: u32, seed: u64) -> Result<Value, String> {
+    let bus = env_of(Top::AxiPassthrough)
+        .and_then(|(mut env, clk)| AxiMaster::attach(&mut env, "s_axi", clk))
+        .map_err(|e| format!("the AXI4 pass-through: {e}"))?
+        .bus_bytes();
+    // The window straddles a 4 KiB page, so INCR bursts meet its edge, as axi-bfm's coverage
+    // test sets it.
+    let mut cfg = AxiFuzz::new(bus, 0xc00, 0x800);
+    cfg.cases = cases;
+    cfg.seed = seed;
+    check_axi_slave(&cfg, || {
+        let (mut env, clock) = env_of(Top::AxiPassthrough)?;
+        let master = AxiMaster::attach(&mut env, "s_axi", clock)?;
+        AxiSlave::attach(&mut env, "m_axi", clock)?;
+        Ok(AxiTarget { env, master, clock })
+    })
+    .map(|r| coverage_record("axi4", seed, &r))
+    .map_err(|f| format!("AXI4 pass-through, fuzz seed {seed:#x}: {f}"))
+}
+
+/// The AXI4-Lite pass-through fuzzed with `cases` cases from `seed`.
+fn axil(cases: u32, seed: u64) -> Result<Value, String> {
+    let bus = env_of(Top::AxilPassthrough)
+        .and_then(|(mut env, clk)| AxilMaster::attach(&mut env, "s_axil", clk))
+        .map_err(|e| format!("the AXI4-Lite pass-through: {e}"))?
+        .bus_bytes();
+    let mut cfg = AxilFuzz::new(bus, 0, 0x100);
+    cfg.cases = cases;
+    cfg.seed = seed;
+    check_axil_slave(&cfg, || {
+        let (mut env, clk) = env_of(Top::AxilPassthrough)?;
+        let master = AxilMaster::attach(&mut env, "s_axil", clk)?;
+        AxilSlave::attach(&mut env, "m_axil", clk)?;
+        Ok((env, master))
+    })
+    .map(|r| coverage_record("axi4-lite", seed, &r))
+    .map_err(|f| format!("AXI4-Lite pass-through, fuzz seed {seed:#x}: {f}"))
+}
+
+/// The AXI-Stream pass-through fuzzed with `cases` cases from `seed`, null bytes included.
+fn axis(cases: u32, seed: u64) -> Result<Value, String> {
+    let cfg = AxisFuzz {
+        tkeep_gaps: true,
+        cases,
+        seed,
+        ..AxisFuzz::default()
+    };
+    check_axis_path(&cfg, || {
+        let (mut env, clk) = env_of(Top::AxisPassthrough)?;
+        let source = AxisSource::attach(&mut env, "s_axis", clk)?;
+        let sink = AxisSink::attach(&mut env, "m_axis", clk)?;
+        Ok((env, source, sink))
+    })
+    .map(|r| coverage_record("axi-stream", seed, &r))
+    .map_err(|f| format!("AXI-Stream pass-through, fuzz seed {seed:#x}: {f}"))
+}
+
+/// Runs protocol slice `slice` of the campaign the environment describes.
+fn protocol_slice(slice: u64) {
+    let test = format!("campaign_fuzz_protocol_{slice:02}");
+    let plan = Plan::from_env().unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let share = plan.protocol_share(slice);
+    if share == 0 {
+        // Printed past the harness's capture, as the suite's skips are.
+        eprintln!(
+            "card-harness: SKIPPED {test}: no protocol case of the campaign falls in this slice ({}={}{})",
+            campaign::PROTOCOL_ENV,
+            plan.protocol_cases,
+            if plan.only.is_some() {
+                ", and a replay of one model-based case runs none"
+            } else {
+                ""
+            }
+        );
+        return;
+    }
+    let cases = u32::try_from(share).unwrap_or(u32::MAX);
+    let (mut records, mut failures, mut messages) = (Vec::new(), Vec::new(), Vec::new());
+    let replay = format!(
+        "{}={:#x} {}={} cargo nextest run --workspace -E 'test(={test})'",
+        campaign::SEED_ENV,
+        plan.seed,
+        campaign::PROTOCOL_ENV,
+        plan.protocol_cases
+    );
+    for run in [
+        axi(cases, campaign::mix(plan.seed, AXI_STREAM, slice)),
+        axil(cases, campaign::mix(plan.seed, AXIL_STREAM, slice)),
+        axis(cases, campaign::mix(plan.seed, AXIS_STREAM, slice)),
+    ] {
+        match run {
+            Ok(r) => records.push(r),
+            Err(e) => {
+                messages.push(format!("{e}\nreplay it from its seed: {replay}\n"));
+                failures.push(json!({ "kind": "protocol", "error": e, "replay_seed": replay }));
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let ran: u64 = records.iter().filter_map(|r| r["cases"].as_u64()).sum();
+    eprintln!(
+        "{test}: {ran} protocol fuzz cases over {} protocols, {} failures, {secs:.1} s",
+        records.len(),
+        failures.len()
+    );
+    if let Some(out) = &plan.out {
+        let record = json!({
+            "kind": "protocol",
+            "test": test,
+            "slice": slice,
+            "seed": format!("{:#x}", plan.seed),
+            "protocol": records,
+            "failures": failures,
+            "secs": secs,
+        });
+        campaign::write_record(out, &test, &record).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(
+        messages.is_empty(),
+        "{test} found {} failure(s):\n{}",
+        messages.len(),
+        messages.join("\n")
+    );
+}
+
+/// One test per slice, named so that a filter `test(/^campaign_fuzz_/)` takes them with the
+/// model-based slices.
+macro_rules! slices {
+    ($($name:ident = $slice:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                protocol_slice($slice);
+            }
+        )*
+        /// The slice tests above cover every slice, each once.
+        #[test]
+        fn every_protocol_slice_has_its_test() {
+            let mut slices = vec![$($slice),*];
+            slices.sort_unstable();
+            assert_eq!(slices, (0..SLICES).collect::<Vec<u64>>());
+        }
+    };
+}
+
+slices! {
+    campaign_fuzz_protocol_00 = 0;
+    campaign_fuzz_protocol_01 = 1;
+    campaign_fuzz_protocol_02 = 2;
+    campaign_fuzz_protocol_03 = 3;
+    campaign_fuzz_protocol_04 = 4;
+    campaign_fuzz_protocol_05 = 5;
+    campaign_fuzz_protocol_06 = 6;
+    campaign_fuzz_protocol_07 = 7;
+    campaign_fuzz_protocol_08 = 8;
+    campaign_fuzz_protocol_09 = 9;
+    campaign_fuzz_protocol_10 = 10;
+    campaign_fuzz_protocol_11 = 11;
+    campaign_fuzz_protocol_12 = 12;
+    campaign_fuzz_protocol_13 = 13;
+    campaign_fuzz_protocol_14 = 14;
+    campaign_fuzz_protocol_15 = 15;
+}
