@@ -9,6 +9,10 @@
 //! in order, and the CAPTURE ring is read in large blocks. `CARD_SOAK_FRAMES` and
 //! `CARD_SOAK_MM_BYTES` scale it down (for a trial run) or up, and `CARD_SOAK_MODES` (a comma
 //! list of LOOP, GEN, ECHO, CHECK, CAPTURE, MM) runs some phases only.
+//!
+//! The `campaign_soak_*` tests run one phase each on a card of their own, so that
+//! cargo-nextest can spread the phases over shards (`cargo xtask campaign --which soak`); they
+//! too run only with `CARD_SOAK=1`, sized by the same variables.
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +21,7 @@ use card_tests::bench::{ok, record_skip, test_name};
 use card_tests::capture::Ring;
 use card_tests::model::CardModel;
 use card_tests::ops::Fault;
-use card_tests::{mm, pattern, regs, Bench, Mode};
+use card_tests::{campaign, mm, pattern, regs, Bench, Mode};
 use indicatif::{ProgressBar, ProgressStyle};
 use xdma::{AsyncCard, Card, DmaBuffer, Xdma};
 
@@ -342,33 +346,38 @@ fn memory(b: &Bench, bytes: u64) -> (u64, f64) {
     (blocks * block as u64, started.elapsed().as_secs_f64())
 }
 
-#[test]
-fn soak() {
+/// What a soak run did: its phases, the memory-mapped bytes moved and the phases the card
+/// lacks.
+struct Soaked {
+    phases: Vec<Phase>,
+    mm_bytes: u64,
+    mm_secs: f64,
+    skipped: Vec<Mode>,
+    backend: String,
+    secs: f64,
+}
+
+/// The soak's phases whose names `wanted` accepts (LOOP, GEN, ECHO, CHECK, CAPTURE, MM), in
+/// that order on one card, or None (after a printed skip) without `CARD_SOAK=1` or on a card
+/// without the register map.
+fn run_soak(wanted: &dyn Fn(&str) -> bool) -> Option<Soaked> {
     if std::env::var("CARD_SOAK").ok().as_deref() != Some("1") {
         record_skip(
             &test_name(),
             "the soak test runs only with CARD_SOAK=1 (a million frames per stream mode and 1 GiB memory-mapped; see the crate's README section)",
         );
-        return;
+        return None;
     }
     let n = env_u64("CARD_SOAK_FRAMES", 1_000_000);
     let mm_bytes = env_u64("CARD_SOAK_MM_BYTES", 1 << 30);
     let started = Instant::now();
     let b = Bench::open();
     if let Some(why) = b.caps.lacks_registers() {
-        return b.skip(&why);
+        b.skip(&why);
+        return None;
     }
     let mut phases = Vec::new();
     let mut skipped = Vec::new();
-    // CARD_SOAK_MODES=GEN,CAPTURE (say) runs only those phases; MM stands for the
-    // memory-mapped one. Default: all.
-    let only = std::env::var("CARD_SOAK_MODES")
-        .ok()
-        .filter(|v| !v.trim().is_empty());
-    let wanted = |name: &str| {
-        only.as_deref()
-            .is_none_or(|v| v.split(',').any(|m| m.trim().eq_ignore_ascii_case(name)))
-    };
     for mode in [
         Mode::Loop,
         Mode::Gen,
@@ -377,7 +386,7 @@ fn soak() {
         Mode::Capture,
     ] {
         if !wanted(mode.name()) {
-            eprintln!("soak: no {mode} phase: not in CARD_SOAK_MODES");
+            eprintln!("soak: no {mode} phase: not asked for");
             continue;
         }
         if let Some(why) = b.caps.lacks_mode(mode) {
@@ -414,7 +423,7 @@ fn soak() {
     let (moved, mm_s) = match b.caps.mm() {
         Ok(_) if wanted("MM") => memory(&b, mm_bytes),
         Ok(_) => {
-            eprintln!("soak: no memory-mapped phase: MM is not in CARD_SOAK_MODES");
+            eprintln!("soak: no memory-mapped phase: not asked for");
             (0, 0.0)
         }
         Err(why) => {
@@ -422,21 +431,101 @@ fn soak() {
             (0, 0.0)
         }
     };
-    let per: Vec<String> = phases
+    let soaked = Soaked {
+        phases,
+        mm_bytes: moved,
+        mm_secs: mm_s,
+        skipped,
+        backend: b.card.info().backend.to_string(),
+        secs: started.elapsed().as_secs_f64(),
+    };
+    let per: Vec<String> = soaked
+        .phases
         .iter()
         .map(|p| format!("{} {} frames in {:.0} s", p.name, p.frames, p.secs))
         .collect();
     eprintln!(
         "soak summary ({} backend): {}; MM {} MiB written and read back in {:.0} s; zero loss, card counters equal to host counts; {:.0} s in all{}",
-        b.card.info().backend,
+        soaked.backend,
         per.join(", "),
-        moved >> 20,
-        mm_s,
-        started.elapsed().as_secs_f64(),
-        if skipped.is_empty() {
+        soaked.mm_bytes >> 20,
+        soaked.mm_secs,
+        soaked.secs,
+        if soaked.skipped.is_empty() {
             String::new()
         } else {
-            format!("; no {skipped:?} on this card")
+            format!("; no {:?} on this card", soaked.skipped)
         }
     );
+    Some(soaked)
+}
+
+/// The whole soak, its phases in sequence on one card. `CARD_SOAK_MODES=GEN,CAPTURE` (say)
+/// runs only those phases; MM stands for the memory-mapped one. Default: all.
+#[test]
+fn soak() {
+    let only = std::env::var("CARD_SOAK_MODES")
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    run_soak(&|name| {
+        only.as_deref()
+            .is_none_or(|v| v.split(',').any(|m| m.trim().eq_ignore_ascii_case(name)))
+    });
+}
+
+/// One phase of the soak on a card of its own, for a campaign that spreads the phases over
+/// shards (`cargo xtask campaign --which soak`); with `CAMPAIGN_OUT` set, its summary goes to
+/// `<CAMPAIGN_OUT>/<test>.json` as well.
+fn soak_phase(phase: &str) {
+    let test = test_name();
+    let Some(s) = run_soak(&|name| name.eq_ignore_ascii_case(phase)) else {
+        return;
+    };
+    let Some(out) = std::env::var_os(campaign::OUT_ENV).filter(|o| !o.is_empty()) else {
+        return;
+    };
+    let frames: u64 = s.phases.iter().map(|p| p.frames).sum();
+    let secs: f64 = s.phases.iter().map(|p| p.secs).sum::<f64>() + s.mm_secs;
+    let record = serde_json::json!({
+        "kind": "soak",
+        "test": test,
+        "phase": phase,
+        "backend": s.backend,
+        "frames": frames,
+        "mm_bytes": s.mm_bytes,
+        "lacking": s.skipped.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        "secs": secs,
+    });
+    campaign::write_record(std::path::Path::new(&out), &test, &record)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn campaign_soak_loop() {
+    soak_phase("LOOP");
+}
+
+#[test]
+fn campaign_soak_gen() {
+    soak_phase("GEN");
+}
+
+#[test]
+fn campaign_soak_echo() {
+    soak_phase("ECHO");
+}
+
+#[test]
+fn campaign_soak_check() {
+    soak_phase("CHECK");
+}
+
+#[test]
+fn campaign_soak_capture() {
+    soak_phase("CAPTURE");
+}
+
+#[test]
+fn campaign_soak_mm() {
+    soak_phase("MM");
 }
