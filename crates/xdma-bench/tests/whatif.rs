@@ -299,3 +299,103 @@ fn a_configuration_measures_the_same_on_every_fresh_card() {
         "the same configuration measured differently on fresh cards: {seen:?}"
     );
 }
+
+// ------------------------------------------------------------------ the campaign's grid
+
+/// The what-if grid of a campaign (`cargo xtask campaign --which what-if`): one test per point,
+/// each on a card of its own, so that cargo-nextest spreads the points over shards. With
+/// `CAMPAIGN_WHATIF=1` a point runs the reference scenarios (`whatif::Plan::reference`);
+/// without it, one 4 KiB transfer each way, which keeps the per-push run short and still
+/// checks that the point's settings open a card that moves data. With `CAMPAIGN_OUT` set, the
+/// point's figures go to `<CAMPAIGN_OUT>/<test>.json`.
+fn grid_point(test: &str, settings: &[(&str, &str)]) {
+    let full = std::env::var("CAMPAIGN_WHATIF").ok().as_deref() == Some("1");
+    let plan = if full {
+        whatif::Plan::reference()
+    } else {
+        whatif::Plan {
+            sizes: vec![4 << 10],
+            concurrent: None,
+            frames: None,
+        }
+    };
+    let started = std::time::Instant::now();
+    let (card, _) = open(settings);
+    let measured = whatif::measure(&card, &plan, &mut |_| {}).expect("the point's scenarios run");
+    let secs = started.elapsed().as_secs_f64();
+    let shown: Vec<String> = measured
+        .figures
+        .iter()
+        .map(|f| match f.mb_s {
+            Some(v) => format!("{} {v:.1} MB/s", f.scenario),
+            None => format!("{} -", f.scenario),
+        })
+        .collect();
+    eprintln!(
+        "{test} {settings:?}: {} ({:.6} s simulated, {secs:.1} s){}",
+        shown.join(", "),
+        measured.simulated_s,
+        if full {
+            ""
+        } else {
+            "; the reference scenarios run with CAMPAIGN_WHATIF=1"
+        }
+    );
+    if let Some(out) = std::env::var_os("CAMPAIGN_OUT").filter(|o| !o.is_empty()) {
+        let out = std::path::PathBuf::from(out);
+        std::fs::create_dir_all(&out).expect("the campaign's record folder");
+        let record = serde_json::json!({
+            "kind": "whatif",
+            "test": test,
+            "settings": settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+            "reference_plan": full,
+            "figures": measured.figures,
+            "skipped": measured.skipped,
+            "simulated_s": measured.simulated_s,
+            "secs": secs,
+        });
+        let path = out.join(format!("{test}.json"));
+        std::fs::write(&path, record.to_string())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    // Every scenario the plan names either measured a finite, positive rate or says why the
+    // card could not run it.
+    for f in &measured.figures {
+        match f.mb_s {
+            Some(v) => assert!(
+                v.is_finite() && v > 0.0,
+                "{test}: {} at {v} MB/s",
+                f.scenario
+            ),
+            None => assert!(
+                !measured.skipped.is_empty(),
+                "{test}: {} has no figure and no reason",
+                f.scenario
+            ),
+        }
+    }
+    assert!(measured.simulated_s > 0.0, "{test}: no simulated time");
+}
+
+/// One test per point of the grid, named so that `test(/^campaign_whatif_/)` takes them all.
+macro_rules! grid {
+    ($($name:ident: [$(($k:expr, $v:expr)),*];)*) => {
+        $(
+            #[test]
+            fn $name() {
+                grid_point(stringify!($name), &[$(($k, $v)),*]);
+            }
+        )*
+    };
+}
+
+grid! {
+    campaign_whatif_default: [];
+    campaign_whatif_c2h_ids_16: [("engine.c2h_request_ids", "16")];
+    campaign_whatif_c2h_ids_4: [("engine.c2h_request_ids", "4")];
+    campaign_whatif_gen1: [("timing.link.generation", "1")];
+    campaign_whatif_lanes_4: [("timing.link.lanes", "4")];
+    campaign_whatif_poll_mode: [("driver.poll_mode", "true")];
+    campaign_whatif_reference_path: [("path", "reference")];
+    campaign_whatif_reference_tdm: [("path", "reference"), ("ddr.arbitration", "tdm")];
+}
