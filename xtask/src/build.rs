@@ -29,6 +29,55 @@ pub fn tests(targets: &[&str]) -> Command {
     cmd
 }
 
+/// `cargo nextest archive --workspace --test T ... --archive-file FILE`: the named test
+/// targets built as `tests` builds them (workspace features) and packed with what they need
+/// to run on another machine.
+pub fn nextest_archive(targets: &[&str], file: &Path) -> Command {
+    let mut cmd = crate::cargo();
+    cmd.args(["nextest", "archive", "--workspace"]);
+    for t in targets {
+        cmd.args(["--test", t]);
+    }
+    cmd.arg("--archive-file").arg(file);
+    cmd
+}
+
+/// `cargo nextest list` of the tests that `filter` selects, as JSON: from `archive` (run from
+/// the workspace root it is remapped to), or built from the workspace's named test targets.
+pub fn nextest_list(targets: &[&str], archive: Option<&Path>, filter: &str) -> Command {
+    let mut cmd = crate::cargo();
+    cmd.args(["nextest", "list", "--message-format", "json"]);
+    match archive {
+        Some(a) => {
+            cmd.arg("--archive-file")
+                .arg(a)
+                .args(["--workspace-remap", "."]);
+        }
+        None => {
+            cmd.arg("--workspace");
+            for t in targets {
+                cmd.args(["--test", t]);
+            }
+        }
+    }
+    cmd.args(["-E", filter]);
+    cmd
+}
+
+/// `cargo nextest run` from `archive` with the workspace at `root`, the nextest configuration
+/// `config` and its profile `profile`; the caller adds the partition and the filter.
+pub fn nextest_run_archive(archive: &Path, root: &Path, config: &Path, profile: &str) -> Command {
+    let mut cmd = crate::cargo();
+    cmd.args(["nextest", "run", "--archive-file"])
+        .arg(archive)
+        .arg("--workspace-remap")
+        .arg(root)
+        .arg("--config-file")
+        .arg(config)
+        .args(["--profile", profile]);
+    cmd
+}
+
 /// Builds every target of the workspace as the test step resolves them (after that step, a
 /// matter of seconds) and returns the folder of the programs and examples (`target/debug`).
 pub fn programs(root: &Path) -> Result<PathBuf, String> {

@@ -4,6 +4,7 @@
 //! that it builds in seconds on a fresh clone, before anything else is compiled.
 
 mod build;
+mod campaign;
 mod codegen;
 mod coverage;
 mod debian;
@@ -47,6 +48,10 @@ tasks:
   coverage  [--check] [--write-floor] [--no-run] [--crate NAME] the RTL tests and the card-tests suite on coverage
           builds of the card's tops: lcov, HTML and a summary per RTL module under
           target/coverage/ (--check: fail below the floors in hdl/coverage.toml)
+  campaign --shards N [--which soak,fuzz,what-if] [--cases K] [--top SIM_TOP] soak phases,
+          fuzz seeds and what-if grid points split by cargo-nextest into N partitions from one
+          archive, run side by side, merged into target/campaign/campaign.{md,json} with each
+          failure's replay command (`cargo xtask campaign --help` for the CI steps)
   synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
           against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
 ";
@@ -66,6 +71,7 @@ fn main() -> ExitCode {
         },
         Some("synth") => synth::synth(&root(), &args[1..]),
         Some("coverage") => coverage::coverage(&root(), &args[1..]),
+        Some("campaign") => campaign::campaign(&root(), &args[1..]),
         Some("xcheck") => xcheck(&root()),
         // It prints its own results and errors, the count of checks last.
         Some("vm") => return vm::vm(&root(), &args[1..]),
