@@ -140,7 +140,7 @@ usage: cargo xtask campaign --shards N [--which soak,fuzz,what-if] [--cases K] [
   --protocol-cases P  protocol fuzz cases per protocol in the whole campaign (default: 16 K)
   --top SIM_TOP       the simulated top of the model-based cases, e.g. sim_top_fault_rd_beat
   --seed S            the campaign's seed (default: the slices' fixed seed)
-  --archive-only      only build the nextest archive (the CI's build job)
+  --archive-only      only build the nextest archive and check its N partitions (the CI's build job)
   --shard I           only run partition I of N from the archive (a CI matrix job)
   --merge-only        only merge the shards found under target/campaign/ (the CI's last job)";
 
@@ -237,7 +237,8 @@ fn parse_options(args: &[String]) -> Result<Options, CampaignError> {
     }
     let shards = match (shards, o.steps) {
         (Some(n), _) => n,
-        // The archive does not depend on the count of shards.
+        // The archive does not depend on the count of shards; without one, the partition
+        // check is of one partition.
         (None, Steps::Archive) => 1,
         (None, _) => return Err(CampaignError::Shards("no --shards given".into())),
     };
@@ -1057,7 +1058,16 @@ pub fn campaign(root: &Path, args: &[String]) -> Result<(), String> {
             let version = check_nextest(root)?;
             eprintln!("campaign: {version}");
             let file = archive(root)?;
-            println!("campaign: archive {}", file.display());
+            // The shard jobs that take the archive run one partition each; they are checked
+            // here, once, to list every test exactly once.
+            let (whole, parts) = partitions(root, Some(&file), &filter(&o.which), o.shards)?;
+            println!(
+                "campaign: archive {}: {} tests in {} partitions, each once: {:?}",
+                file.display(),
+                whole.len(),
+                o.shards,
+                parts.iter().map(Vec::len).collect::<Vec<_>>()
+            );
             return Ok(());
         }
         Steps::Shard(i) => {
