@@ -273,6 +273,7 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     run(root, cmd)?;
     synth::synth(root, &[])?;
     setup::ensure_fio();
+    setup::ensure_nextest();
     let mut cmd = cargo();
     // The card-tests suite runs in its own step below, on both backends.
     cmd.args([

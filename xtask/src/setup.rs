@@ -121,3 +121,25 @@ pub fn ensure_fio() {
         eprintln!("setup: {e}: the disk benchmark's test will skip");
     }
 }
+
+/// Makes sure cargo-nextest is there (`cargo xtask campaign` splits its work with it, and the
+/// test of its partitions runs it): installs it from crates.io with `cargo install --locked`
+/// where it is missing. A machine where that fails runs on; the partition test says it
+/// skipped.
+pub fn ensure_nextest() {
+    let ok = |cmd: &mut Command| cmd.output().map(|o| o.status.success()).unwrap_or(false);
+    if ok(crate::cargo().args(["nextest", "--version"])) {
+        return;
+    }
+    eprintln!("setup: cargo install cargo-nextest --locked");
+    let installed = crate::cargo()
+        .args(["install", "cargo-nextest", "--locked"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !installed {
+        eprintln!(
+            "setup: cargo-nextest could not be installed: the campaign's partition test will skip"
+        );
+    }
+}
