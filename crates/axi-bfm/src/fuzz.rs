@@ -622,6 +622,15 @@ fn run<T: std::fmt::Debug + Clone>(
     }
 }
 
+/// A failure's replay line: the call, and what the bench must switch on first to see the same
+/// bus (the garbage a run drove while idle is part of the case).
+fn replay_line(call: String, first: Option<&str>) -> String {
+    match first {
+        Some(first) => format!("{call}, {first}"),
+        None => call,
+    }
+}
+
 /// [`run`], with a report that each case adds its monitors' counts to.
 fn run_reporting<T: std::fmt::Debug + Clone>(
     runner: TestRunner,
@@ -643,14 +652,10 @@ pub fn check_axi_slave(
     setup: impl Fn() -> Result<AxiTarget>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axi_ops(cfg), pauses(cfg.max_pause_percent));
-    let replay = format!(
-        "fuzz::replay_axi(&mut target, &ops, {}){}",
-        cfg.outstanding,
-        if cfg.idle_garbage {
-            ", with idle_garbage in the master's config"
-        } else {
-            ""
-        }
+    let replay = replay_line(
+        format!("fuzz::replay_axi(&mut target, &ops, {})", cfg.outstanding),
+        cfg.idle_garbage
+            .then_some("with idle_garbage in the master's config"),
     );
     run_reporting(
         runner(cfg.cases, cfg.seed),
@@ -845,14 +850,13 @@ pub fn check_axil_slave(
     setup: impl Fn() -> Result<(Env, AxilMaster)>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axil_ops(cfg), pauses(cfg.max_pause_percent));
-    let replay = format!(
-        "fuzz::replay_axil(&mut env, &master, &ops, {}){}",
-        cfg.outstanding,
-        if cfg.idle_garbage {
-            ", after master.set_idle_garbage(true)"
-        } else {
-            ""
-        }
+    let replay = replay_line(
+        format!(
+            "fuzz::replay_axil(&mut env, &master, &ops, {})",
+            cfg.outstanding
+        ),
+        cfg.idle_garbage
+            .then_some("after master.set_idle_garbage(true)"),
     );
     run_reporting(
         runner(cfg.cases, cfg.seed),
@@ -1002,13 +1006,10 @@ pub fn check_axis_path(
     setup: impl Fn() -> Result<(Env, AxisSource, AxisSink)>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
     let strategy = (axis_cases(cfg), pauses(cfg.max_pause_percent));
-    let replay = format!(
-        "fuzz::replay_axis(&mut env, &source, &sink, &ops[0]){}",
-        if cfg.idle_garbage {
-            ", after source.set_idle_garbage(true)"
-        } else {
-            ""
-        }
+    let replay = replay_line(
+        "fuzz::replay_axis(&mut env, &source, &sink, &ops[0])".into(),
+        cfg.idle_garbage
+            .then_some("after source.set_idle_garbage(true)"),
     );
     run_reporting(
         runner(cfg.cases, cfg.seed),

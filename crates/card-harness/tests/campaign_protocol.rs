@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 #[allow(dead_code)]
 mod campaign;
 
-use campaign::{Plan, SLICES};
+use campaign::Plan;
 
 /// The pass-throughs' clock: the reference board's AXI clock.
 const AXI_HZ: u64 = 250_000_000;
@@ -172,8 +172,7 @@ fn protocol_slice(slice: u64) {
         records.len(),
         failures.len()
     );
-    if let Some(out) = &plan.out {
-        let record = json!({
+    let record = json!({
             "kind": "protocol",
             "test": test,
             "slice": slice,
@@ -181,38 +180,12 @@ fn protocol_slice(slice: u64) {
             "protocol": records,
             "failures": failures,
             "secs": secs,
-        });
-        campaign::write_record(out, &test, &record).unwrap_or_else(|e| panic!("{e}"));
-    }
-    assert!(
-        messages.is_empty(),
-        "{test} found {} failure(s):\n{}",
-        messages.len(),
-        messages.join("\n")
-    );
+    });
+    campaign::finish_slice(plan.out.as_deref(), &test, &record, &messages);
 }
 
-/// One test per slice, named so that a filter `test(/^campaign_fuzz_/)` takes them with the
-/// model-based slices.
-macro_rules! slices {
-    ($($name:ident = $slice:expr;)*) => {
-        $(
-            #[test]
-            fn $name() {
-                protocol_slice($slice);
-            }
-        )*
-        /// The slice tests above cover every slice, each once.
-        #[test]
-        fn every_protocol_slice_has_its_test() {
-            let mut slices = vec![$($slice),*];
-            slices.sort_unstable();
-            assert_eq!(slices, (0..SLICES).collect::<Vec<u64>>());
-        }
-    };
-}
-
-slices! {
+crate::campaign_slices! {
+    protocol_slice;
     campaign_fuzz_protocol_00 = 0;
     campaign_fuzz_protocol_01 = 1;
     campaign_fuzz_protocol_02 = 2;

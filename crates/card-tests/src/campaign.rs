@@ -171,6 +171,46 @@ pub fn write_record(out: &Path, name: &str, value: &serde_json::Value) -> Result
     Ok(path)
 }
 
+/// Ends a slice test: writes its record into the shard's folder when there is one, then fails
+/// the test with every failure the slice found (each with its replay command).
+pub fn finish_slice(
+    out: Option<&Path>,
+    test: &str,
+    record: &serde_json::Value,
+    failures: &[String],
+) {
+    if let Some(out) = out {
+        write_record(out, test, record).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(
+        failures.is_empty(),
+        "{test} found {} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Defines one test per slice, `name = slice;`, each calling `run(slice)`, and a test that the
+/// list names every slice exactly once.
+#[macro_export]
+macro_rules! campaign_slices {
+    ($run:ident; $($name:ident = $slice:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                $run($slice);
+            }
+        )*
+        /// The slice tests above cover every slice, each once.
+        #[test]
+        fn every_slice_has_its_test() {
+            let mut slices = vec![$($slice),*];
+            slices.sort_unstable();
+            assert_eq!(slices, (0..$crate::campaign::SLICES).collect::<Vec<u64>>());
+        }
+    };
+}
+
 /// Writes `text` as `<out>/<name>`, creating the folder, and returns the file.
 pub fn write_text(out: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;

@@ -149,8 +149,7 @@ fn fuzz_slice(slice: u64) {
         ran,
         failures.len()
     );
-    if let Some(out) = &plan.out {
-        let record = json!({
+    let record = json!({
             "kind": "fuzz",
             "test": test,
             "slice": slice,
@@ -161,37 +160,12 @@ fn fuzz_slice(slice: u64) {
             "case_indices": ran,
             "failures": failures,
             "secs": secs,
-        });
-        campaign::write_record(out, &test, &record).unwrap_or_else(|e| panic!("{e}"));
-    }
-    assert!(
-        messages.is_empty(),
-        "{test} found {} failure(s):\n{}",
-        messages.len(),
-        messages.join("\n")
-    );
+    });
+    campaign::finish_slice(plan.out.as_deref(), &test, &record, &messages);
 }
 
-/// One test per slice, named so that a filter `test(/^campaign_fuzz_/)` takes them all.
-macro_rules! slices {
-    ($($name:ident = $slice:expr;)*) => {
-        $(
-            #[test]
-            fn $name() {
-                fuzz_slice($slice);
-            }
-        )*
-        /// The slice tests above cover every slice, each once.
-        #[test]
-        fn every_slice_has_its_test() {
-            let mut slices = vec![$($slice),*];
-            slices.sort_unstable();
-            assert_eq!(slices, (0..SLICES).collect::<Vec<u64>>());
-        }
-    };
-}
-
-slices! {
+card_tests::campaign_slices! {
+    fuzz_slice;
     campaign_fuzz_slice_00 = 0;
     campaign_fuzz_slice_01 = 1;
     campaign_fuzz_slice_02 = 2;

@@ -200,6 +200,19 @@ fn the_rules_catch_a_repeated_an_invented_and_a_lost_word() {
     assert!(check(&lost_after).is_err());
 }
 
+/// Resets the AXI side of the path for three of its cycles, the DDR side not.
+fn pulse_rst(env: &mut Env, clk: card_sim::ClockId) -> Result<()> {
+    let rst = env.model().port("rst")?;
+    let m = env.model_mut();
+    m.set_bool(rst, true);
+    m.eval()?;
+    env.run(clk, 3)?;
+    let m = env.model_mut();
+    m.set_bool(rst, false);
+    m.eval()?;
+    Ok(())
+}
+
 /// Beats the abandoned burst sends of its 256 before its master is reset.
 const SENT_BEATS: u64 = 100;
 
@@ -289,14 +302,7 @@ fn an_axi_side_reset_mid_burst_leaves_the_ddr_side_whole() -> Result<()> {
         *sent.borrow() >= SENT_BEATS
     })?;
     // The master is reset: the AXI side of the path with it, the DDR side not.
-    let rst = env.model().port("rst")?;
-    let m = env.model_mut();
-    m.set_bool(rst, true);
-    m.eval()?;
-    env.run(clk, 3)?;
-    let m = env.model_mut();
-    m.set_bool(rst, false);
-    m.eval()?;
+    pulse_rst(&mut env, clk)?;
     env.run(clk, 600)?;
     let mut after = vec![0u8; 4096];
     env.model().ddr_read(base, &mut after)?;
@@ -368,14 +374,7 @@ fn an_axi_side_reset_with_read_data_owed_drops_that_data() -> Result<()> {
     env.model_mut().set_bool(arvalid, false);
     // Long enough for the DDR side to fill the crossing's R FIFO and stop, owing the rest.
     env.run(clk, 400)?;
-    let rst = env.model().port("rst")?;
-    let m = env.model_mut();
-    m.set_bool(rst, true);
-    m.eval()?;
-    env.run(clk, 3)?;
-    let m = env.model_mut();
-    m.set_bool(rst, false);
-    m.eval()?;
+    pulse_rst(&mut env, clk)?;
     env.run(clk, 50)?;
     // A new master reads other data; the old read's beats must not be in front of it.
     let a = AxiMaster::attach(&mut env, "s_axi", clk)?;
