@@ -295,25 +295,17 @@ fn check_nextest(root: &Path) -> Result<String, CampaignError> {
         .to_string())
 }
 
-/// Runs `cmd` to its end or until `deadline`, when it is killed; Ok(success) or why it could
-/// not run.
+/// Waits for a shard's process until `deadline`, when it is killed; Ok(success), or why it
+/// did not end.
 fn wait_with_deadline(mut child: Child, deadline: Duration, what: &str) -> Result<bool, String> {
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Ok(status.success()),
-            Ok(None) if started.elapsed() > deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{what} did not end within {} s and was stopped",
-                    deadline.as_secs()
-                ));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(200)),
-            Err(e) => return Err(format!("waiting for {what}: {e}")),
-        }
-    }
+    crate::wait_or_kill(&mut child, deadline)
+        .map(|status| status.success())
+        .ok_or_else(|| {
+            format!(
+                "{what} did not end within {} s and was stopped",
+                deadline.as_secs()
+            )
+        })
 }
 
 /// `cargo nextest archive` of the campaign's test targets, resolved as the workspace's tests

@@ -64,20 +64,7 @@ impl Mounted {
             .arg("-TERM")
             .arg(child.id().to_string())
             .status();
-        let deadline = Instant::now() + EXIT_WAIT;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(s)) => break Some(s),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(50))
-                }
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-            }
-        };
+        let status = crate::wait_or_kill(&mut child, EXIT_WAIT);
         if self.is_mounted() {
             let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
             let _ = Command::new("fusermount3")

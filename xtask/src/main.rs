@@ -224,6 +224,29 @@ fn lint_third_party(
     Ok((files, messages))
 }
 
+/// Waits for `child` until `limit` has passed, polling; a child still running then (or one
+/// that cannot be waited for) is killed and reaped, and the answer is None. The one bounded
+/// wait of the tasks that start long-running processes.
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
 pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
 }
