@@ -1,10 +1,11 @@
-//! Compiles the Verilator runtime with sim-runtime's hooks and named memories once for every
-//! crate that builds tops (through sim-build), and binds the model interface to Rust through
-//! `cxx`. No RTL is verilated here: each crate verilates its own tops.
+//! Binds the model interface to Rust through `cxx`, and publishes to the build scripts of the
+//! crates that describe tops (through sim-build) what their tops' libraries are built with:
+//! this crate's C++ folder, the FST writer's compressors and the Verilator found. No C++ of a
+//! model and no Verilator runtime is compiled here: each top's library is built on first use.
 
 use std::path::{Path, PathBuf};
 
-use sim_build::{BuildError, Runtime};
+use sim_build::BuildError;
 
 fn main() {
     if let Err(e) = run() {
@@ -14,7 +15,6 @@ fn main() {
 
 fn run() -> Result<(), BuildError> {
     let manifest = PathBuf::from(env("CARGO_MANIFEST_DIR"));
-    let out = PathBuf::from(env("OUT_DIR"));
     let cpp_dir = manifest.join("cpp");
 
     println!("cargo::rerun-if-changed=cpp");
@@ -36,20 +36,35 @@ fn run() -> Result<(), BuildError> {
         println!("cargo::rerun-if-changed={}", p.display());
     }
 
-    let runtime = Runtime {
-        cpp_dir: cpp_dir.clone(),
-        includes: ["DEP_LZ4_INCLUDE", "DEP_Z_INCLUDE"]
-            .iter()
-            .flat_map(|k| {
-                env(k)
-                    .split(',')
-                    .filter(|d| !d.is_empty())
-                    .map(PathBuf::from)
-                    .collect::<Vec<_>>()
-            })
-            .collect(),
-    };
-    sim_build::compile_runtime(&verilator, &runtime)?;
+    // The FST writer's compressors, built from source by lz4-sys and libz-sys; every top's
+    // library links their static libraries.
+    let mut includes = Vec::new();
+    let mut libs = Vec::new();
+    for (dep, lib) in [("LZ4", "liblz4.a"), ("Z", "libz.a")] {
+        includes.extend(
+            env(&format!("DEP_{dep}_INCLUDE"))
+                .split(',')
+                .filter(|d| !d.is_empty())
+                .map(str::to_string),
+        );
+        let root = PathBuf::from(env(&format!("DEP_{dep}_ROOT")));
+        let found = [
+            root.clone(),
+            root.join("lib"),
+            root.join("lib64"),
+            root.join("build"),
+        ]
+        .into_iter()
+        .map(|d| d.join(lib))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            BuildError::Environment(format!(
+                "{lib} is not under {} (DEP_{dep}_ROOT): the FST writer needs it",
+                root.display()
+            ))
+        })?;
+        libs.push(found.display().to_string());
+    }
 
     // The bridge: the model interface's Rust side.
     let mut bridge = cxx_build::bridge("src/ffi.rs");
@@ -65,8 +80,15 @@ fn run() -> Result<(), BuildError> {
             what: "the cxx bridge".into(),
             message: e.to_string(),
         })?;
+    println!("cargo::metadata=cpp={}", cpp_dir.display());
+    println!("cargo::metadata=includes={}", includes.join(","));
+    println!("cargo::metadata=libs={}", libs.join(","));
+    println!(
+        "cargo::metadata=verilator_root={}",
+        verilator.root.display()
+    );
     // Tells the Rust side where its build keeps waveforms (`<target>/waves` by default).
-    println!("cargo::rustc-env=SIM_RUNTIME_OUT_DIR={}", out.display());
+    println!("cargo::rustc-env=SIM_RUNTIME_OUT_DIR={}", env("OUT_DIR"));
     Ok(())
 }
 

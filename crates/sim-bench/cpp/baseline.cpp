@@ -1,5 +1,6 @@
 // The plain C++ Verilator bench that the Rust harness is measured against: the same verilated
-// sim_top that card-sim links (same flow, same flags, same object code), driven the way a
+// sim_top that card-sim builds (same flow, same flags, same object code: sim-build compiles
+// this file into sim_top's library as its companion), driven the way a
 // hand-written testbench would, with the same handshakes as the Rust workloads: sample the
 // outputs before each axi_aclk rising edge, apply the edges due at that instant, evaluate
 // once, drive the inputs for the next edge. ddr_clk runs beside it at 200 MHz.
@@ -125,7 +126,7 @@ void set_beat(VlWide<4>& d, uint64_t frame, uint64_t off) {
 // LOOP: `frames` back-to-back frames of `len` bytes (a multiple of 16) into H2C0, every one
 // checked byte for byte as it leaves C2H0. Returns the axi_aclk cycles taken, or 0 if a frame
 // came back wrong or the run did not finish.
-extern "C" uint64_t sim_bench_cpp_loop(uint64_t frames, uint64_t len, uint32_t control_addr,
+extern "C" uint64_t sim_export_bench_loop(uint64_t frames, uint64_t len, uint32_t control_addr,
                                        uint32_t control_value) {
     Bench b;
     b.reset();
@@ -182,7 +183,7 @@ extern "C" uint64_t sim_bench_cpp_loop(uint64_t frames, uint64_t len, uint32_t c
 // Memory: `bytes` (a multiple of 4 KiB) written through s_axi from address `base` in bursts of
 // 256 beats, up to 8 outstanding, then read back the same way and checked. Returns the
 // cycles taken, or 0 on a mismatch, an error response or a run that did not finish.
-extern "C" uint64_t sim_bench_cpp_memory(uint64_t base, uint64_t bytes) {
+extern "C" uint64_t sim_export_bench_memory(uint64_t base, uint64_t bytes) {
     Bench b;
     b.reset();
     Top& t = *b.top;

@@ -10,8 +10,8 @@ fn main() {
     let t = std::time::Instant::now();
     let cycles = match args.first().map(String::as_str) {
         Some("memory") => sim_bench::rust_memory(0, bytes, monitors).map_err(|e| e.to_string()),
-        Some("cpp-loop") => sim_bench::cpp_loop(frames, 4096).ok_or_else(|| "failed".to_string()),
-        Some("cpp-memory") => sim_bench::cpp_memory(0, bytes).ok_or_else(|| "failed".to_string()),
+        Some("cpp-loop") => sim_bench::cpp_loop(frames, 4096),
+        Some("cpp-memory") => sim_bench::cpp_memory(0, bytes),
         _ => sim_bench::rust_loop(frames, 4096, monitors).map_err(|e| e.to_string()),
     };
     match cycles {

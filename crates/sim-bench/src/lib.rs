@@ -41,24 +41,43 @@ pub fn loop_control() -> u32 {
     (control::MODE_LOOP << control::MODE_LSB) as u32
 }
 
-unsafe extern "C" {
-    fn sim_bench_cpp_loop(frames: u64, len: u64, control_addr: u32, control_value: u32) -> u64;
-    fn sim_bench_cpp_memory(base: u64, bytes: u64) -> u64;
+/// The plain C++ bench, compiled into sim_top's library beside the very same model code.
+const BASELINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/cpp/baseline.cpp");
+
+type LoopFn = unsafe extern "C" fn(u64, u64, u32, u32) -> u64;
+type MemoryFn = unsafe extern "C" fn(u64, u64) -> u64;
+
+/// A function of the baseline, from sim_top's library built with cpp/baseline.cpp.
+fn baseline(name: &str) -> Result<*const std::ffi::c_void, String> {
+    card_sim::Library::of(Top::SimTop.def().with_companion(BASELINE))
+        .and_then(|lib| lib.symbol(name))
+        .map_err(|e| e.to_string())
 }
 
-/// The C++ baseline of LOOP: cycles taken, or `None` if it failed its own data check.
-pub fn cpp_loop(frames: u64, len: u64) -> Option<u64> {
+/// The C++ baseline of LOOP: cycles taken, or why it could not run or failed its own data
+/// check.
+pub fn cpp_loop(frames: u64, len: u64) -> Result<u64, String> {
+    let sym = baseline("sim_export_bench_loop")?;
+    // SAFETY: cpp/baseline.cpp defines sim_export_bench_loop with exactly this signature.
+    let f = unsafe { std::mem::transmute::<*const std::ffi::c_void, LoopFn>(sym) };
     // SAFETY: a plain C function of cpp/baseline.cpp; it takes integers, owns everything it
     // builds and returns an integer.
-    let c = unsafe { sim_bench_cpp_loop(frames, len, regs::CONTROL, loop_control()) };
-    (c != 0).then_some(c)
+    let c = unsafe { f(frames, len, regs::CONTROL, loop_control()) };
+    (c != 0)
+        .then_some(c)
+        .ok_or_else(|| "the C++ LOOP run failed its data check".to_string())
 }
 
 /// The C++ baseline of the memory workload.
-pub fn cpp_memory(base: u64, bytes: u64) -> Option<u64> {
+pub fn cpp_memory(base: u64, bytes: u64) -> Result<u64, String> {
+    let sym = baseline("sim_export_bench_memory")?;
+    // SAFETY: cpp/baseline.cpp defines sim_export_bench_memory with exactly this signature.
+    let f = unsafe { std::mem::transmute::<*const std::ffi::c_void, MemoryFn>(sym) };
     // SAFETY: as in `cpp_loop`.
-    let c = unsafe { sim_bench_cpp_memory(base, bytes) };
-    (c != 0).then_some(c)
+    let c = unsafe { f(base, bytes) };
+    (c != 0)
+        .then_some(c)
+        .ok_or_else(|| "the C++ memory run failed its data check".to_string())
 }
 
 /// sim_top in an `Env`, as the card's harness sets it up: both clocks, both resets, reset

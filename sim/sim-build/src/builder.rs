@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
-use crate::cache::{cache_dir, compiler_id};
-use crate::codegen::{glue_cpp, ident, rust_consts, write_if_changed};
-use crate::compile::{compile_sources, compile_top, link_libs, slow_profile_hint};
+use crate::cache::cache_dir;
+use crate::codegen::{ident, rust_consts, write_if_changed};
+use crate::compile::slow_profile_hint;
 use crate::error::io;
-use crate::verilate::{find_verilator, verilate};
+use crate::library::coverage_requested;
+use crate::recipe::{Recipe, RuntimeInfo, RECIPE_FORMAT};
+use crate::verilate::{build_args, find_verilator, resolve, Run};
 use crate::{BuildError, Port, Top, Verilator};
 
 /// A top that was built.
@@ -20,10 +22,8 @@ pub struct BuiltTop {
     pub symbol: String,
     /// The Rust constant generated for it (`UPPER_SNAKE` of the name).
     pub constant: String,
-    /// Its ports.
-    pub ports: Vec<Port>,
-    /// The Verilator runtime sources it needs (file names).
-    pub runtime_files: Vec<String>,
+    /// How to build it.
+    pub recipe: Recipe,
 }
 
 /// What [`Build::compile`] made.
@@ -45,7 +45,6 @@ pub struct Build {
     pub(crate) flags: Vec<String>,
     pub(crate) base_dir: Option<PathBuf>,
     pub(crate) out_dir: Option<PathBuf>,
-    pub(crate) cpp_dir: Option<PathBuf>,
     pub(crate) verilator: Option<Verilator>,
     pub(crate) cpp_sources: Vec<PathBuf>,
     pub(crate) warnings: bool,
@@ -69,7 +68,6 @@ impl Build {
             flags: Vec::new(),
             base_dir: None,
             out_dir: None,
-            cpp_dir: None,
             verilator: None,
             cpp_sources: Vec::new(),
             warnings: true,
@@ -133,8 +131,8 @@ impl Build {
         self
     }
 
-    /// Reports Verilator's warnings as Cargo warnings (default on; off for RTL linted
-    /// elsewhere).
+    /// Reports Verilator's warnings on standard error when a top is built (default on; off for
+    /// RTL linted elsewhere).
     pub fn warnings(mut self, on: bool) -> Build {
         self.warnings = on;
         self
@@ -161,23 +159,33 @@ impl Build {
         self
     }
 
-    /// The build that compiles sim-runtime's own C++ (its folder given, not read from the
-    /// dependency's metadata).
-    pub(crate) fn with_cpp_dir(mut self, dir: PathBuf) -> Build {
-        self.cpp_dir = Some(dir);
-        self
-    }
-
-    /// Verilates and compiles every top, links them into the crate being built and writes the
-    /// Rust constants. Errors carry Verilator's or the compiler's full text.
+    /// Describes every top to the crate being built: writes the Rust constants, one
+    /// `TopDef` per top carrying its recipe (`sim_runtime::include_tops!()`). Nothing is
+    /// verilated or compiled here: a top is built the first time a model of it is made, and
+    /// found in the cache after that (see [`crate::build_library`]), so a build script's
+    /// output does not depend on the RTL and editing it rebuilds no crate.
     pub fn compile(&self) -> Result<Built, BuildError> {
-        let ctx = self.context()?;
         if let Some(hint) = slow_profile_hint(std::env::var("OPT_LEVEL").ok().as_deref()) {
             println!("cargo::warning={hint}");
         }
+        // A build script that names no file of its own would be rerun for any change in its
+        // crate; the RTL is the runtime's business now.
+        println!("cargo::rerun-if-changed=build.rs");
+        println!("cargo::rerun-if-env-changed={}", crate::COVERAGE_ENV);
+        let (base, out) = self.folders()?;
+        let mut runtime = RuntimeInfo::from_env()?;
+        if let Some(v) = &self.verilator {
+            runtime.verilator_root = v.root.clone();
+        }
+        let package =
+            ident(&std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "user".to_string()));
+        let cache = cache_dir(&out);
+        let target = std::env::var("TARGET").unwrap_or_default();
+        let host = std::env::var("HOST").unwrap_or_else(|_| target.clone());
         let mut built = Vec::new();
         let mut names: Vec<&str> = Vec::new();
         for top in &self.tops {
+            check_name(top)?;
             if names.contains(&top.name.as_str()) {
                 return Err(BuildError::BadTop {
                     top: top.name.clone(),
@@ -185,28 +193,35 @@ impl Build {
                 });
             }
             names.push(&top.name);
-            built.push(self.build_top(&ctx, top)?);
+            let recipe = Recipe {
+                format: RECIPE_FORMAT,
+                package: package.clone(),
+                name: top.name.clone(),
+                module: top.module.clone(),
+                base: base.clone(),
+                args: build_args(self, &base, top)?,
+                strip: top.strip.as_ref().map(|p| resolve(&base, p)),
+                coverage: self.coverage || coverage_requested(),
+                warnings: self.warnings,
+                cpp: self.cpp_sources.iter().map(|f| base.join(f)).collect(),
+                runtime: runtime.clone(),
+                cache: cache.clone(),
+                target: target.clone(),
+                host: host.clone(),
+            };
+            let symbol = recipe.factory_symbol();
+            built.push(BuiltTop {
+                name: top.name.clone(),
+                module: top.module.clone(),
+                symbol,
+                constant: top.name.to_ascii_uppercase(),
+                recipe,
+            });
         }
-        let known = std::env::var("DEP_SIM_RUNTIME_RUNTIME").unwrap_or_default();
-        for (b, _) in &built {
-            for f in &b.runtime_files {
-                if !known.split(',').any(|k| k == f) {
-                    return Err(BuildError::BadTop {
-                        top: b.name.clone(),
-                        problem: format!("needs the Verilator runtime file {f}, which sim-runtime does not link (it links {known}); drop the option that asks for it (threads, VCD)"),
-                    });
-                }
-            }
-        }
-        compile_sources(&ctx, &self.cpp_sources)?;
-        let libs = link_libs(&built);
-        for lib in libs {
-            println!("cargo::rustc-link-lib={lib}");
-        }
-        let rust_file = ctx.out.join("top_defs.rs");
-        write_if_changed(&rust_file, &rust_consts(&built, "::sim_runtime"))?;
+        let rust_file = out.join("top_defs.rs");
+        write_if_changed(&rust_file, &rust_consts(&built, "::sim_runtime")?)?;
         Ok(Built {
-            tops: built.into_iter().map(|(t, _)| t).collect(),
+            tops: built,
             rust_file,
         })
     }
@@ -214,18 +229,34 @@ impl Build {
     /// Runs Verilator on every top without compiling anything, and returns each top's ports:
     /// a quick check of the sources and options (Verilator's messages come back whole).
     pub fn compile_verilate_only(&self) -> Result<Vec<Vec<Port>>, BuildError> {
-        let ctx = self.context_with(false)?;
+        let (base, out) = self.folders()?;
+        let verilator = match &self.verilator {
+            Some(v) => v.clone(),
+            None => find_verilator(&base)?,
+        };
+        let package =
+            ident(&std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "user".to_string()));
         self.tops
             .iter()
-            .map(|t| verilate(self, &ctx, t).map(|v| v.ports))
+            .map(|t| {
+                check_name(t)?;
+                let run = Run {
+                    verilator: &verilator,
+                    base: &base,
+                    args: build_args(self, &base, t)?,
+                    top: &t.name,
+                    module: &t.module,
+                    class: format!("V{package}__{}", t.name),
+                    mdir: out.join("vl").join(&t.name),
+                    coverage: self.coverage,
+                };
+                run.verilate().map(|v| v.ports)
+            })
             .collect()
     }
 
-    pub(crate) fn context(&self) -> Result<Ctx, BuildError> {
-        self.context_with(true)
-    }
-
-    fn context_with(&self, need_cpp: bool) -> Result<Ctx, BuildError> {
+    /// The base folder (absolute) and the output folder.
+    fn folders(&self) -> Result<(PathBuf, PathBuf), BuildError> {
         let env_path = |k: &str| std::env::var_os(k).map(PathBuf::from);
         let manifest = env_path("CARGO_MANIFEST_DIR");
         let base = self.base_dir.clone().or(manifest).ok_or_else(|| {
@@ -234,6 +265,13 @@ impl Build {
                     .into(),
             )
         })?;
+        let base = if base.is_absolute() {
+            base
+        } else {
+            std::env::current_dir()
+                .map_err(|e| io(&base, e))?
+                .join(base)
+        };
         let out = self
             .out_dir
             .clone()
@@ -243,91 +281,24 @@ impl Build {
                     "OUT_DIR is not set: run from a build script, or set Build::out_dir".into(),
                 )
             })?;
-        let cpp_dir = match &self.cpp_dir {
-            Some(d) => d.clone(),
-            None if !need_cpp => PathBuf::new(),
-            None => env_path("DEP_SIM_RUNTIME_CPP").ok_or_else(|| {
-                BuildError::Environment(
-                    "sim-runtime's C++ folder is unknown: add sim-runtime to [dependencies] (its build publishes DEP_SIM_RUNTIME_CPP to this build script)".into(),
-                )
-            })?,
-        };
-        let verilator = match &self.verilator {
-            Some(v) => v.clone(),
-            None => find_verilator(&base)?,
-        };
-        let package = std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "user".to_string());
-        let cache = cache_dir(&out);
-        let compiler = if need_cpp {
-            std::fs::create_dir_all(&cache).map_err(|e| io(&cache, e))?;
-            compiler_id()
-        } else {
-            String::new()
-        };
-        Ok(Ctx {
-            base,
-            out,
-            cpp_dir,
-            verilator,
-            package: ident(&package),
-            cache,
-            compiler,
-            warnings: self.warnings,
-            coverage: self.coverage || coverage_requested(),
-        })
-    }
-
-    fn build_top(&self, ctx: &Ctx, top: &Top) -> Result<(BuiltTop, Vec<String>), BuildError> {
-        if top.name.is_empty()
-            || !top
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            return Err(BuildError::BadTop {
-                top: top.name.clone(),
-                problem: "a top's name is letters, digits and `_` (it names a C++ class and a Rust constant)".into(),
-            });
-        }
-        let v = verilate(self, ctx, top)?;
-        let symbol = format!("sim_new_{}__{}", ctx.package, top.name);
-        let glue = glue_cpp(&v, &symbol);
-        let glue_path = v.mdir.join(format!("{}__sim_glue.cpp", v.class));
-        write_if_changed(&glue_path, &glue)?;
-        compile_top(ctx, &v, &glue_path)?;
-        Ok((
-            BuiltTop {
-                name: top.name.clone(),
-                module: top.module.clone(),
-                symbol,
-                constant: top.name.to_ascii_uppercase(),
-                ports: v.ports,
-                runtime_files: v
-                    .global
-                    .iter()
-                    .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string))
-                    .collect(),
-            },
-            v.ldflags,
-        ))
+        Ok((base, out))
     }
 }
 
-/// What every top of one build shares.
-pub(crate) struct Ctx {
-    pub(crate) base: PathBuf,
-    pub(crate) out: PathBuf,
-    pub(crate) cpp_dir: PathBuf,
-    pub(crate) verilator: Verilator,
-    pub(crate) package: String,
-    pub(crate) cache: PathBuf,
-    pub(crate) compiler: String,
-    pub(crate) warnings: bool,
-    pub(crate) coverage: bool,
-}
-
-/// Whether [`crate::COVERAGE_ENV`] asks for coverage builds (any value but empty or `0`).
-fn coverage_requested() -> bool {
-    println!("cargo::rerun-if-env-changed={}", crate::COVERAGE_ENV);
-    std::env::var(crate::COVERAGE_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+/// A top's name names a C++ class and a Rust constant.
+fn check_name(top: &Top) -> Result<(), BuildError> {
+    if top.name.is_empty()
+        || !top
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(BuildError::BadTop {
+            top: top.name.clone(),
+            problem:
+                "a top's name is letters, digits and `_` (it names a C++ class and a Rust constant)"
+                    .into(),
+        });
+    }
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! The compile cache: libraries keyed on the generated code's content, the compiler and the
-//! flags, shared by every profile and crate of a target folder.
+//! flags, shared by every profile, crate and test process of a target folder, with the locks
+//! and atomic renames that make it safe to fill from several processes at once.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::Write as _;
@@ -7,13 +8,12 @@ use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::builder::Ctx;
 use crate::error::io;
 use crate::BuildError;
 
 /// Bumped when the generated glue or the compile flags change meaning, to retire old cache
 /// entries.
-pub(crate) const CACHE_FORMAT: &str = "sim-build 1";
+pub(crate) const CACHE_FORMAT: &str = "sim-build 2";
 
 /// Hashes file contents under their file names only: the key must not change with the
 /// checkout's or the build's folder.
@@ -42,52 +42,98 @@ pub(crate) fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     files
 }
 
-/// Links `lib<name>.a` for the key, compiling it with `make` on a cache miss. `make` returns
-/// the objects and a build whose archiver to use.
-pub(crate) fn cached_lib(
-    ctx: &Ctx,
-    name: &str,
-    key: &str,
-    make: impl FnOnce(&Path) -> Result<(Vec<PathBuf>, cc::Build), BuildError>,
+/// An exclusive lock on `path` (created if missing), held until the file is dropped: one
+/// process or thread at a time builds a given entry; the others wait and then find it built.
+/// The lock is the operating system's (`flock`), so a build that dies releases it.
+pub(crate) fn lock(path: &Path) -> Result<std::fs::File, BuildError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| io(path, e))?;
+    file.lock().map_err(|e| io(path, e))?;
+    Ok(file)
+}
+
+/// A temporary folder for one build of a cache entry, removed when dropped, whether the build
+/// succeeded or not.
+#[derive(Debug)]
+pub(crate) struct Scratch(PathBuf);
+
+impl Scratch {
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+/// A temporary folder for one build of a cache entry, unique to this process and thread.
+pub(crate) fn scratch(cache: &Path, what: &str) -> Result<Scratch, BuildError> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = cache
+        .join("tmp")
+        .join(format!("{what}-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    Ok(Scratch(dir))
+}
+
+/// Moves a finished file to its cache entry. A rename is atomic: a reader sees no entry or a
+/// whole one, never a half-written file.
+pub(crate) fn publish(staged: &Path, entry: &Path) -> Result<(), BuildError> {
+    if let Some(dir) = entry.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    }
+    std::fs::rename(staged, entry).map_err(|e| io(entry, e))
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so that a concurrent reader
+/// never sees it half written.
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), BuildError> {
+    let tmp = path.with_extension(format!(
+        "tmp-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
+    publish(&tmp, path)
+}
+
+/// Archives objects into a static library at `out` with the archiver `build` would use.
+pub(crate) fn archive(
+    build: &cc::Build,
+    what: &str,
+    out: &Path,
+    objs: &[PathBuf],
 ) -> Result<(), BuildError> {
-    let cached = ctx.cache.join(format!("{name}-{key}.a"));
-    let lib = ctx.out.join(format!("lib{name}.a"));
-    if !cached.is_file() {
-        let tmp = ctx
-            .cache
-            .join(format!("tmp-{name}-{key}-{}", std::process::id()));
-        std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
-        let (objs, build) = make(&tmp)?;
-        let staged = tmp.join("lib.a");
-        let mut ar = build.try_get_archiver().map_err(|e| BuildError::Compile {
-            what: name.to_string(),
-            message: e.to_string(),
+    let mut ar = build.try_get_archiver().map_err(|e| BuildError::Compile {
+        what: what.to_string(),
+        message: e.to_string(),
+    })?;
+    let status = ar
+        .arg("crs")
+        .arg(out)
+        .args(objs)
+        .status()
+        .map_err(|e| BuildError::Compile {
+            what: what.to_string(),
+            message: format!("cannot run the archiver: {e}"),
         })?;
-        let status = ar
-            .arg("crs")
-            .arg(&staged)
-            .args(&objs)
-            .status()
-            .map_err(|e| BuildError::Compile {
-                what: name.to_string(),
-                message: format!("cannot run the archiver: {e}"),
-            })?;
-        if !status.success() {
-            return Err(BuildError::Compile {
-                what: name.to_string(),
-                message: format!("the archiver failed ({status})"),
-            });
-        }
-        // A rename is atomic: two builds filling the same entry at once both leave a whole one.
-        std::fs::rename(&staged, &cached).map_err(|e| io(&cached, e))?;
-        std::fs::remove_dir_all(&tmp).ok();
+    if !status.success() {
+        return Err(BuildError::Compile {
+            what: what.to_string(),
+            message: format!("the archiver failed ({status})"),
+        });
     }
-    std::fs::remove_file(&lib).ok();
-    if std::fs::hard_link(&cached, &lib).is_err() {
-        std::fs::copy(&cached, &lib).map_err(|e| io(&lib, e))?;
-    }
-    println!("cargo::rustc-link-search=native={}", ctx.out.display());
-    println!("cargo::rustc-link-lib=static={name}");
     Ok(())
 }
 
@@ -105,10 +151,14 @@ pub(crate) fn cache_dir(out: &Path) -> PathBuf {
 
 /// The compiler, its version and the flags the environment adds to it (`CXXFLAGS` and the
 /// like, which cc reads): part of every cache key.
-pub(crate) fn compiler_id() -> String {
+pub(crate) fn compiler_id(target: &str, host: &str) -> String {
     let tool = cc::Build::new()
         .cpp(true)
+        .target(target)
+        .host(host)
+        .opt_level(2)
         .cargo_metadata(false)
+        .emit_rerun_if_env_changed(false)
         .get_compiler();
     let version = Command::new(tool.path())
         .arg("--version")
@@ -116,7 +166,6 @@ pub(crate) fn compiler_id() -> String {
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
     let mut id = format!("{} {version}", tool.path().display());
-    let target = std::env::var("TARGET").unwrap_or_default();
     let keys = [
         "CXXFLAGS".to_string(),
         "TARGET_CXXFLAGS".to_string(),
@@ -125,7 +174,6 @@ pub(crate) fn compiler_id() -> String {
         "CRATE_CC_NO_DEFAULTS".to_string(),
     ];
     for k in keys {
-        println!("cargo::rerun-if-env-changed={k}");
         // Only flags that are set enter the key, so an unset environment keeps it as it was.
         if let Some(v) = std::env::var(&k).ok().filter(|v| !v.is_empty()) {
             let _ = write!(id, " {k}={v}");

@@ -1,13 +1,13 @@
-//! Compiling a top's generated C++ (and a crate's own C++ beside its tops) with `cc`.
+//! Compiling a top's generated C++ (and a crate's own C++ beside its tops) with `cc`, and
+//! linking it with the Verilator runtime into the top's shared library.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use crate::builder::Ctx;
-use crate::cache::{cached_lib, files_in, hash_files, CACHE_FORMAT};
+use crate::cache::archive;
+use crate::error::io;
+use crate::library::Ctx;
 use crate::verilate::Verilated;
-use crate::{BuildError, BuiltTop};
+use crate::BuildError;
 
 /// What to tell a crate that builds its tops at `opt_level` (Cargo's `OPT_LEVEL` for the
 /// build script's crate), when its simulation will run slowly. The verilated C++ is optimised
@@ -19,14 +19,29 @@ pub(crate) fn slow_profile_hint(opt_level: Option<&str>) -> Option<String> {
     })
 }
 
+/// The optimisation of the per-cycle code: `SIM_OPT_LEVEL` (0 to 3, `s`), else
+/// [`DEFAULT_FAST_OPT`]. It enters the cache key, so a comparison of levels builds each once.
+pub(crate) fn fast_opt_level() -> String {
+    std::env::var(crate::OPT_LEVEL_ENV)
+        .ok()
+        .filter(|v| matches!(v.as_str(), "0" | "1" | "2" | "3" | "s"))
+        .unwrap_or_else(|| DEFAULT_FAST_OPT.to_string())
+}
+
+/// The per-cycle code's optimisation unless `SIM_OPT_LEVEL` says otherwise; chosen by
+/// measurement (docs/own-rtl.md, "Compiler settings").
+pub(crate) const DEFAULT_FAST_OPT: &str = "3";
+
 pub(crate) fn base_cc(ctx: &Ctx, v: Option<&Verilated>) -> cc::Build {
     let vl = &ctx.verilator;
     let mut b = cc::Build::new();
     b.cpp(true)
+        .target(&ctx.recipe.target)
+        .host(&ctx.recipe.host)
         .std("c++20")
         .include(vl.include_dir())
         .include(vl.include_dir().join("vltstd"))
-        .include(&ctx.cpp_dir)
+        .include(&ctx.recipe.runtime.cpp_dir)
         .define("VERILATOR", "1")
         // Only a top's own code is built for coverage; the runtime serves both kinds.
         .define(
@@ -45,9 +60,14 @@ pub(crate) fn base_cc(ctx: &Ctx, v: Option<&Verilated>) -> cc::Build {
         .define("VM_TRACE_SAIF", "0")
         .flag_if_supported("-faligned-new")
         .flag_if_supported("-fcf-protection=none")
+        // Every library is loaded into the test process, so its code must be
+        // position-independent.
+        .pic(true)
         // The same objects in every profile, so the cache serves debug and release alike.
         .debug(false)
         .cargo_metadata(false)
+        .cargo_warnings(false)
+        .emit_rerun_if_env_changed(false)
         // Generated code trips many harmless warnings; the RTL is linted separately.
         .warnings(false)
         .extra_warnings(false);
@@ -57,31 +77,40 @@ pub(crate) fn base_cc(ctx: &Ctx, v: Option<&Verilated>) -> cc::Build {
     b
 }
 
-pub(crate) fn compile_top(ctx: &Ctx, v: &Verilated, glue: &Path) -> Result<(), BuildError> {
-    let mut h = DefaultHasher::new();
-    (
-        CACHE_FORMAT,
-        &ctx.compiler,
-        ctx.verilator.version.to_string(),
-    )
-        .hash(&mut h);
-    // Every generated file, headers included, and sim-runtime's headers the glue uses.
-    hash_files(&mut h, &files_in(&v.mdir, &["cpp", "h"]))?;
-    hash_files(&mut h, &files_in(&ctx.cpp_dir, &["h"]))?;
-    let key = format!("{:016x}", h.finish());
-    let lib_name = format!("sim_vl_{}", v.class);
-    cached_lib(ctx, &lib_name, &key, |tmp| {
-        let mut objs = Vec::new();
-        // Per-cycle code gets full optimisation (tests spend their time there); slow code
-        // (constructors, initial blocks) runs once, and optimising it only costs build time.
-        let mut fast = base_cc(ctx, Some(v));
-        fast.opt_level(3).files(&v.fast).file(glue).out_dir(tmp);
-        objs.extend(try_objects(&fast, &v.class)?);
-        let mut slow = base_cc(ctx, Some(v));
-        slow.opt_level(0).files(&v.slow).out_dir(tmp);
-        objs.extend(try_objects(&slow, &v.class)?);
-        Ok((objs, fast))
-    })
+/// Compiles one top's generated code, its glue, the crate's own sources and `extra` into
+/// objects under `tmp`.
+pub(crate) fn compile_top(
+    ctx: &Ctx,
+    v: &Verilated,
+    glue: &Path,
+    extra: &[PathBuf],
+    tmp: &Path,
+) -> Result<Vec<PathBuf>, BuildError> {
+    let mut objs = Vec::new();
+    // Per-cycle code gets full optimisation (tests spend their time there); slow code
+    // (constructors, initial blocks) runs once, and optimising it only costs build time.
+    let mut fast = base_cc(ctx, Some(v));
+    fast.opt_level_str(&fast_opt_level())
+        .files(&v.fast)
+        .file(glue)
+        .out_dir(tmp.join("fast"));
+    objs.extend(try_objects(&fast, &v.class)?);
+    let mut slow = base_cc(ctx, Some(v));
+    slow.opt_level(0).files(&v.slow).out_dir(tmp.join("slow"));
+    objs.extend(try_objects(&slow, &v.class)?);
+    let own: Vec<PathBuf> = ctx.recipe.cpp.iter().chain(extra).cloned().collect();
+    if !own.is_empty() {
+        let mut b = base_cc(ctx, Some(v));
+        b.opt_level(2).files(&own).out_dir(tmp.join("own"));
+        let mut dirs: Vec<&Path> = own.iter().filter_map(|f| f.parent()).collect();
+        dirs.sort();
+        dirs.dedup();
+        for d in dirs {
+            b.include(d);
+        }
+        objs.extend(try_objects(&b, "the build's own C++ sources")?);
+    }
+    Ok(objs)
 }
 
 pub(crate) fn try_objects(b: &cc::Build, what: &str) -> Result<Vec<PathBuf>, BuildError> {
@@ -92,12 +121,63 @@ pub(crate) fn try_objects(b: &cc::Build, what: &str) -> Result<Vec<PathBuf>, Bui
         })
 }
 
-/// The system libraries the tops ask for; zlib and lz4 (for FST) come from sim-runtime's own
+/// Links a top's objects with the runtime into the shared library `out`. Only the factories
+/// (`sim_new_*`) and a companion source's `sim_export_*` functions are visible outside it, and
+/// the library binds its own symbols to itself, so several tops' libraries, each with its own
+/// copy of the Verilator runtime, live side by side in one process.
+pub(crate) fn link_library(
+    ctx: &Ctx,
+    v: &Verilated,
+    objs: &[PathBuf],
+    runtime: &Path,
+    tmp: &Path,
+    out: &Path,
+) -> Result<(), BuildError> {
+    let script = tmp.join("exports.map");
+    std::fs::write(
+        &script,
+        "{\n  global:\n    sim_new_*;\n    sim_export_*;\n  local:\n    *;\n};\n",
+    )
+    .map_err(|e| io(&script, e))?;
+    let tool = base_cc(ctx, None)
+        .opt_level(2)
+        .try_get_compiler()
+        .map_err(|e| BuildError::Compile {
+            what: format!("{} (finding the linker)", v.class),
+            message: e.to_string(),
+        })?;
+    let mut cmd = tool.to_command();
+    cmd.arg("-shared")
+        .arg("-o")
+        .arg(out)
+        .args(objs)
+        .arg(runtime)
+        .args(&ctx.recipe.runtime.libs)
+        .arg(format!("-Wl,--version-script={}", script.display()))
+        .arg("-Wl,-Bsymbolic")
+        .arg("-Wl,--as-needed");
+    for l in link_libs(&v.ldflags) {
+        cmd.arg(format!("-l{l}"));
+    }
+    let output = cmd.output().map_err(|e| BuildError::Compile {
+        what: format!("{} (linking)", v.class),
+        message: format!("cannot run the linker: {e}"),
+    })?;
+    if !output.status.success() {
+        return Err(BuildError::Compile {
+            what: format!("{} (linking)", v.class),
+            message: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The system libraries a top asks for; zlib and lz4 (for FST) come from sim-runtime's own
 /// dependencies instead.
-pub(crate) fn link_libs(built: &[(BuiltTop, Vec<String>)]) -> Vec<String> {
-    let mut libs: Vec<String> = built
+pub(crate) fn link_libs(ldflags: &[String]) -> Vec<String> {
+    let mut libs: Vec<String> = ldflags
         .iter()
-        .flat_map(|(_, f)| f.iter().filter_map(|f| f.strip_prefix("-l")))
+        .filter_map(|f| f.strip_prefix("-l"))
         .filter(|l| !matches!(*l, "z" | "lz4"))
         .map(str::to_string)
         .collect();
@@ -107,37 +187,13 @@ pub(crate) fn link_libs(built: &[(BuiltTop, Vec<String>)]) -> Vec<String> {
     libs
 }
 
-/// Compiles a build's own C and C++ sources ([`crate::Build::cpp`]) into one cached library.
-pub(crate) fn compile_sources(ctx: &Ctx, sources: &[PathBuf]) -> Result<(), BuildError> {
-    if sources.is_empty() {
-        return Ok(());
-    }
-    let files: Vec<PathBuf> = sources.iter().map(|f| ctx.base.join(f)).collect();
-    let mut h = DefaultHasher::new();
-    (
-        CACHE_FORMAT,
-        &ctx.compiler,
-        ctx.verilator.version.to_string(),
-    )
-        .hash(&mut h);
-    hash_files(&mut h, &files)?;
-    hash_files(&mut h, &files_in(&ctx.cpp_dir, &["h"]))?;
-    let mut dirs: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
-    dirs.dedup();
-    for d in &dirs {
-        hash_files(&mut h, &files_in(d, &["h", "hpp"]))?;
-        println!("cargo::rerun-if-changed={}", d.display());
-    }
-    let key = format!("{:016x}", h.finish());
-    let lib = format!("sim_cpp_{}", ctx.package);
-    cached_lib(ctx, &lib, &key, |tmp| {
-        let mut b = base_cc(ctx, None);
-        b.opt_level(2).files(&files).out_dir(tmp);
-        for d in &dirs {
-            b.include(d);
-        }
-        Ok((try_objects(&b, "the build's own C++ sources")?, b))
-    })
+/// Archives the runtime's objects (built by [`crate::runtime`]).
+pub(crate) fn archive_runtime(
+    b: &cc::Build,
+    objs: &[PathBuf],
+    out: &Path,
+) -> Result<(), BuildError> {
+    archive(b, "the Verilator runtime", out, objs)
 }
 
 #[cfg(test)]
@@ -153,5 +209,11 @@ mod tests {
             assert_eq!(slow_profile_hint(Some(level)), None, "opt-level {level}");
         }
         assert_eq!(slow_profile_hint(None), None, "not in a build script");
+    }
+
+    #[test]
+    fn zlib_and_lz4_come_from_the_runtime_and_pthread_always() {
+        let libs = link_libs(&["-lz".into(), "-llz4".into(), "-lm".into()]);
+        assert_eq!(libs, ["m", "pthread"]);
     }
 }

@@ -1,5 +1,6 @@
-//! sim-build: verilates RTL tops from a build script and links them so that
-//! `sim_runtime::Model` can drive them, in the spirit of the `cc` crate.
+//! sim-build: describes RTL tops from a build script, in the spirit of the `cc` crate, and
+//! verilates and compiles each one into a shared library the first time `sim_runtime::Model`
+//! makes a model of it.
 //!
 //! Any crate builds its own modules from its own `build.rs` (card-sim builds the card's tops
 //! this way, from its `tops.txt`):
@@ -29,24 +30,33 @@
 //! per top (`VENDOR_AXI_SLAVE`, `STREAM_FIFO`), to build models from with `Model::new(TOP)`.
 //!
 //! Relative paths are relative to the crate's manifest folder; sources may live anywhere and
-//! keep their own file names. Verilator runs with that folder as its working folder, so the
-//! generated code holds no absolute path, and the compiled C++ is cached under
-//! `<target>/sim-cache/`, keyed on the generated code's content, the compiler and the flags: a
-//! copied checkout, a second crate or a switch between debug and release reuse it.
+//! keep their own file names. The build script only writes each top's [`Recipe`]; a test
+//! that makes a model of a top builds that top and no other ([`build_library`]): Verilator runs
+//! with the manifest folder as its working folder, so the generated code holds no absolute
+//! path, and the libraries are cached under `<target>/sim-cache/`, found again without running
+//! Verilator while the sources it read are unchanged, and keyed on the generated code's
+//! content, the compiler and the flags: a copied checkout, a second crate, a switch between
+//! debug and release, and several test processes at once share them.
 //!
 //! Code map: `builder.rs` the API ([`Build`]), `top.rs` one top's options ([`Top`]),
-//! `verilate.rs` Verilator's invocation, `ports.rs` the port table from the generated header,
-//! `codegen.rs` the generated C++ glue and Rust constants, `compile.rs` the C++ compilation,
-//! `cache.rs` the compile cache, `runtime.rs` the Verilator runtime (sim-runtime's build only),
-//! `tops_file.rs` the one-line-per-top list syntax, `error.rs` [`BuildError`].
+//! `recipe.rs` what a build script records per top, `library.rs` a top's library built or
+//! found on first use, `verilate.rs` Verilator's invocation, `strip.rs` the randomized build's
+//! sources, `ports.rs` the port table from the generated header, `codegen.rs` the generated
+//! C++ glue and Rust constants, `compile.rs` the C++ compilation and the link,
+//! `cache.rs` the cache's hashes, locks and atomic writes, `runtime.rs` the Verilator runtime
+//! every library links, `tops_file.rs` the one-line-per-top list syntax, `error.rs`
+//! [`BuildError`].
 
 mod builder;
 mod cache;
 mod codegen;
 mod compile;
 mod error;
+mod library;
 mod ports;
+mod recipe;
 mod runtime;
+mod strip;
 mod top;
 mod tops_file;
 mod verilate;
@@ -54,9 +64,10 @@ mod verilate;
 pub use builder::{Build, Built, BuiltTop};
 pub use codegen::write_if_changed;
 pub use error::{cargo_error_lines, BuildError};
+pub use library::build_library;
 pub use ports::{parse_ports, Port};
-#[doc(hidden)]
-pub use runtime::{compile_runtime, Runtime, RUNTIME_FILES};
+pub use recipe::{Recipe, RuntimeInfo};
+pub use runtime::RUNTIME_FILES;
 pub use top::Top;
 pub use tops_file::{parse as parse_tops, parse_line as parse_top_line};
 pub use verilate::verilator_watch_paths;
@@ -65,3 +76,8 @@ pub use verilator_find::Verilator;
 /// Environment variable that builds every top of every crate with coverage (any value but
 /// empty or `0`), as [`Build::coverage`] does for one build.
 pub const COVERAGE_ENV: &str = "SIM_COVERAGE";
+
+/// Environment variable with the C++ optimisation of the tops' per-cycle code (`0` to `3` or
+/// `s`; default 3, chosen by measurement in docs/own-rtl.md). Another level is another cache
+/// entry, so levels can be compared side by side.
+pub const OPT_LEVEL_ENV: &str = "SIM_OPT_LEVEL";

@@ -15,6 +15,7 @@ pub struct Top {
     pub(crate) params: Vec<(String, String)>,
     pub(crate) flags: Vec<String>,
     pub(crate) assert: bool,
+    pub(crate) strip: Option<PathBuf>,
 }
 
 impl Top {
@@ -33,6 +34,7 @@ impl Top {
             params: Vec::new(),
             flags: Vec::new(),
             assert: true,
+            strip: None,
         }
     }
 
@@ -113,5 +115,22 @@ impl Top {
     pub fn assert(mut self, on: bool) -> Top {
         self.assert = on;
         self
+    }
+
+    /// Reads the Verilog files of `dir` (a library folder or the folder of a source file of
+    /// this top) without the initialisers of their `reg` declarations (`reg [3:0] a = 4'd0, b;`
+    /// becomes `reg [3:0] a, b;`), from a copy made at build time. On an FPGA an initialiser
+    /// is the value at configuration only, so a randomized build (`--x-initial unique`) of the
+    /// copy shows the registers that need a reset and lack one.
+    pub fn strip_initialisers(mut self, dir: impl Into<PathBuf>) -> Top {
+        self.strip = Some(dir.into());
+        self
+    }
+
+    /// Whether this top is built with Verilator's random initial values.
+    pub fn is_randomized(&self) -> bool {
+        self.flags
+            .windows(2)
+            .any(|w| w[0] == "--x-initial" && w[1] == "unique")
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::builder::{Build, Ctx};
+use crate::builder::Build;
 use crate::codegen::write_if_changed;
 use crate::error::io;
 use crate::ports::parse_ports;
@@ -56,6 +56,10 @@ pub(crate) struct Verilated {
     pub(crate) ports: Vec<Port>,
     /// Built with coverage: for the whole build, or by the top's own `--coverage*` flag.
     pub(crate) coverage: bool,
+    /// Every source file Verilator read, absolute.
+    pub(crate) deps: Vec<PathBuf>,
+    /// Verilator's warning lines.
+    pub(crate) warnings: Vec<String>,
 }
 
 pub(crate) fn resolve(base: &Path, p: &Path) -> PathBuf {
@@ -76,10 +80,10 @@ pub(crate) fn define_flag((k, v): &(String, Option<String>)) -> String {
     }
 }
 
-pub(crate) fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, BuildError> {
-    let class = format!("V{}__{}", ctx.package, top.name);
-    let mdir = ctx.out.join("vl").join(&top.name);
-    std::fs::create_dir_all(&mdir).map_err(|e| io(&mdir, e))?;
+/// Verilator's arguments for `top` of build `b`, but the model's class, its output folder and
+/// the coverage flags: what a recipe records. Paths stay relative to the base folder, so the
+/// generated code holds none of the checkout's absolute paths.
+pub(crate) fn build_args(b: &Build, base: &Path, top: &Top) -> Result<Vec<String>, BuildError> {
     let mut args: Vec<String> = [
         "--cc",
         "--make",
@@ -107,19 +111,7 @@ pub(crate) fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, Bui
         }
         .into(),
     );
-    let coverage = ctx.coverage
-        || b.flags
-            .iter()
-            .chain(&top.flags)
-            .any(|f| f.starts_with("--coverage"));
-    if ctx.coverage {
-        args.extend(
-            ["--coverage-line", "--coverage-toggle", "--coverage-user"]
-                .iter()
-                .map(|s| (*s).to_string()),
-        );
-    }
-    let rel = |p: &PathBuf| resolve(&ctx.base, p).to_string_lossy().into_owned();
+    let rel = |p: &PathBuf| resolve(base, p).to_string_lossy().into_owned();
     for d in b.includes.iter().chain(&top.includes) {
         args.push(format!("-I{}", rel(d)));
     }
@@ -151,111 +143,181 @@ pub(crate) fn verilate(b: &Build, ctx: &Ctx, top: &Top) -> Result<Verilated, Bui
             problem: "no sources: give files, a .f list or a library folder".into(),
         });
     }
-    args.extend([
-        "--top-module".to_string(),
-        top.module.clone(),
-        "--prefix".to_string(),
-        class.clone(),
-        "-Mdir".to_string(),
-        mdir.to_string_lossy().into_owned(),
-    ]);
-    let mut cmd = ctx.verilator.command();
-    cmd.current_dir(&ctx.base).args(&args);
-    let shown = format!("cd {} && verilator {}", ctx.base.display(), args.join(" "));
-    let output = cmd.output().map_err(|e| {
-        BuildError::Environment(format!("cannot run {}: {e}", ctx.verilator.bin.display()))
-    })?;
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    if !output.status.success() {
-        return Err(BuildError::Verilator {
-            top: top.name.clone(),
-            module: top.module.clone(),
-            diagnostics: stderr.trim_end().to_string(),
-            command: shown,
-        });
-    }
-    let log = mdir.join("verilator.log");
-    write_if_changed(&log, &stderr)?;
-    let warnings = stderr.lines().filter(|l| l.starts_with("%Warning")).count();
-    if ctx.warnings && warnings > 0 {
-        println!(
-            "cargo::warning=top `{}`: Verilator gave {warnings} warning(s), first: {}; all in {}",
-            top.name,
-            stderr
-                .lines()
-                .find(|l| l.starts_with("%Warning"))
-                .unwrap_or_default(),
-            log.display()
-        );
-    }
-    // Everything Verilator read: a change to any of them reruns the build script.
-    let deps = mdir.join(format!("{class}__ver.d"));
-    if let Ok(text) = std::fs::read_to_string(&deps) {
-        let files = text.split_once(':').map_or("", |(_, f)| f);
-        for f in files.split_whitespace() {
-            let p = ctx.base.join(f);
-            if p.exists() {
-                println!("cargo::rerun-if-changed={}", p.display());
+    args.extend(["--top-module".to_string(), top.module.clone()]);
+    Ok(args)
+}
+
+/// The arguments with every path inside the folder `strip` (relative to the base) pointed at
+/// `stripped`, the copy without `reg` initialisers.
+pub(crate) fn redirect(args: &[String], strip: &Path, stripped: &Path) -> Vec<String> {
+    let strip = strip.to_string_lossy();
+    let strip = strip.trim_end_matches('/');
+    args.iter()
+        .map(|a| {
+            let (flag, path) = a.strip_prefix("-I").map_or(("", a.as_str()), |p| ("-I", p));
+            if path == strip {
+                format!("{flag}{}", stripped.display())
+            } else if let Some(rest) = path.strip_prefix(strip).and_then(|r| r.strip_prefix('/')) {
+                format!("{flag}{}", stripped.join(rest).display())
+            } else {
+                a.clone()
             }
+        })
+        .collect()
+}
+
+/// One run of Verilator: the generated model in `mdir`.
+pub(crate) struct Run<'a> {
+    pub(crate) verilator: &'a Verilator,
+    pub(crate) base: &'a Path,
+    pub(crate) args: Vec<String>,
+    pub(crate) top: &'a str,
+    pub(crate) module: &'a str,
+    pub(crate) class: String,
+    pub(crate) mdir: PathBuf,
+    pub(crate) coverage: bool,
+}
+
+impl Run<'_> {
+    /// Runs Verilator and reads what it generated: the file lists, the ports, and every
+    /// source it read (with its content, the key of the next build).
+    pub(crate) fn verilate(&self) -> Result<Verilated, BuildError> {
+        let mdir = &self.mdir;
+        std::fs::create_dir_all(mdir).map_err(|e| io(mdir, e))?;
+        let mut args = self.args.clone();
+        if self.coverage {
+            args.extend(
+                ["--coverage-line", "--coverage-toggle", "--coverage-user"]
+                    .iter()
+                    .map(|s| (*s).to_string()),
+            );
         }
-    }
-    for f in top.file_lists.iter().chain(&top.files) {
-        let p = ctx.base.join(f);
-        if p.exists() {
-            println!("cargo::rerun-if-changed={}", p.display());
+        args.extend([
+            "--prefix".to_string(),
+            self.class.clone(),
+            "-Mdir".to_string(),
+            mdir.to_string_lossy().into_owned(),
+        ]);
+        let coverage = self.coverage || args.iter().any(|f| f.starts_with("--coverage"));
+        let mut cmd = self.verilator.command();
+        cmd.current_dir(self.base).args(&args);
+        let shown = format!("cd {} && verilator {}", self.base.display(), args.join(" "));
+        let output = cmd.output().map_err(|e| {
+            BuildError::Environment(format!("cannot run {}: {e}", self.verilator.bin.display()))
+        })?;
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        if !output.status.success() {
+            return Err(BuildError::Verilator {
+                top: self.top.to_string(),
+                module: self.module.to_string(),
+                diagnostics: stderr.trim_end().to_string(),
+                command: shown,
+            });
         }
-    }
-    let json_path = mdir.join(format!("{class}.json"));
-    let text = std::fs::read_to_string(&json_path).map_err(|e| io(&json_path, e))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| io(&json_path, format!("bad JSON: {e}")))?;
-    let list = |key: &str| -> Vec<PathBuf> {
-        json["sources"][key]
+        let log = mdir.join("verilator.log");
+        write_if_changed(&log, &stderr)?;
+        let class = &self.class;
+        // Everything Verilator read, for the next build's key.
+        let deps_file = mdir.join(format!("{class}__ver.d"));
+        let mut deps: Vec<PathBuf> = std::fs::read_to_string(&deps_file)
+            .map(|text| {
+                let files = text.split_once(':').map_or("", |(_, f)| f);
+                files
+                    .split_whitespace()
+                    .map(|f| self.base.join(f))
+                    .filter(|p| p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        deps.sort();
+        deps.dedup();
+        let json_path = mdir.join(format!("{class}.json"));
+        let text = std::fs::read_to_string(&json_path).map_err(|e| io(&json_path, e))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| io(&json_path, format!("bad JSON: {e}")))?;
+        let list = |key: &str| -> Vec<PathBuf> {
+            json["sources"][key]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str())
+                        .map(PathBuf::from)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut fast = list("classes_fast");
+        fast.extend(list("support_fast"));
+        let mut slow = list("classes_slow");
+        slow.extend(list("support_slow"));
+        let ldflags = json["options"]["ldflags"]
             .as_array()
             .map(|a| {
                 a.iter()
                     .filter_map(|s| s.as_str())
-                    .map(PathBuf::from)
+                    .map(str::to_string)
                     .collect()
             })
-            .unwrap_or_default()
-    };
-    let mut fast = list("classes_fast");
-    fast.extend(list("support_fast"));
-    let mut slow = list("classes_slow");
-    slow.extend(list("support_slow"));
-    let ldflags = json["options"]["ldflags"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str())
+            .unwrap_or_default();
+        let header = mdir.join(format!("{class}.h"));
+        let ports = parse_ports(&std::fs::read_to_string(&header).map_err(|e| io(&header, e))?);
+        if ports.is_empty() {
+            return Err(BuildError::BadTop {
+                top: self.top.to_string(),
+                problem: format!("no ports found in {}", header.display()),
+            });
+        }
+        Ok(Verilated {
+            class: class.clone(),
+            mdir: mdir.clone(),
+            global: list("global"),
+            fast,
+            slow,
+            ldflags,
+            ports,
+            coverage,
+            deps,
+            warnings: stderr
+                .lines()
+                .filter(|l| l.starts_with("%Warning"))
                 .map(str::to_string)
-                .collect()
+                .collect(),
         })
-        .unwrap_or_default();
-    let header = mdir.join(format!("{class}.h"));
-    let ports = parse_ports(&std::fs::read_to_string(&header).map_err(|e| io(&header, e))?);
-    if ports.is_empty() {
-        return Err(BuildError::BadTop {
-            top: top.name.clone(),
-            problem: format!("no ports found in {}", header.display()),
-        });
     }
-    Ok(Verilated {
-        class,
-        mdir,
-        global: list("global"),
-        fast,
-        slow,
-        ldflags,
-        ports,
-        coverage,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stripped_folder_is_read_from_its_copy() {
+        let args: Vec<String> = [
+            "-y",
+            "hdl/rtl",
+            "-y",
+            "hdl/sim",
+            "-Ihdl/rtl",
+            "hdl/rtl/a.v",
+            "hdl/rtlx/b.v",
+        ]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+        let out = redirect(&args, Path::new("hdl/rtl"), Path::new("/c/src"));
+        assert_eq!(
+            out,
+            [
+                "-y",
+                "/c/src",
+                "-y",
+                "hdl/sim",
+                "-I/c/src",
+                "/c/src/a.v",
+                "hdl/rtlx/b.v"
+            ]
+        );
+    }
 
     #[test]
     fn paths_inside_the_base_become_relative() {

@@ -23,6 +23,15 @@ pub enum SimError {
         /// The model's name.
         model: String,
     },
+    /// The top could not be verilated, compiled or loaded (sim-build's message, with
+    /// Verilator's or the compiler's whole text).
+    #[error("cannot build top `{top}`: {message}")]
+    Build {
+        /// The top.
+        top: String,
+        /// What went wrong, whole.
+        message: String,
+    },
     /// The model could not be built.
     #[error("cannot build a model of `{top}`: {message}")]
     Create {

@@ -1,7 +1,9 @@
 //! sim-runtime: drives verilated RTL from Rust, cycle by cycle; it knows no particular design.
 //!
-//! A crate builds tops of its RTL from its build script with sim-build and gets a [`TopDef`]
-//! per top (`include_tops!`, see `docs/own-rtl.md`); card-sim is such a crate for the card.
+//! A crate describes tops of its RTL from its build script with sim-build and gets a
+//! [`TopDef`] per top (`include_tops!`, see `docs/own-rtl.md`); card-sim is such a crate for
+//! the card. The first model of a top in a process builds the top's library, or finds it in
+//! the cache, and loads it ([`Library`]): a test waits only for the tops it opens.
 //! [`Model`] is one instance of such a top with its own `VerilatedContext`, its ports resolved
 //! to direct accessors, a picosecond-exact clock scheduler for any number of clock domains, RTL
 //! errors (`$fatal`, `$stop`, `$error`, failed assertions) returned as [`SimError::Rtl`] with
@@ -10,8 +12,9 @@
 //! simulation-only models register (`cpp/sim_memory.h`; [`Model::memory_read`],
 //! [`Model::memory_write`]).
 //!
-//! This crate compiles the Verilator runtime and its hooks once for every crate that builds
-//! tops, and is the only crate that calls into a verilated model.
+//! Each top's library carries its own copy of the Verilator runtime with this crate's hooks
+//! and named memories (`cpp/`), so libraries of any crates load side by side; this crate is
+//! the only one that calls into a verilated model.
 //!
 //! ```text
 //! // In a crate whose build.rs built a top `counter` with sim-build:
@@ -21,22 +24,20 @@
 //! m.ticks(clk, 10)?;
 //! ```
 
-// Linked for the FST writer's compression; nothing in Rust calls them.
-use libz_sys as _;
-use lz4_sys as _;
-
 mod clock;
 mod error;
 mod ffi;
+mod library;
 mod model;
 mod top;
 
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
 pub use error::{Result, SimError};
+pub use library::Library;
 pub use model::{
     coverage_dir, waves_dir, MemoryInfo, Model, ModelBuilder, Port, COVERAGE_DIR_ENV, ECHO_ENV,
     SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
 };
-pub use top::TopDef;
 #[doc(hidden)]
-pub use top::{ModelOptions, RawFactory};
+pub use top::ModelOptions;
+pub use top::TopDef;

@@ -178,11 +178,13 @@ impl ModelBuilder {
             err: err.as_mut_ptr(),
             err_cap: err.len(),
         };
-        // SAFETY: the factory is one sim-build generated for this top (TopDef::from_raw
-        // is only called by generated code); it reads `opts` and the strings it points to
-        // during the call only, writes at most `err_cap` bytes into `err`, and returns either
-        // null or a pointer from `new` to a `sim_runtime::SimModel`, whose ownership passes here.
-        let raw = unsafe { (def.factory())(&opts) };
+        let factory = crate::library::factory_of(def)?;
+        // SAFETY: the factory is the one sim-build generated in this top's library (its
+        // recipe comes from TopDef::from_recipe, which only generated code calls); it reads
+        // `opts` and the strings it points to during the call only, writes at most `err_cap`
+        // bytes into `err`, and returns either null or a pointer from `new` to a
+        // `sim_runtime::SimModel`, whose ownership passes here.
+        let raw = unsafe { factory(&opts) };
         if raw.is_null() {
             let end = err.iter().position(|&b| b == 0).unwrap_or(err.len());
             return Err(SimError::Create {

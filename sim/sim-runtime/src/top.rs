@@ -21,28 +21,34 @@ pub struct ModelOptions {
 }
 
 /// The generated factory of one top: a new model, or null with the reason in `err`.
-#[doc(hidden)]
-pub type RawFactory = unsafe extern "C" fn(opts: *const ModelOptions) -> *mut c_void;
+pub(crate) type RawFactory = unsafe extern "C" fn(opts: *const ModelOptions) -> *mut c_void;
 
-/// A verilated top a model can be built from: one a crate built from its build script with
+/// A verilated top a model can be built from: one a crate described from its build script with
 /// sim-build (`sim_runtime::include_tops!()` defines one constant per top; a crate may wrap
-/// them in its own enum, as card-sim's `Top` does).
+/// them in its own enum, as card-sim's `Top` does). It carries the top's recipe; the first
+/// model of it in a process builds the top (or finds it in the cache) and loads it.
 #[derive(Clone, Copy)]
 pub struct TopDef {
     name: &'static str,
     module: &'static str,
-    factory: RawFactory,
+    recipe: &'static str,
+    companion: Option<&'static str>,
     randomized: Option<&'static TopDef>,
 }
 
 impl TopDef {
-    /// Used by generated code only: the factory must be one that sim-build generated.
+    /// Used by generated code only: the recipe must be one that sim-build wrote.
     #[doc(hidden)]
-    pub const fn from_raw(name: &'static str, module: &'static str, factory: RawFactory) -> Self {
+    pub const fn from_recipe(
+        name: &'static str,
+        module: &'static str,
+        recipe: &'static str,
+    ) -> Self {
         TopDef {
             name,
             module,
-            factory,
+            recipe,
+            companion: None,
             randomized: None,
         }
     }
@@ -53,6 +59,15 @@ impl TopDef {
     /// randomized build ([`crate::X_ENV`]).
     pub const fn with_randomized(mut self, twin: &'static TopDef) -> TopDef {
         self.randomized = Some(twin);
+        self
+    }
+
+    /// The same top with a companion C++ source compiled into its library: code that drives
+    /// the verilated class directly (a plain C++ bench, say) and exports `extern "C"`
+    /// functions named `sim_export_*`, which [`crate::Library::symbol`] finds. The path is
+    /// absolute (`concat!(env!("CARGO_MANIFEST_DIR"), "/cpp/bench.cpp")`).
+    pub const fn with_companion(mut self, path: &'static str) -> TopDef {
+        self.companion = Some(path);
         self
     }
 
@@ -71,8 +86,12 @@ impl TopDef {
         self.module
     }
 
-    pub(crate) fn factory(&self) -> RawFactory {
-        self.factory
+    pub(crate) fn recipe(&self) -> &'static str {
+        self.recipe
+    }
+
+    pub(crate) fn companion(&self) -> Option<&'static str> {
+        self.companion
     }
 }
 
@@ -89,11 +108,12 @@ impl std::fmt::Debug for TopDef {
         f.debug_struct("TopDef")
             .field("name", &self.name)
             .field("module", &self.module)
+            .field("companion", &self.companion)
             .finish()
     }
 }
 
-/// Defines the `TopDef` constants of the tops this crate's build script built with
+/// Defines the `TopDef` constants of the tops this crate's build script described with
 /// sim-build (one per top, named in upper case, and `ALL_TOPS`).
 #[macro_export]
 macro_rules! include_tops {
