@@ -45,6 +45,8 @@ pub struct Build {
     pub(crate) flags: Vec<String>,
     pub(crate) base_dir: Option<PathBuf>,
     pub(crate) out_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) like: Option<Box<Recipe>>,
     pub(crate) verilator: Option<Verilator>,
     pub(crate) cpp_sources: Vec<PathBuf>,
     pub(crate) warnings: bool,
@@ -68,6 +70,8 @@ impl Build {
             flags: Vec::new(),
             base_dir: None,
             out_dir: None,
+            cache_dir: None,
+            like: None,
             verilator: None,
             cpp_sources: Vec::new(),
             warnings: true,
@@ -125,6 +129,20 @@ impl Build {
         self
     }
 
+    /// Where the tops' libraries are cached (default `<target>/sim-cache`, or `SIM_CACHE_DIR`).
+    pub fn cache_dir(mut self, dir: impl Into<PathBuf>) -> Build {
+        self.cache_dir = Some(dir.into());
+        self
+    }
+
+    /// Takes what sim-runtime provides, and the target, from an existing recipe instead of
+    /// the build script's environment: for describing tops outside a build script (a tool, a
+    /// test of the cache itself).
+    pub fn runtime_of(mut self, recipe: &Recipe) -> Build {
+        self.like = Some(Box::new(recipe.clone()));
+        self
+    }
+
     /// Uses this Verilator instead of the one sim-runtime was built with.
     pub fn verilator(mut self, v: Verilator) -> Build {
         self.verilator = Some(v);
@@ -172,16 +190,38 @@ impl Build {
         // crate; the RTL is the runtime's business now.
         println!("cargo::rerun-if-changed=build.rs");
         println!("cargo::rerun-if-env-changed={}", crate::COVERAGE_ENV);
+        println!("cargo::rerun-if-env-changed=SIM_CACHE_DIR");
+        let (_, out) = self.folders()?;
+        let built = self.describe()?;
+        let rust_file = out.join("top_defs.rs");
+        write_if_changed(&rust_file, &rust_consts(&built, "::sim_runtime")?)?;
+        Ok(Built {
+            tops: built,
+            rust_file,
+        })
+    }
+
+    /// The recipe of every top, as [`Build::compile`] records them, without writing anything.
+    pub fn recipes(&self) -> Result<Vec<Recipe>, BuildError> {
+        Ok(self.describe()?.into_iter().map(|b| b.recipe).collect())
+    }
+
+    fn describe(&self) -> Result<Vec<BuiltTop>, BuildError> {
         let (base, out) = self.folders()?;
-        let mut runtime = RuntimeInfo::from_env()?;
+        let (mut runtime, target, host) = match &self.like {
+            Some(r) => (r.runtime.clone(), r.target.clone(), r.host.clone()),
+            None => {
+                let target = std::env::var("TARGET").unwrap_or_default();
+                let host = std::env::var("HOST").unwrap_or_else(|_| target.clone());
+                (RuntimeInfo::from_env()?, target, host)
+            }
+        };
         if let Some(v) = &self.verilator {
             runtime.verilator_root = v.root.clone();
         }
         let package =
             ident(&std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| "user".to_string()));
-        let cache = cache_dir(&out);
-        let target = std::env::var("TARGET").unwrap_or_default();
-        let host = std::env::var("HOST").unwrap_or_else(|_| target.clone());
+        let cache = self.cache_dir.clone().unwrap_or_else(|| cache_dir(&out));
         let mut built = Vec::new();
         let mut names: Vec<&str> = Vec::new();
         for top in &self.tops {
@@ -209,21 +249,15 @@ impl Build {
                 target: target.clone(),
                 host: host.clone(),
             };
-            let symbol = recipe.factory_symbol();
             built.push(BuiltTop {
                 name: top.name.clone(),
                 module: top.module.clone(),
-                symbol,
+                symbol: recipe.factory_symbol(),
                 constant: top.name.to_ascii_uppercase(),
                 recipe,
             });
         }
-        let rust_file = out.join("top_defs.rs");
-        write_if_changed(&rust_file, &rust_consts(&built, "::sim_runtime")?)?;
-        Ok(Built {
-            tops: built,
-            rust_file,
-        })
+        Ok(built)
     }
 
     /// Runs Verilator on every top without compiling anything, and returns each top's ports:

@@ -140,7 +140,6 @@ pub(crate) fn archive(
 /// `<target>/sim-cache`, from `OUT_DIR` = `<target>/<profile>/build/<pkg>-<hash>/out`,
 /// shared by every profile and crate of the target folder; `SIM_CACHE_DIR` overrides it.
 pub(crate) fn cache_dir(out: &Path) -> PathBuf {
-    println!("cargo::rerun-if-env-changed=SIM_CACHE_DIR");
     if let Some(d) = std::env::var_os("SIM_CACHE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
     }

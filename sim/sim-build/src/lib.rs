@@ -64,7 +64,7 @@ mod verilate;
 pub use builder::{Build, Built, BuiltTop};
 pub use codegen::write_if_changed;
 pub use error::{cargo_error_lines, BuildError};
-pub use library::build_library;
+pub use library::{build_library, LibraryBuild};
 pub use ports::{parse_ports, Port};
 pub use recipe::{Recipe, RuntimeInfo};
 pub use runtime::RUNTIME_FILES;

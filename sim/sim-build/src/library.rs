@@ -52,10 +52,21 @@ struct Manifest {
     lib: String,
 }
 
+/// What [`build_library`] did to give a top's library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryBuild {
+    /// The library.
+    pub path: PathBuf,
+    /// Whether Verilator ran (no manifest of the cache matched the sources).
+    pub verilated: bool,
+    /// Whether the C++ was compiled and linked (no library of the generated code was cached).
+    pub compiled: bool,
+}
+
 /// The shared library of `recipe`'s top, with the extra C++ sources `extra` compiled in (a
 /// companion that drives the model from C++, say): found in the cache, or built now. Errors
 /// carry Verilator's or the compiler's whole text, as a build script's did.
-pub fn build_library(recipe: &Recipe, extra: &[PathBuf]) -> Result<PathBuf, BuildError> {
+pub fn build_library(recipe: &Recipe, extra: &[PathBuf]) -> Result<LibraryBuild, BuildError> {
     let ctx = Ctx {
         recipe,
         verilator: verilator_for(recipe)?,
@@ -89,12 +100,17 @@ pub fn build_library(recipe: &Recipe, extra: &[PathBuf]) -> Result<PathBuf, Buil
         h.finish()
     ));
     let extra_key = extra_key(extra)?;
+    let found = |path| LibraryBuild {
+        path,
+        verilated: false,
+        compiled: false,
+    };
     if let Some(lib) = lookup(recipe, &top_dir, &extra_key) {
-        return Ok(lib);
+        return Ok(found(lib));
     }
     let _held = lock(&top_dir.join("lock"))?;
     if let Some(lib) = lookup(recipe, &top_dir, &extra_key) {
-        return Ok(lib);
+        return Ok(found(lib));
     }
     let mdir = top_dir.join("vl");
     std::fs::remove_dir_all(&mdir).ok();
@@ -131,11 +147,16 @@ pub fn build_library(recipe: &Recipe, extra: &[PathBuf]) -> Result<PathBuf, Buil
     hash_files(&mut h, &others)?;
     let key = format!("{:016x}", h.finish());
     let lib = lib_path(recipe, &key, &extra_key);
-    if !lib.is_file() {
+    let compiled = !lib.is_file();
+    if compiled {
         build(&ctx, &v, extra, &lib)?;
     }
     write_manifest(&top_dir, &recipe.base, &args, &files, &key)?;
-    Ok(lib)
+    Ok(LibraryBuild {
+        path: lib,
+        verilated: true,
+        compiled,
+    })
 }
 
 /// Compiles and links one library.

@@ -121,6 +121,11 @@ impl Recipe {
         &self.name
     }
 
+    /// What sim-runtime provides to the top's library.
+    pub fn runtime(&self) -> &RuntimeInfo {
+        &self.runtime
+    }
+
     /// The C++ class Verilator generates for the top.
     pub(crate) fn class(&self) -> String {
         format!("V{}__{}", self.package, self.name)

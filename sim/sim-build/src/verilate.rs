@@ -294,27 +294,27 @@ mod tests {
     fn a_stripped_folder_is_read_from_its_copy() {
         let args: Vec<String> = [
             "-y",
-            "hdl/rtl",
+            "src/rtl",
             "-y",
-            "hdl/sim",
-            "-Ihdl/rtl",
-            "hdl/rtl/a.v",
-            "hdl/rtlx/b.v",
+            "src/sim",
+            "-Isrc/rtl",
+            "src/rtl/a.v",
+            "src/rtlx/b.v",
         ]
         .iter()
         .map(|s| (*s).to_string())
         .collect();
-        let out = redirect(&args, Path::new("hdl/rtl"), Path::new("/c/src"));
+        let out = redirect(&args, Path::new("src/rtl"), Path::new("/c/copy"));
         assert_eq!(
             out,
             [
                 "-y",
-                "/c/src",
+                "/c/copy",
                 "-y",
-                "hdl/sim",
-                "-I/c/src",
-                "/c/src/a.v",
-                "hdl/rtlx/b.v"
+                "src/sim",
+                "-I/c/copy",
+                "/c/copy/a.v",
+                "src/rtlx/b.v"
             ]
         );
     }

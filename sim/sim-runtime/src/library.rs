@@ -52,7 +52,9 @@ impl Library {
         };
         let recipe = sim_build::Recipe::from_json(top.recipe()).map_err(build_err)?;
         let extra: Vec<PathBuf> = top.companion().map(PathBuf::from).into_iter().collect();
-        let path = sim_build::build_library(&recipe, &extra).map_err(build_err)?;
+        let path = sim_build::build_library(&recipe, &extra)
+            .map_err(build_err)?
+            .path;
         let lib = Library {
             top: top.name(),
             handle: open(top.name(), &path)?,

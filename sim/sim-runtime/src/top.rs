@@ -86,7 +86,8 @@ impl TopDef {
         self.module
     }
 
-    pub(crate) fn recipe(&self) -> &'static str {
+    /// The recipe sim-build wrote for the top (JSON, `sim_build::Recipe::from_json`).
+    pub fn recipe(&self) -> &'static str {
         self.recipe
     }
 
