@@ -1,7 +1,10 @@
 //! Project tasks run as `cargo xtask <task>`: setup, lint, test, demo, codegen, vm.
 //!
-//! Kept to the standard library, `verilator-find`, and `toml`/`serde` for the register table, so
-//! that it builds in seconds on a fresh clone, before anything else is compiled.
+//! Kept to the standard library, `verilator-find`, and `toml`/`serde` for the register table,
+//! so that it builds before anything else is compiled. Like every member it also depends on
+//! `workspace-hack`, which makes a fresh clone's first build of it longer (it compiles the
+//! third-party crates whose features the workspace unifies) but lets `cargo xtask` and
+//! `cargo test -p xtask` reuse what the workspace's build compiled, and the reverse.
 
 mod build;
 mod campaign;

@@ -1133,3 +1133,223 @@ fn a_card_word_in_the_runtime_is_found() {
     assert_eq!(card_word_lines(text), vec![(2, "ddr")]);
     assert!(card_word_lines("memory_read(kind, addr)\n").is_empty());
 }
+
+// Feature unification (docs/architecture.md, "Unified features"): with resolver 2, a build of
+// one package (`cargo test -p X`) resolves features for that package alone, so a dependency
+// that the workspace's build (`cargo test --workspace --all-targets`) compiled with more
+// features is compiled again, and so is everything above it. `cargo tree` resolves features
+// exactly as those builds do, offline and in a fraction of a second, so the check compares
+// its output rather than timing builds.
+
+/// The packages of one resolved build, as `cargo tree` names them (name, version, and the
+/// folder of a path package), each with the feature sets it is built with: one set, or two
+/// when the copy that build scripts and proc macros use is resolved apart from the rest.
+type Resolved = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// The edges a test build follows: a `-p X` test build takes X's dev-dependencies and no
+/// other member's, as `cargo tree` does with these edges.
+const TREE_EDGES: &str = "features,normal,dev,build";
+
+/// The packages and feature sets of `cargo tree -f '{p}|{f}'` output: feature nodes (`serde
+/// feature "std"`) are left out, and a package printed twice (marked `(*)`) counts once.
+fn parse_tree(text: &str) -> Resolved {
+    let mut out = Resolved::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let line = line.strip_suffix("(*)").unwrap_or(line).trim_end();
+        let Some((package, features)) = line.split_once('|') else {
+            continue;
+        };
+        out.entry(package.trim().to_string())
+            .or_default()
+            .insert(features.trim().to_string());
+    }
+    out
+}
+
+/// The resolved packages of the test build of the packages that `selection` picks
+/// (`--workspace`, or `-p X`), for the workspace at `root`.
+fn resolve(root: &Path, selection: &[&str]) -> Result<Resolved, String> {
+    let mut cmd = crate::cargo();
+    cmd.current_dir(root)
+        .args(["tree", "--locked", "--prefix", "none", "-e", TREE_EDGES])
+        .args(["-f", "{p}|{f}"])
+        .args(selection);
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{shown} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(parse_tree(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The names of the workspace's members at `root`, from `cargo metadata`.
+fn member_names(root: &Path) -> Result<Vec<String>, String> {
+    let mut cmd = crate::cargo();
+    cmd.current_dir(root)
+        .args(["metadata", "--locked", "--no-deps", "--format-version", "1"]);
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot start cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("cargo metadata printed no JSON: {e}"))?;
+    let names = meta["packages"]
+        .as_array()
+        .ok_or("cargo metadata lists no packages")?
+        .iter()
+        .filter_map(|p| p["name"].as_str().map(str::to_string))
+        .collect();
+    Ok(names)
+}
+
+/// What `cargo test -p package` (resolved as `alone`) would compile again after the
+/// workspace's build (resolved as `workspace`): every package it builds with a feature set
+/// that the workspace's build does not have for that package.
+fn divergences(package: &str, alone: &Resolved, workspace: &Resolved) -> Vec<String> {
+    let none = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for (dep, sets) in alone {
+        let have = workspace.get(dep).unwrap_or(&none);
+        for set in sets.iter().filter(|s| !have.contains(*s)) {
+            out.push(format!(
+                "cargo test -p {package} builds {dep} with [{set}], the workspace with {have:?}"
+            ));
+        }
+    }
+    out
+}
+
+/// Every dependency that a `-p` test build of some member of the workspace at `root` would
+/// resolve with other features than the workspace's test build does, and so compile again.
+/// The members' `cargo tree` runs are spread over a few threads, as each one mostly waits on
+/// reading the lock file and the registry's index.
+fn feature_divergences(root: &Path) -> Result<Vec<String>, String> {
+    let workspace = resolve(root, &["--workspace"])?;
+    let members = member_names(root)?;
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+    let chunk = members.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Vec<String>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = members
+            .chunks(chunk)
+            .map(|names| {
+                let workspace = &workspace;
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    for name in names {
+                        let alone = resolve(root, &["-p", name])?;
+                        out.extend(divergences(name, &alone, workspace));
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a cargo tree thread panicked".to_string()))
+            })
+            .collect()
+    });
+    let mut out = Vec::new();
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// A `-p` test build of any member compiles nothing that the workspace's test build already
+/// compiled: every dependency resolves with the workspace's features, which the
+/// `workspace-hack` crate (third-party crates, kept by `cargo hakari generate`) and
+/// `[workspace.dependencies]` (the workspace's own crates) state for every member.
+#[test]
+fn a_package_build_reuses_the_workspace_build() {
+    let v = feature_divergences(&root()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        v.is_empty(),
+        "these dependencies would be compiled again by a `-p` test build after the workspace's, with other features; run `cargo hakari generate` for third-party crates, or state the features in [workspace.dependencies] for the workspace's own: {v:#?}"
+    );
+}
+
+/// The check itself must be able to fail: in a workspace of two members, one enabling a
+/// feature of a shared dependency that the other does not, the second member's `-p` build is
+/// reported, and the first's is not.
+#[test]
+fn a_package_build_with_other_features_is_caught() {
+    // A folder of its own: the other checks' scratch folder is removed when they start.
+    let dir = crate::root()
+        .join("target")
+        .join(format!("xtask-tidy-features-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let write = |rel: &str, text: &str| {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+    };
+    write(
+        "Cargo.toml",
+        "[workspace]\nresolver = \"2\"\nmembers = [\"a\", \"b\", \"shared\"]\n",
+    );
+    let member = |name: &str, dep: &str| {
+        format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{dep}\n")
+    };
+    write(
+        "a/Cargo.toml",
+        &member(
+            "a",
+            "shared = { path = \"../shared\", features = [\"extra\"] }",
+        ),
+    );
+    write(
+        "b/Cargo.toml",
+        &member("b", "shared = { path = \"../shared\" }"),
+    );
+    write(
+        "shared/Cargo.toml",
+        "[package]\nname = \"shared\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\nextra = []\n",
+    );
+    for krate in ["a", "b", "shared"] {
+        write(&format!("{krate}/src/lib.rs"), "//! A member.\n");
+    }
+    let mut lock = crate::cargo();
+    lock.current_dir(&dir)
+        .args(["generate-lockfile", "--offline", "--quiet"]);
+    let status = lock.status().expect("cargo runs");
+    assert!(status.success(), "the lock file of the copy is written");
+    let v = feature_divergences(&dir).expect("the copy resolves");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        v.iter()
+            .any(|d| d.starts_with("cargo test -p b builds shared v0.1.0")),
+        "{v:#?}"
+    );
+    assert!(
+        v.iter()
+            .any(|d| d.starts_with("cargo test -p shared builds shared v0.1.0")),
+        "{v:#?}"
+    );
+    assert!(
+        !v.iter().any(|d| d.starts_with("cargo test -p a ")),
+        "{v:#?}"
+    );
+    // Output as `cargo tree` prints it: one set for the package, feature nodes left out, and
+    // a repeated package counted once.
+    let tree = "shared v0.1.0 (/w/shared)|extra\nshared feature \"extra\"\nshared v0.1.0 (/w/shared)|extra (*)\n";
+    let parsed = parse_tree(tree);
+    assert_eq!(parsed.len(), 1, "{parsed:?}");
+    assert_eq!(
+        parsed.get("shared v0.1.0 (/w/shared)").map(|s| s.len()),
+        Some(1)
+    );
+}

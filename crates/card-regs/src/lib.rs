@@ -15,7 +15,6 @@
 //! ```
 
 mod generated;
-#[cfg(feature = "host")]
 pub mod host;
 
 pub use generated::*;
