@@ -15,6 +15,7 @@ mod demo;
 #[cfg(test)]
 mod fpga_checks;
 mod fuse;
+mod loop_bench;
 mod rtl_dirs;
 mod setup;
 mod suite;
@@ -57,6 +58,11 @@ tasks:
           failure's replay command (`cargo xtask campaign --help` for the CI steps)
   synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
           against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
+  tops    build every top of card-sim and own-rtl-example ahead into the cache (for CI or
+          offline use; tests otherwise build the tops they open on first use)
+  loop-bench --before REV  the edit-to-result loop (an RTL line edited, then one test) timed
+          side by side on this checkout and on REV, wall and CPU seconds, in
+          target/loop-bench/report.md
 ";
 
 fn main() -> ExitCode {
@@ -76,6 +82,8 @@ fn main() -> ExitCode {
         Some("coverage") => coverage::coverage(&root(), &args[1..]),
         Some("campaign") => campaign::campaign(&root(), &args[1..]),
         Some("xcheck") => xcheck(&root()),
+        Some("tops") => tops(&root()),
+        Some("loop-bench") => loop_bench::loop_bench(&root(), &args[1..]),
         // It prints its own results and errors, the count of checks last.
         Some("vm") => return vm::vm(&root(), &args[1..]),
         Some("vm-suite") => suite::guest_only(&root(), &args[1..]),
@@ -254,6 +262,98 @@ pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
 }
 
+/// A task run as a child process (this program again) beside the steps in front, its output
+/// kept in `target/xtask-<name>.log` and printed when it is joined, so that its lines do not
+/// interleave with theirs. Dropped without a join (a step in front failed), it is killed.
+struct Background {
+    name: &'static str,
+    child: Option<std::process::Child>,
+    log: PathBuf,
+    started: std::time::Instant,
+}
+
+impl Background {
+    fn start(root: &Path, name: &'static str, args: &[&str]) -> Result<Background, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find xtask itself: {e}"))?;
+        let log = root.join("target").join(format!("xtask-{name}.log"));
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let file = std::fs::File::create(&log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let err = file
+            .try_clone()
+            .map_err(|e| format!("cannot share {}: {e}", log.display()))?;
+        let child = Command::new(exe)
+            .args(args)
+            .current_dir(root)
+            .stdin(std::process::Stdio::null())
+            .stdout(file)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("cannot start `cargo xtask {}`: {e}", args.join(" ")))?;
+        eprintln!(
+            "xtask: {name} runs beside the next steps (output in {})",
+            log.display()
+        );
+        Ok(Background {
+            name,
+            child: Some(child),
+            log,
+            started: std::time::Instant::now(),
+        })
+    }
+
+    /// Waits for the task (an hour at most), prints its output, and fails as it did.
+    fn join(mut self) -> Result<(), String> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        let status = wait_or_kill(&mut child, std::time::Duration::from_secs(3600));
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        print!("{text}");
+        eprintln!(
+            "xtask: {:.1} s for {} (beside the other steps)",
+            self.started.elapsed().as_secs_f64(),
+            self.name
+        );
+        match status {
+            Some(s) if s.success() => Ok(()),
+            Some(s) => Err(format!(
+                "{} failed ({s}); its output is above and in {}",
+                self.name,
+                self.log.display()
+            )),
+            None => Err(format!(
+                "{} did not finish within an hour and was stopped",
+                self.name
+            )),
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Builds every top of the crates that describe tops into the cache, ahead of the tests that
+/// would otherwise build each on first use: each crate's `build-tops` example.
+fn tops(root: &Path) -> Result<(), String> {
+    setup::setup(root)?;
+    for krate in ["card-sim", "own-rtl-example"] {
+        let mut cmd = cargo();
+        cmd.args(["run", "--quiet", "-p", krate, "--example", "build-tops"]);
+        run(root, cmd)?;
+    }
+    Ok(())
+}
+
 /// Seeds of the randomized build's runs in `cargo xtask test`.
 const X_SEEDS: &[u64] = &[1, 2, 3];
 
@@ -297,7 +397,10 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
         "--no-default-features",
     ]);
     run(root, cmd)?;
-    synth::synth(root, &[])?;
+    // Yosys runs on one core: beside the test steps, which leave the other core idle part of
+    // the time (linking, single-threaded tests, the mount's one-at-a-time tests), it costs
+    // the run little wall time. Joined before the guest runs, which want both cores.
+    let synth = Background::start(root, "synth", &["synth"])?;
     setup::ensure_fio();
     setup::ensure_nextest();
     let mut cmd = cargo();
@@ -318,6 +421,7 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     xcheck(root)?;
     hw_over_fuse(root)?;
     suite::suite(root)?;
+    synth.join()?;
     // The unmodified driver and the vendor tools against the RTL; last, so that its closing
     // `N passed, M failed` line ends the run. It skips itself where QEMU cannot run at all.
     vm::check_list(root)

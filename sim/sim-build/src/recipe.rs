@@ -121,6 +121,13 @@ impl Recipe {
         &self.name
     }
 
+    /// The same top cached in `dir`: for comparing builds of one top side by side (other
+    /// compiler settings, say) without touching the cache the tests use.
+    pub fn with_cache(mut self, dir: impl Into<PathBuf>) -> Recipe {
+        self.cache = dir.into();
+        self
+    }
+
     /// What sim-runtime provides to the top's library.
     pub fn runtime(&self) -> &RuntimeInfo {
         &self.runtime

@@ -137,3 +137,22 @@ fn last_error() -> String {
         }
     }
 }
+
+/// Builds every top of `tops` into the cache ahead of the tests that would build each on first
+/// use (for CI, or before working offline), with a line on standard error per top; stops at
+/// the first top that cannot be built.
+pub fn build_tops(tops: &[TopDef]) -> Result<()> {
+    for (i, top) in tops.iter().enumerate() {
+        let start = std::time::Instant::now();
+        let lib = Library::of(*top)?;
+        eprintln!(
+            "[{}/{}] {} in {:.1} s: {}",
+            i + 1,
+            tops.len(),
+            top.name(),
+            start.elapsed().as_secs_f64(),
+            lib.path().display()
+        );
+    }
+    Ok(())
+}
