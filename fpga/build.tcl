@@ -98,6 +98,12 @@ connect_bd_net [get_bd_pins xdma/axi_aresetn] [get_bd_pins card_core/axi_aresetn
 connect_bd_intf_net [get_bd_intf_pins xdma/M_AXI_LITE] [get_bd_intf_pins card_core/s_axil]
 connect_bd_net [get_bd_pins card_core/usr_irq_req] [get_bd_pins xdma/usr_irq_req]
 connect_bd_net [get_bd_pins xdma/usr_irq_ack] [get_bd_pins card_core/usr_irq_ack]
+# The simulated card's deliberate faults (card_core's FAULT_*) are not built here; their
+# run-time enables are tied low all the same, so that no input of card_core is left open.
+set no_fault [create_bd_cell -type ip -vlnv xilinx.com:ip:xlconstant no_fault]
+set_property -dict [list CONFIG.CONST_VAL {0}] $no_fault
+connect_bd_net [get_bd_pins no_fault/dout] [get_bd_pins card_core/fault_rd_drop_beat_en] \
+    [get_bd_pins card_core/fault_seq_repeat_en]
 
 if {$variant eq "mm"} {
     connect_bd_intf_net [get_bd_intf_pins xdma/M_AXI] [get_bd_intf_pins card_core/s_axi]

@@ -64,7 +64,8 @@ module axi_mm_path #
     // log2 of the depth of the DDR-side data FIFOs (W and R, in 512-bit beats)
     parameter DATA_FIFO_ADDR_WIDTH = 4,
     // Deliberate fault of the read width converter for the host suite's broken-card test
-    // (axi_rd_upsizer's FAULT_DROP_BEAT); 0 in every real build
+    // (axi_rd_upsizer's FAULT_DROP_BEAT): 1 builds its logic, which fault_rd_drop_beat_en
+    // turns on; 0 in every real build (no fault logic)
     parameter FAULT_RD_DROP_BEAT = 0
 )
 (
@@ -173,7 +174,13 @@ module axi_mm_path #
      * Refused bursts (clk domain, one-cycle pulses)
      */
     output wire                        addr_error,
-    output wire                        burst_error
+    output wire                        burst_error,
+
+    /*
+     * Deliberate fault enable (clk domain, held constant from before reset; FAULT_RD_DROP_BEAT
+     * builds only)
+     */
+    input  wire                        fault_rd_drop_beat_en
 );
 
 // check configuration
@@ -483,7 +490,8 @@ rd_upsizer_inst (
     .m_axi_rvalid(rd_rvalid),
     .m_axi_rready(rd_rready),
     .addr_error(rd_addr_error),
-    .burst_error(rd_burst_error)
+    .burst_error(rd_burst_error),
+    .fault_drop_beat_en(fault_rd_drop_beat_en)
 );
 
 axi_cdc_rd #(

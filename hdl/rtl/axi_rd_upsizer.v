@@ -55,10 +55,11 @@ module axi_rd_upsizer #
     // Bursts that may be in flight at once (a power of two)
     parameter OUTSTANDING = 8,
     // Deliberate fault for the host test suite's broken-card test (crates/card-tests), 0 in
-    // every real build: when 1, a burst that starts in the last slave slot of a master beat
-    // and goes on into the next one drops its second beat (the first beat's data is sent
-    // again in its place). The burst keeps its length and RLAST, so the protocol monitors
-    // cannot see it; only the data read back shows it.
+    // every real build (no fault logic; fault_drop_beat_en is ignored). When 1 the fault
+    // logic exists and fault_drop_beat_en turns it on at run time: a burst that starts in the
+    // last slave slot of a master beat and goes on into the next one drops its second beat
+    // (the first beat's data is sent again in its place). The burst keeps its length and
+    // RLAST, so the protocol monitors cannot see it; only the data read back shows it.
     parameter FAULT_DROP_BEAT = 0
 )
 (
@@ -109,7 +110,12 @@ module axi_rd_upsizer #
      * Refused bursts (one-cycle pulses)
      */
     output wire                     addr_error,
-    output wire                     burst_error
+    output wire                     burst_error,
+
+    /*
+     * Deliberate fault enable (FAULT_DROP_BEAT builds only; held constant from before reset)
+     */
+    input  wire                     fault_drop_beat_en
 );
 
 localparam S_BYTES = S_DATA_WIDTH/8;
@@ -189,7 +195,7 @@ reg [2:0]              m_axi_arprot_reg = 3'd0;
 reg                    m_axi_arvalid_reg = 1'b0;
 
 // FAULT_DROP_BEAT only: the head burst has sent no beat yet, and the next slave beat is the
-// one the fault drops.
+// one the fault drops (never while fault_drop_beat_en is low).
 reg                    h_first_reg = 1'b0;
 reg                    fault_drop_reg = 1'b0;
 
@@ -273,8 +279,10 @@ wire h_load = q_waiting && (!h_valid_reg || h_pop);
 // RREADY is one gate: h_rready_reg already holds the head's valid, line end and refusal.
 assign m_axi_rready = h_rready_reg && m_axi_rvalid && (!s_axi_rvalid_reg || s_axi_rready);
 
-// The master's ID and RLAST carry nothing the queue does not already know.
-wire unused = &{1'b0, m_axi_rid, m_axi_rlast, ar_lines[OFF_WIDTH-1:8], 1'b0};
+// The master's ID and RLAST carry nothing the queue does not already know; a build without
+// the fault logic ignores its enable.
+wire unused = &{1'b0, m_axi_rid, m_axi_rlast, ar_lines[OFF_WIDTH-1:8], fault_drop_beat_en,
+    1'b0};
 
 always @(posedge clk) begin
     addr_error_reg <= 1'b0;
@@ -314,8 +322,8 @@ always @(posedge clk) begin
             s_axi_rdata_reg <= h_refused ? {S_DATA_WIDTH{1'b0}}
                 : m_axi_rdata[h_slot*S_DATA_WIDTH +: S_DATA_WIDTH];
         end
-        fault_drop_reg <= FAULT_DROP_BEAT != 0 && h_first_reg && !h_last_reg
-            && h_slot == {SLOT_WIDTH{1'b1}};
+        fault_drop_reg <= FAULT_DROP_BEAT != 0 && fault_drop_beat_en && h_first_reg
+            && !h_last_reg && h_slot == {SLOT_WIDTH{1'b1}};
         h_first_reg <= 1'b0;
         s_axi_rresp_reg <= h_refused ? h_err_reg : m_axi_rresp;
         s_axi_rlast_reg <= h_last_reg;

@@ -10,6 +10,9 @@
  *   1 -> C2H1), ECHO (one frame of source 0 on C2H0 per H2C0 frame, carrying its sequence
  *   number), CHECK (H2C0 -> checker), CAPTURE (frame source 0 -> capture ring in DDR).
  * - usr_irq_req/usr_irq_ack: the XDMA user interrupt handshake.
+ * - fault_*_en: run-time enables of the deliberate faults that the FAULT_* parameters build
+ *   for the host suite's broken-card tests (simulation only: the board builds no fault and
+ *   ties them to 0).
  *
  * Every stream port passes through a register slice, so all stream outputs are registered and
  * LOOP moves one beat per cycle with no bubble while both sides are ready.
@@ -57,10 +60,11 @@ module card_core #
     // Value of the read-only version register: major in [31:16], minor in [15:0]
     parameter [31:0] CARD_VERSION = 32'h0000_0003,
     // Deliberate faults for the host suite's broken-card tests (crates/card-tests), 0 in every
-    // real build: the read width converter drops a beat (axi_rd_upsizer's FAULT_DROP_BEAT)
+    // real build (no fault logic at all). 1 builds the read width converter's dropped beat
+    // (axi_rd_upsizer's FAULT_DROP_BEAT), which fault_rd_drop_beat_en turns on at run time
     parameter FAULT_RD_DROP_BEAT = 0,
-    // ... and the frame sources repeat a sequence number every N frames (frame_source's
-    // FAULT_SEQ_REPEAT)
+    // ... and N > 0 builds the frame sources' repeated sequence number every N frames
+    // (frame_source's FAULT_SEQ_REPEAT), which fault_seq_repeat_en turns on
     parameter FAULT_SEQ_REPEAT = 0
 )
 (
@@ -201,7 +205,15 @@ module card_core #
     input  wire [1:0]                    m_axi_ddr_rresp,
     input  wire                          m_axi_ddr_rlast,
     input  wire                          m_axi_ddr_rvalid,
-    output wire                          m_axi_ddr_rready
+    output wire                          m_axi_ddr_rready,
+
+    /*
+     * Deliberate fault enables (axi_aclk domain, held constant from before reset): each turns
+     * on the fault its FAULT_* parameter builds and does nothing in a build without it; the
+     * board ties both to 0
+     */
+    input  wire                          fault_rd_drop_beat_en,
+    input  wire                          fault_seq_repeat_en
 );
 
 // The generated map declares a localparam for every register, field and value; this file
@@ -584,7 +596,8 @@ frame_source_0_inst (
     .frames_dropped(src0_frames_dropped),
     .send_ready(src0_send_ready),
     .clearing(src0_clearing),
-    .clear_tail(src0_clear_tail)
+    .clear_tail(src0_clear_tail),
+    .fault_seq_repeat_en(fault_seq_repeat_en)
 );
 
 generate
@@ -616,7 +629,8 @@ generate
         .frames_dropped(src1_frames_dropped),
         .send_ready(src1_send_ready),
         .clearing(src1_clearing),
-        .clear_tail(src1_clear_tail)
+        .clear_tail(src1_clear_tail),
+        .fault_seq_repeat_en(fault_seq_repeat_en)
     );
 
     frame_checker
@@ -866,7 +880,8 @@ generate
         .m_axi_ddr_rvalid(m_axi_ddr_rvalid),
         .m_axi_ddr_rready(m_axi_ddr_rready),
         .addr_error(dma_addr_error),
-        .burst_error(dma_burst_error)
+        .burst_error(dma_burst_error),
+        .fault_rd_drop_beat_en(fault_rd_drop_beat_en)
     );
     end else begin : no_mm_g
         // The stream variant: no DDR path. s_axi is never ready and never answers, the DDR
@@ -917,7 +932,8 @@ generate
         assign m_axi_ddr_arprot = 3'd0;
         assign m_axi_ddr_arvalid = 1'b0;
         assign m_axi_ddr_rready = 1'b0;
-        // The tied-off ports' inputs, and the capture settings without a writer.
+        // The tied-off ports' inputs, the capture settings without a writer, and the read
+        // fault's enable without a read path.
         wire unused_mm = &{1'b0, s_axi_awid, s_axi_awaddr, s_axi_awlen, s_axi_awsize,
             s_axi_awburst, s_axi_awlock, s_axi_awcache, s_axi_awprot, s_axi_awvalid,
             s_axi_wdata, s_axi_wstrb, s_axi_wlast, s_axi_wvalid, s_axi_bready, s_axi_arid,
@@ -926,7 +942,7 @@ generate
             m_axi_ddr_wready, m_axi_ddr_bid, m_axi_ddr_bresp, m_axi_ddr_bvalid,
             m_axi_ddr_arready, m_axi_ddr_rid, m_axi_ddr_rdata, m_axi_ddr_rresp,
             m_axi_ddr_rlast, m_axi_ddr_rvalid, ddr_clk, ddr_rst, cap_base, cap_size, cap_rptr,
-            cap_ring_reset, cap_tvalid, 1'b0};
+            cap_ring_reset, cap_tvalid, fault_rd_drop_beat_en, 1'b0};
     end
 endgenerate
 

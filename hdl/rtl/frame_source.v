@@ -72,8 +72,10 @@ module frame_source #
     // policy this is the longest frame that can be sent, 4096 beats = 64 KiB
     parameter FIFO_DEPTH = 4096,
     // Deliberate fault for the host test suite's broken-card test (crates/card-tests), 0 in
-    // every real build: when N > 0, the sequence counter does not advance at every N-th
-    // periodic frame since reset, so the frame after it repeats its sequence number
+    // every real build (no fault logic; fault_seq_repeat_en is ignored). When N > 0 the fault
+    // logic exists and fault_seq_repeat_en turns it on at run time: the sequence counter then
+    // does not advance at every N-th periodic frame since reset, so the frame after it
+    // repeats its sequence number
     parameter FAULT_SEQ_REPEAT = 0
 )
 (
@@ -120,7 +122,12 @@ module frame_source #
     output wire [63:0]            frames_dropped,
     output wire                   send_ready,
     output wire                   clearing,
-    output wire                   clear_tail
+    output wire                   clear_tail,
+
+    /*
+     * Deliberate fault enable (FAULT_SEQ_REPEAT builds only; held constant from before reset)
+     */
+    input  wire                   fault_seq_repeat_en
 );
 
 // Frame format constants (docs/frame-format.md).
@@ -201,7 +208,8 @@ reg cfg_gap_zero_reg = 1'b1;
 reg [2:0] state_reg = STATE_IDLE, state_next;
 reg [31:0] seq_ctr_reg = 32'd0, seq_ctr_next;
 reg [31:0] seq_mult_reg = 32'd0, seq_mult_next;   // seq_ctr_reg * PRBS_SEQ_MULT
-// FAULT_SEQ_REPEAT only: periodic frames started since the counter last held back.
+// FAULT_SEQ_REPEAT only: periodic frames started with the fault on since the counter last
+// held back.
 reg [31:0] fault_cnt_reg = 32'd0, fault_cnt_next;
 reg [31:0] gap_cnt_reg = 32'd0, gap_cnt_next;
 reg [12:0] skip_cnt_reg = 13'd0, skip_cnt_next;
@@ -533,7 +541,10 @@ always @* begin
             prbs_next = cfg_prbs_init_reg;
             seq_ctr_next = seq_ctr_reg + 32'd1;
             seq_mult_next = seq_mult_reg + PRBS_SEQ_MULT;
-            if (FAULT_SEQ_REPEAT != 0) begin
+            // The fault is not the card's logic: its lines stay out of the coverage figures,
+            // which only the good card's runs make.
+            /* verilator coverage_off */
+            if (FAULT_SEQ_REPEAT != 0 && fault_seq_repeat_en) begin
                 // The fault: every FAULT_SEQ_REPEAT-th frame leaves the counter (and its
                 // multiple) where they were, so the next frame repeats this one's number.
                 fault_cnt_next = fault_cnt_reg + 32'd1;
@@ -543,6 +554,7 @@ always @* begin
                     seq_mult_next = seq_mult_reg;
                 end
             end
+            /* verilator coverage_on */
             if (start_drop) begin
                 state_next = STATE_SKIP;
                 skip_cnt_next = cfg_beats_reg;
@@ -672,9 +684,10 @@ wire [DATA_WIDTH-1:0] c_out_data = c_data_reg
 
 // The trailer bytes shifted past any beat are not needed, the top bits of the PRBS mix are
 // not part of the 31-bit state, the low bits of the last byte's position are the lane, and
-// the drop policy counts with occ_reg rather than the FIFO's own count.
+// the drop policy counts with occ_reg rather than the FIFO's own count; a build without the
+// fault logic ignores its enable.
 wire unused_bits = &{1'b0, crc_shifted[DATA_WIDTH+24 +: 8], seed[31], seq_mult_reg[31],
-    seed_acc_reg[31], f_seed_reg[31], last_pos_in[3:0], 1'b0};
+    seed_acc_reg[31], f_seed_reg[31], last_pos_in[3:0], fault_seq_repeat_en, 1'b0};
 
 // Whether the last word that reached the output register ended its frame: the word there, or
 // the last one the bus took. A word after it starts a frame, which a clear may discard.

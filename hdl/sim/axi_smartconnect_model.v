@@ -313,7 +313,9 @@ rd_upsizer_inst (
     .m_axi_rvalid(up_rvalid),
     .m_axi_rready(up_rready),
     .addr_error(rd_addr_error),
-    .burst_error(rd_burst_error)
+    .burst_error(rd_burst_error),
+    // The SmartConnect has no deliberate fault: the converter is built without one.
+    .fault_drop_beat_en(1'b0)
 );
 
 axi_cdc_wr #(

@@ -21,6 +21,11 @@
  * ddr_arb_algorithm, ddr_awqos and ddr_arqos are held constant by the harness: the MIG
  * model's read/write arbitration scheme and the AxQOS its AXI port sees (0 unless a what-if
  * sets them).
+ *
+ * sim_fault_* are the deliberate faults of the host suite's broken-card tests, held constant
+ * by the harness from before reset: card_core is built here with their logic (FAULT_*), and
+ * each input turns one on, so one build is both the good card (all 0, as they start) and the
+ * broken ones (crates/card-harness's Fault names them).
  */
 
 `resetall
@@ -50,11 +55,13 @@ module sim_top #
     parameter DDR_ADDR_WIDTH = 31,
     // Width of the DDR controller ID in bits
     parameter DDR_ID_WIDTH = AXI_ID_WIDTH + 1,
-    // Deliberate faults for the host suite's broken-card tests (card_core's FAULT_*); 0 is
-    // the card as built
-    parameter FAULT_RD_DROP_BEAT = 0,
-    // Every N-th frame of a source repeats the previous sequence number; 0: never
-    parameter FAULT_SEQ_REPEAT = 0
+    // Deliberate faults for the host suite's broken-card tests (card_core's FAULT_*), built in
+    // and turned on by the sim_fault_* inputs: 1 builds the read width converter's dropped
+    // beat (sim_fault_rd_drop_beat); 0 leaves its logic out
+    parameter FAULT_RD_DROP_BEAT = 1,
+    // Every N-th frame of a source repeats the previous sequence number while
+    // sim_fault_seq_repeat is high; 0 leaves the logic out
+    parameter FAULT_SEQ_REPEAT = 1000
 )
 (
     input  wire                          axi_aclk,
@@ -163,7 +170,15 @@ module sim_top #
      */
     input  wire [1:0]                    ddr_arb_algorithm,
     input  wire [3:0]                    ddr_awqos,
-    input  wire [3:0]                    ddr_arqos
+    input  wire [3:0]                    ddr_arqos,
+
+    /*
+     * Deliberate faults, simulation only, held constant from before reset: 1 turns on the
+     * read width converter's dropped beat, the frame sources' repeated sequence number; 0 (as
+     * they start) is the card as built
+     */
+    input  wire                          sim_fault_rd_drop_beat,
+    input  wire                          sim_fault_seq_repeat
 );
 
 // check configuration
@@ -391,7 +406,9 @@ card_core_inst (
     .m_axi_ddr_rresp(core_ddr_rresp),
     .m_axi_ddr_rlast(core_ddr_rlast),
     .m_axi_ddr_rvalid(core_ddr_rvalid),
-    .m_axi_ddr_rready(core_ddr_rready)
+    .m_axi_ddr_rready(core_ddr_rready),
+    .fault_rd_drop_beat_en(sim_fault_rd_drop_beat),
+    .fault_seq_repeat_en(sim_fault_seq_repeat)
 );
 
 /*

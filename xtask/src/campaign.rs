@@ -138,7 +138,8 @@ usage: cargo xtask campaign --shards N [--which soak,fuzz,what-if] [--cases K] [
                       fuzz (model-based cases and protocol fuzzing), what-if (the grid's points)
   --cases K           model-based cases in the whole campaign (default 64), over 16 fuzz slices
   --protocol-cases P  protocol fuzz cases per protocol in the whole campaign (default: 16 K)
-  --top SIM_TOP       the simulated top of the model-based cases, e.g. sim_top_fault_rd_beat
+  --top SIM_TOP       the simulated top of the model-based cases, or a fault of sim_top turned
+                      on at run time: sim_top_fault_rd_beat, sim_top_fault_seq
   --seed S            the campaign's seed (default: the slices' fixed seed)
   --archive-only      only build the nextest archive and check its N partitions (the CI's build job)
   --shard I           only run partition I of N from the archive (a CI matrix job)

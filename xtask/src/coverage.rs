@@ -11,7 +11,9 @@
 //!
 //! Excluded by rule, and said so in the report: code outside `hdl/rtl` (the simulation-only
 //! models and test benches of `hdl/sim`, and the randomized twins, which read a copy of the RTL
-//! from the build folder), and the deliberately broken builds (tops named `*_fault_*`).
+//! from the build folder), and the deliberately broken cards: `sim_top` with a fault turned on
+//! at run time, whose models card-harness names `<test>.<fault name>` (the fault names hold
+//! `_fault_`), and any top named `*_fault_*`.
 //!
 //! `--crate NAME` does the same for one crate that builds tops of its own through sim-build
 //! (`own-rtl-example`, say): its tests on coverage builds, every file its tops read counted but
@@ -35,8 +37,9 @@ use serde::{Deserialize, Serialize};
 const OUT: &str = "coverage";
 /// The RTL whose coverage counts: the card's synthesizable modules.
 const COUNTED_DIR: &str = "hdl/rtl/";
-/// Marks in a top's name of builds broken on purpose, for the checks that must catch them:
-/// the card's fault builds and a user crate's broken variants.
+/// Marks of cards broken on purpose, for the checks that must catch them, in a top's name or
+/// in the fault name after the last `.` of a model's name: the card's faults (card-harness's
+/// `Fault`, turned on at run time) and a user crate's broken variants.
 const BROKEN_TOP_MARKS: [&str; 2] = ["_fault_", "_broken"];
 /// The committed floors.
 const FLOOR_FILE: &str = "hdl/coverage.toml";
@@ -328,7 +331,7 @@ impl Scope {
             out: crate::build::target_dir(root).join(OUT),
             excluded: vec![
                 "code outside hdl/rtl: the simulation-only models and benches of hdl/sim, and the randomized twins (built from a copy of the RTL)",
-                "the deliberately broken builds (tops named *_fault_*)",
+                "the deliberately broken cards (sim_top with a fault turned on: models named <test>.sim_top_fault_*)",
             ],
         })
     }
@@ -352,13 +355,20 @@ impl Scope {
     }
 }
 
-/// Whether a coverage file (`<test>-<pid>-<model>-<top>.dat`) is of a top broken on purpose.
+/// Whether a coverage file (`<model name>-<pid>-<model>-<top>.dat`) is of a card broken on
+/// purpose: a top so named, or a model whose name ends in `.<fault name>`, which is how
+/// card-harness names a model with a fault turned on (a test's own name has no `.`).
 fn of_broken_top(file_name: &str) -> bool {
-    let top = file_name
-        .strip_suffix(".dat")
-        .and_then(|n| n.rsplit_once('-'))
-        .map_or("", |(_, t)| t);
-    BROKEN_TOP_MARKS.iter().any(|m| top.contains(m))
+    let Some(stem) = file_name.strip_suffix(".dat") else {
+        return false;
+    };
+    let mut parts = stem.rsplitn(4, '-');
+    let top = parts.next().unwrap_or("");
+    let name = parts.nth(2).unwrap_or("");
+    let fault = name.rsplit_once('.').map_or("", |(_, f)| f);
+    BROKEN_TOP_MARKS
+        .iter()
+        .any(|m| top.contains(m) || fault.contains(m))
 }
 
 /// The task.
@@ -563,8 +573,13 @@ mod tests {
     fn only_the_top_part_of_a_file_name_marks_a_broken_build() {
         assert!(of_broken_top("broken_rd-12-3-sim_top_fault_rd_beat.dat"));
         assert!(of_broken_top("it_catches-9-1-vendor_axi4_ram_broken.dat"));
-        // A test whose name says broken, on a sound top, counts.
+        // A fault turned on at run time, in a model named after it.
+        assert!(of_broken_top(
+            "a_dropped_read_beat_is_caught.sim_top_fault_rd_beat-12-3-sim_top.dat"
+        ));
+        // A test whose name says broken or fault, on a sound top, counts.
         assert!(!of_broken_top("a_broken_frame_is_counted-9-1-sim_top.dat"));
+        assert!(!of_broken_top("the_fault_selection_is_off-9-1-sim_top.dat"));
         assert!(!of_broken_top("t-1-1-card_core.dat"));
     }
 

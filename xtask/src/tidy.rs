@@ -362,8 +362,10 @@ const TOOL_CRATES: &[&str] = &["xdma-bench", "xdma-record"];
 /// synthesis constraints name the board's clocks).
 const RTL_LEVEL_CRATES: &[&str] = &["sim-bench", "own-rtl-example", "xtask"];
 /// What the simulated backend may take from the harness: the card's own LOOP rate, measured
-/// on a card_core of its own; its calls reach the card through the IP.
-const SIM_BACKEND_HARNESS_USES: &[&str] = &["loop_rate", "LoopRate"];
+/// on a card_core of its own, and the names that select a card (`[sim] top`: a top, or a
+/// deliberate fault of sim_top that the IP's harness turns on); its calls reach the card
+/// through the IP.
+const SIM_BACKEND_HARNESS_USES: &[&str] = &["loop_rate", "LoopRate", "CardTop", "Fault"];
 /// The card's tops: their ports are the card's ports.
 const CARD_TOPS: &[&str] = &["hdl/rtl/card_core.v", "hdl/sim/sim_top.v"];
 /// The calls that look a port up by its name: card-sim's `Model::port`, `input` and

@@ -15,7 +15,13 @@
 //!   streams checked with the XDMA packing rule;
 //! - the user-interrupt handshake (`usr_irq_req`/`usr_irq_ack`), acknowledged as the IP does
 //!   or by hand ([`IrqAck`]), with every acknowledge logged;
-//! - the card's memory size, read from the RTL (the DDR3 model's size parameter).
+//! - the card's memory size, read from the RTL (the DDR3 model's size parameter);
+//! - the deliberate faults of `sim_top` ([`Fault`]), each a sim-only input held from before
+//!   reset: high for the fault the configuration selects, low for the others.
+//!
+//! [`CardTop::from_name`] is where a card named by a user (`[sim] top`, `--top`) becomes a top
+//! of this build and the fault to turn on: a fault's name (`sim_top_fault_rd_beat`,
+//! `sim_top_fault_seq`) selects `sim_top` with that fault.
 //!
 //! The harness knows nothing of PCIe, the host or its driver: timing the card as a host sees it
 //! is the job of the XDMA IP model (crate `xdma-ip`, with its PCIe port), which drives these
@@ -34,7 +40,9 @@ use axi_bfm::{
 };
 use card_sim::{ClockId, DdrBackdoor, Model, Port, Top};
 
+mod fault;
 mod loop_rate;
+pub use fault::{CardTop, Fault, UnknownTop};
 pub use loop_rate::{loop_rate, LoopRate};
 
 /// The reference board's AXI clock (`axi_aclk`, the XDMA IP's user clock).
@@ -216,6 +224,10 @@ pub struct HarnessConfig {
     pub c2h_record: bool,
     /// How user interrupts are acknowledged.
     pub irq_ack: IrqAck,
+    /// The deliberate fault to turn on (the top must have its input), or none: the card as
+    /// built. The model's name then ends in `.<fault name>`, so that its waveform and coverage
+    /// files say which card they are of.
+    pub fault: Option<Fault>,
 }
 
 impl HarnessConfig {
@@ -232,6 +244,16 @@ impl HarnessConfig {
             h2c_stall_bound: AxisMonitorConfig::default().stall_bound,
             c2h_record: true,
             irq_ack: IrqAck::Manual,
+            fault: None,
+        }
+    }
+
+    /// The defaults of [`HarnessConfig::new`] for a card as a name selects it: its top, with
+    /// its fault.
+    pub fn for_card(card: CardTop) -> HarnessConfig {
+        HarnessConfig {
+            fault: card.fault,
+            ..HarnessConfig::new(card.top)
         }
     }
 }
@@ -263,6 +285,7 @@ pub struct CardHarness {
     memory_size: Option<u64>,
     bar_size: u64,
     reset_cycles: u64,
+    fault: Option<Fault>,
 }
 
 /// The stream ports `<prefix><k>` the top has, in order from 0.
@@ -286,10 +309,12 @@ impl CardHarness {
     /// Builds the top, starts its clocks, attaches the bus models and resets the card.
     pub fn with_config(cfg: HarnessConfig) -> Result<CardHarness> {
         let mut builder = Model::builder(cfg.top);
-        if let Some(n) = &cfg.name {
-            builder = builder.name(n.clone());
+        if let Some(n) = model_name(&cfg) {
+            builder = builder.name(n);
         }
-        let mut env = Env::new(builder.build()?);
+        let mut model = builder.build()?;
+        drive_faults(&mut model, cfg.fault)?;
+        let mut env = Env::new(model);
         env.set_monitors(cfg.monitors);
         let clk = env.add_clock("axi_aclk", AXI_HZ)?;
         let has_ddr_clk = env.model().port("ddr_clk").is_ok();
@@ -426,10 +451,16 @@ impl CardHarness {
             memory_size,
             bar_size,
             reset_cycles: 0,
+            fault: cfg.fault,
         };
         card.ticks(4)?;
         card.reset_cycles = card.env.cycles(clk);
         Ok(card)
+    }
+
+    /// The deliberate fault turned on, if any.
+    pub fn fault(&self) -> Option<Fault> {
+        self.fault
     }
 
     /// Bytes of card memory behind `s_axi`: the DDR3 model's size, from the RTL; `None` for a
@@ -714,6 +745,49 @@ pub struct Frame {
     pub first_cycle: u64,
     /// Edge number of the last beat's handshake.
     pub last_cycle: u64,
+}
+
+/// The model's name: the configured one (by default the thread's, as the runtime names a
+/// model), with `.<fault name>` after it when a fault is on. `None` leaves the runtime's
+/// default.
+fn model_name(cfg: &HarnessConfig) -> Option<String> {
+    let Some(fault) = cfg.fault else {
+        return cfg.name.clone();
+    };
+    let base = cfg.name.clone().unwrap_or_else(|| {
+        std::thread::current()
+            .name()
+            .map_or_else(|| "model".to_string(), str::to_string)
+    });
+    Some(format!("{base}.{}", fault.name()))
+}
+
+/// Holds every fault input the top has, before the first edge: high for `selected`, low for
+/// the others. They are driven even when low because a randomized build (`CARD_SIM_X`) need
+/// not start an input at 0. A fault selected on a top without its input is an error: running
+/// the good card in its place would pass the tests that must catch the fault.
+fn drive_faults(model: &mut Model, selected: Option<Fault>) -> Result<()> {
+    for &fault in Fault::ALL {
+        let on = selected == Some(fault);
+        match model.input(fault.input()) {
+            Ok(port) => model.set(port, u64::from(on)),
+            Err(_) if !on => {}
+            Err(e) => {
+                return Err(BfmError::Bind {
+                    bus: fault.input().to_string(),
+                    problem: format!(
+                        "the fault {} needs this input, which {}'s top `{}` lacks ({e}); it is an input of `{}`",
+                        fault.name(),
+                        model.name(),
+                        model.top().name(),
+                        fault.top().name()
+                    ),
+                })
+            }
+        }
+    }
+    model.eval()?;
+    Ok(())
 }
 
 /// Whether the randomized build is asked for (`CARD_SIM_X`, see card-sim).

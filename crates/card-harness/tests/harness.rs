@@ -1,6 +1,7 @@
-//! The harness itself: what it finds on the card's top, and turning the protocol monitors off.
+//! The harness itself: what it finds on the card's top, turning the protocol monitors off,
+//! and the deliberate faults it turns on.
 
-use card_harness::{CardHarness, HarnessConfig};
+use card_harness::{CardHarness, CardTop, Fault, HarnessConfig};
 use card_sim::Top;
 
 #[test]
@@ -45,5 +46,84 @@ fn the_loop_rate_is_the_cards_own() {
     assert!(
         r.fraction > 0.9 && r.fraction <= 4132.0 / 4144.0 + 1e-12,
         "{r:?}"
+    );
+}
+
+/// A card selected by a fault's name: sim_top with that fault's input held high and every
+/// other fault's low, from before reset on; the model is named after the fault.
+#[test]
+fn a_fault_selection_drives_its_input_and_no_other() {
+    for &fault in Fault::ALL {
+        let card = CardTop::from_name(fault.name()).expect("a fault selection");
+        let h = CardHarness::with_config(HarnessConfig::for_card(card)).expect("sim_top");
+        assert_eq!(h.fault(), Some(fault));
+        let model = h.env.model();
+        assert!(
+            model.name().ends_with(&format!(".{}", fault.name())),
+            "{}",
+            model.name()
+        );
+        for &other in Fault::ALL {
+            let port = model
+                .port(other.input())
+                .expect("sim_top has every fault input");
+            assert_eq!(
+                model.get(port),
+                u64::from(other == fault),
+                "{} with {fault} selected",
+                other.input()
+            );
+        }
+    }
+}
+
+/// The good card drives every fault input low itself (a randomized build may start an input
+/// at any value), and a fault asked of a top without its input is refused rather than run as
+/// the good card.
+#[test]
+fn the_good_card_holds_the_faults_off_and_a_top_without_them_refuses_one() {
+    let h = CardHarness::new(Top::SimTop, false).expect("sim_top");
+    assert_eq!(h.fault(), None);
+    for &fault in Fault::ALL {
+        let port = h.env.model().port(fault.input()).expect("the fault input");
+        assert_eq!(h.env.model().get(port), 0, "{}", fault.input());
+    }
+    let e = CardHarness::with_config(HarnessConfig {
+        fault: Some(Fault::RD_DROP_BEAT),
+        ..HarnessConfig::new(Top::CardCore)
+    })
+    .expect_err("card_core has no fault inputs");
+    assert!(e.to_string().contains(Fault::RD_DROP_BEAT.input()), "{e}");
+}
+
+/// The read fault as the RTL does it, through the harness's selection: a two-beat read that
+/// starts in the last 16-byte slot of a 64-byte line returns its first beat twice with the
+/// fault on, and the bytes written with it off.
+#[test]
+fn the_read_fault_repeats_a_beat_only_when_selected() {
+    let data: Vec<u8> = (0..128u32).map(|i| (i * 7 + 3) as u8).collect();
+    let read_back = |fault: Option<Fault>| -> Vec<u8> {
+        let mut h = CardHarness::with_config(HarnessConfig {
+            fault,
+            ..HarnessConfig::new(Top::SimTop)
+        })
+        .expect("sim_top");
+        h.dma
+            .write(&mut h.env, 0x100, &data)
+            .expect("write two lines");
+        h.dma.read(&mut h.env, 0x130, 32).expect("read two beats")
+    };
+    let good = read_back(None);
+    assert_eq!(
+        good,
+        data[0x30..0x50],
+        "the good card reads what was written"
+    );
+    let broken = read_back(Some(Fault::RD_DROP_BEAT));
+    assert_eq!(broken[..16], data[0x30..0x40], "the first beat is right");
+    assert_eq!(
+        broken[16..],
+        data[0x30..0x40],
+        "the second beat is the first again"
     );
 }

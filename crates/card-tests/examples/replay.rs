@@ -1,8 +1,9 @@
 //! Replays a model-based test case from its printed form (one operation per line, as a failing
 //! property test prints it) on the card the environment names, with every operation traced:
 //! `cargo run -p card-tests --example replay -- case.txt` (or `-` for standard input).
-//! `--top NAME` runs it on another simulated top of sim/card-sim/tops.txt, such as a
-//! deliberately broken build that a campaign was run on (`cargo xtask campaign --top`).
+//! `--top NAME` runs it on another simulated top of sim/card-sim/tops.txt, or on a deliberately
+//! broken card that a campaign was run on (`cargo xtask campaign --top`): `sim_top_fault_rd_beat`
+//! and `sim_top_fault_seq` are `sim_top` with one of its faults turned on at run time.
 
 use std::io::Read as _;
 
@@ -59,7 +60,7 @@ fn main() {
     if let Some(top) = top {
         if base.backend != xdma::BackendKind::Sim {
             eprintln!(
-                "--top {top} names a simulated build; XDMA_BACKEND={} serves whatever card is behind it",
+                "--top {top} names a simulated card; XDMA_BACKEND={} serves whatever card is behind it",
                 base.backend.name()
             );
             std::process::exit(2);

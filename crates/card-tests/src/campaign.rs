@@ -23,7 +23,8 @@ pub const OUT_ENV: &str = "CAMPAIGN_OUT";
 pub const CASES_ENV: &str = "CAMPAIGN_CASES";
 /// The campaign's seed, from which every case's seed is derived.
 pub const SEED_ENV: &str = "CAMPAIGN_SEED";
-/// The simulated top the model-based cases run on (a deliberately broken build, say).
+/// The simulated top the model-based cases run on, or a deliberately broken card (a fault of
+/// `sim_top` turned on at run time, such as `sim_top_fault_rd_beat`).
 pub const TOP_ENV: &str = "CAMPAIGN_TOP";
 /// Runs only the case of this index (a replay); every other case is left out.
 pub const CASE_ENV: &str = "CAMPAIGN_CASE";

@@ -1,8 +1,10 @@
 //! Deliberately broken cards that the model-based property must catch: tests that pass only
-//! when the property fails on the broken build and shrinks to a short sequence.
+//! when the property fails on the broken card and shrinks to a short sequence.
 //!
-//! The broken builds are simulated tops of sim/card-sim/tops.txt, built from the card's RTL with one
-//! fault parameter set (off in every real build):
+//! A broken card is the simulated card `sim_top` with one of its deliberate faults turned on
+//! at run time (card-harness's `Fault`, re-exported as `xdma::sim::Fault`): card_core is built
+//! there with the fault's logic, and a sim-only input of sim_top, which the harness holds high
+//! from before reset, enables it. Each fault is selected by its name in `[sim] top`:
 //! - `sim_top_fault_rd_beat`: the read width converter (axi_rd_upsizer, FAULT_DROP_BEAT)
 //!   repeats the first beat of a burst that starts in the last 16-byte slot of a 64-byte line
 //!   in place of its second; the bursts stay legal, so only the data shows it;
@@ -11,10 +13,11 @@
 //!
 //! Each test runs the property with a fixed seed (so CI finds the same failure every time),
 //! checks that it failed and that the shrunk sequence is short, prints it in its replayable
-//! form, and replays it: it must fail on the broken top and pass on the good card. The
-//! committed files `tests/regressions/broken-*.txt` are the sequences found; they are replayed
-//! the same way. A broken top exists only as a simulated card: on any other backend these tests
-//! are skipped, saying so.
+//! form, and replays it: it must fail with the fault on and pass on the good card, which is
+//! the same `sim_top` build with the fault inputs low (so the failure is the fault's, and the
+//! fault logic left off changes nothing). The committed files `tests/regressions/broken-*.txt`
+//! are the sequences found; they are replayed the same way. A broken card exists only as a
+//! simulated card: on any other backend these tests are skipped, saying so.
 
 use std::path::PathBuf;
 
@@ -23,6 +26,7 @@ use card_tests::ops::{self, Case};
 use proptest::test_runner::{
     Config as ProptestConfig, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
 };
+use xdma::sim::Fault;
 use xdma::{BackendKind, Config};
 
 /// The most operations a shrunk failing sequence may have.
@@ -31,15 +35,15 @@ const SHORT: usize = 3;
 /// Cases drawn before giving up: the fault must show well before.
 const CASES: u32 = 64;
 
-/// The suite's configuration with the RTL top `top`, or None (after a printed skip) when the
-/// environment names a backend on which a top cannot be chosen.
+/// The suite's configuration with the simulated card `top` (`[sim] top`), or None (after a
+/// printed skip) when the environment names a backend on which a card cannot be chosen.
 fn config_with_top(top: &str) -> Option<Config> {
     let mut cfg = bench::config();
     if cfg.backend != BackendKind::Sim {
         record_skip(
             &test_name(),
             &format!(
-                "the broken card {top} is a simulated build (sim/card-sim/tops.txt); XDMA_BACKEND={} serves whatever card is behind it",
+                "the broken card {top} is a simulated card (sim_top with a fault turned on); XDMA_BACKEND={} serves whatever card is behind it",
                 cfg.backend.name()
             ),
         );
@@ -49,8 +53,9 @@ fn config_with_top(top: &str) -> Option<Config> {
     Some(cfg)
 }
 
-/// Runs the property on `top` and returns the shrunk failing case with its failure.
-fn shrunk_failure(top: &str, seed: u8) -> Option<(Case, String)> {
+/// Runs the property on the broken card and returns the shrunk failing case with its failure.
+fn shrunk_failure(fault: Fault, seed: u8) -> Option<(Case, String)> {
+    let top = fault.name();
     let cfg = config_with_top(top)?;
     let config = ProptestConfig {
         cases: CASES,
@@ -79,23 +84,30 @@ fn shrunk_failure(top: &str, seed: u8) -> Option<(Case, String)> {
     }
 }
 
-/// The shrunk case must fail on the broken top and pass on the good card: the failure is the
-/// fault's, not the sequence's.
-fn fails_only_on(top: &str, case: &Case) {
+/// The shrunk case must fail with the fault on and pass on the good card: the failure is the
+/// fault's, not the sequence's. The good card is the very build the fault is an input of
+/// (`sim_top`), with every fault input low.
+fn fails_only_on(fault: Fault, case: &Case) {
+    let top = fault.name();
     let Some(broken) = config_with_top(top) else {
         return;
     };
-    let good = bench::config();
+    let mut good = broken.clone();
+    ops::edit_sim(&mut good, |s| s.top = fault.top().name().into());
     if let Err(f) = ops::run_case(case, &good) {
-        panic!("the sequence also fails on the good card, so it does not isolate {top}'s fault: {f}{case:?}");
+        panic!(
+            "the sequence also fails on the good card ({}), so it does not isolate {top}'s fault: {f}{case:?}",
+            fault.top().name()
+        );
     }
     if ops::run_case(case, &broken).is_ok() {
         panic!("the sequence passes on {top}:{case:?}");
     }
 }
 
-fn check(top: &str, seed: u8, expect: &str) {
-    let Some((case, why)) = shrunk_failure(top, seed) else {
+fn check(fault: Fault, seed: u8, expect: &str) {
+    let top = fault.name();
+    let Some((case, why)) = shrunk_failure(fault, seed) else {
         return;
     };
     assert!(
@@ -107,31 +119,45 @@ fn check(top: &str, seed: u8, expect: &str) {
         why.contains(expect),
         "{top}: failed for another reason: {why}"
     );
-    fails_only_on(top, &case);
+    fails_only_on(fault, &case);
 }
 
 #[test]
 fn a_dropped_read_beat_is_caught() {
-    check("sim_top_fault_rd_beat", 3, "the model holds");
+    check(Fault::RD_DROP_BEAT, 3, "the model holds");
 }
 
 #[test]
 fn a_repeated_sequence_number_is_caught() {
-    check("sim_top_fault_seq", 2, "sequence");
+    check(Fault::SEQ_REPEAT, 2, "sequence");
 }
 
-/// The committed sequences, replayed: each fails on its broken top and passes on the good card.
+/// The committed sequences, replayed: each fails with its fault on and passes on the good card.
+/// Every fault has one, named as the regression files say (a fault added without its sequence
+/// fails here).
 #[test]
 fn the_committed_broken_card_sequences_still_fail() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/regressions");
-    for (file, top) in [
-        ("broken-rd-beat.txt", "sim_top_fault_rd_beat"),
-        ("broken-seq.txt", "sim_top_fault_seq"),
-    ] {
+    let files = [
+        ("broken-rd-beat.txt", Fault::RD_DROP_BEAT),
+        ("broken-seq.txt", Fault::SEQ_REPEAT),
+    ];
+    for fault in Fault::ALL {
+        assert!(
+            files.iter().any(|(_, f)| f == fault),
+            "no committed sequence for the fault {fault}"
+        );
+    }
+    for (file, fault) in files {
         let path = dir.join(file);
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            text.contains(fault.name()),
+            "{}: the header names another card than {fault}",
+            path.display()
+        );
         let case = Case::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        fails_only_on(top, &case);
+        fails_only_on(fault, &case);
     }
 }

@@ -34,7 +34,7 @@ fn model_config(plan: &Plan, test: &str) -> Option<Config> {
             record_skip(
                 test,
                 &format!(
-                    "{}={top} names a simulated build; XDMA_BACKEND={} serves whatever card is behind it",
+                    "{}={top} names a simulated card; XDMA_BACKEND={} serves whatever card is behind it",
                     campaign::TOP_ENV,
                     cfg.backend.name()
                 ),

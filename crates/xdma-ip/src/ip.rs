@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use axi_bfm::TxnId;
-use card_harness::{CardHarness, HarnessConfig, IrqAck};
+use card_harness::{CardHarness, Fault, HarnessConfig, IrqAck};
 use card_sim::Top;
 use xdma_regmap::{
     self as map, common, control, engine as ereg, irq as ireg, msix, sgdma, status, Target,
@@ -35,6 +35,8 @@ pub enum EngineKind {
 pub struct IpConfig {
     /// The card's RTL top.
     pub top: Top,
+    /// The deliberate fault of the top to turn on (card-harness's [`Fault`]), or none.
+    pub fault: Option<Fault>,
     /// H2C engines, channel 0 first (at most 4).
     pub h2c: Vec<EngineKind>,
     /// C2H engines, channel 0 first (at most 4).
@@ -66,6 +68,7 @@ impl IpConfig {
     pub fn new(top: Top, h2c: Vec<EngineKind>, c2h: Vec<EngineKind>) -> IpConfig {
         IpConfig {
             top,
+            fault: None,
             h2c,
             c2h,
             user_irqs: 1,
@@ -361,6 +364,7 @@ pub struct XdmaIp {
 
 fn harness(cfg: &IpConfig) -> Result<CardHarness> {
     let mut hc = HarnessConfig::new(cfg.top);
+    hc.fault = cfg.fault;
     hc.name.clone_from(&cfg.name);
     hc.monitors = cfg.monitors;
     hc.dma = axi_bfm::AxiMasterConfig {

@@ -26,8 +26,9 @@ pub struct SimConfig {
     /// leaves those three as given (by default the combined layout).
     pub variant: Option<Variant>,
     /// The RTL top that is the card, by name. Default `sim_top` (card_core with the DDR3
-    /// model). A name this build does not have, or a top that is not a card, is a missing
-    /// device.
+    /// model). A deliberately broken card is named the same way: `sim_top_fault_rd_beat` and
+    /// `sim_top_fault_seq` are `sim_top` with one of its faults turned on ([`crate::Fault`]).
+    /// A name this build does not have, or a top that is not a card, is a missing device.
     pub top: String,
     /// The H2C channels of the simulated card, by index, at most 4. Default: 0 memory-mapped
     /// (the card's `s_axi` write side), 1 stream (`s_axis_h2c0`).

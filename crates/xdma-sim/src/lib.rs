@@ -44,7 +44,6 @@ use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use card_sim::Top;
 use xdma_core::{
     check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
     Direction, DmaBuffer, Error, ErrorKind, LoopRate, Result, Transfer,
@@ -54,6 +53,9 @@ use xdma_ip::AXI_HZ;
 use xdma_ip::{EngineKind, IpConfig, XdmaIp};
 use xdma_regmap::{Target, HOST_PAGE};
 
+/// The names that select a card in `[sim] top`: a top of this build, or a deliberate fault of
+/// `sim_top` turned on at run time.
+pub use card_harness::{CardTop, Fault};
 pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
 pub use ddr_config::{Arbitration, DataPath, DdrConfig};
 pub use driver_config::DriverConfig;
@@ -207,19 +209,13 @@ struct Found {
     bus_bytes: usize,
 }
 
-/// The card's top as configured: a top of this build by name, or a missing device.
-fn find_top(name: &str) -> Result<Top> {
-    Top::ALL
-        .iter()
-        .copied()
-        .find(|t| t.name() == name)
-        .ok_or_else(|| Error::NoDevice {
-            what: format!("simulated card `{name}`"),
-            hint: format!(
-                "this build has no RTL top of that name; set sim.top to a card top listed in sim/card-sim/tops.txt (the card is `sim_top`; this build has {})",
-                Top::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
-            ),
-        })
+/// The card as configured: a top of this build, or a deliberate fault of one, by name
+/// (card-harness's table); a name that is neither is a missing device.
+fn find_top(name: &str) -> Result<CardTop> {
+    CardTop::from_name(name).map_err(|e| Error::NoDevice {
+        what: format!("simulated card `{name}`"),
+        hint: format!("{e}; set sim.top to one of them (the card is `sim_top`)"),
+    })
 }
 
 /// Holds the DDR controller model's settings on the card's constant inputs. A card top without
@@ -248,9 +244,9 @@ const HOST_RAM_BASE: u64 = 1 << 32;
 /// Builds the IP in front of the card and probes it with the driver model, on the simulation
 /// thread.
 fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
-    let top = find_top(&cfg.top)?;
+    let selected = find_top(&cfg.top)?;
     let not_a_card = |e: String| Error::NoDevice {
-        what: format!("simulated card `{}`", top.name()),
+        what: format!("simulated card `{}`", selected.name()),
         hint: format!("this RTL top is not a card with the XDMA-side ports ({e}); use `sim_top`"),
     };
     let stall_cycles =
@@ -272,7 +268,8 @@ fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
         alignment: u32::try_from(cfg.engine.alignment).unwrap_or(u32::MAX),
         max_burst_beats: cfg.engine.max_burst_beats,
         pcie: Some(cfg.engine.pcie(&cfg.timing)),
-        ..IpConfig::new(top, kinds(&cfg.h2c), kinds(&cfg.c2h))
+        fault: selected.fault,
+        ..IpConfig::new(selected.top, kinds(&cfg.h2c), kinds(&cfg.c2h))
     };
     let mut ip = match XdmaIp::new(ip_cfg) {
         Ok(ip) => ip,
