@@ -70,9 +70,11 @@ pub fn loop_bench(root: &Path, args: &[String]) -> Result<(), String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--before" => before_rev = it.next().cloned(),
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "loop-bench: unknown option `{other}`; usage: cargo xtask loop-bench --before REV"
-            )),
+            ))
+            }
         }
     }
     let rev = before_rev.ok_or(

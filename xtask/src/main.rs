@@ -346,12 +346,33 @@ impl Drop for Background {
 /// would otherwise build each on first use: each crate's `build-tops` example.
 fn tops(root: &Path) -> Result<(), String> {
     setup::setup(root)?;
-    for krate in ["card-sim", "own-rtl-example"] {
-        let mut cmd = cargo();
-        cmd.args(["run", "--quiet", "-p", krate, "--example", "build-tops"]);
-        run(root, cmd)?;
-    }
-    Ok(())
+    build_tops(root, &[])?;
+    let mut cmd = cargo();
+    cmd.args([
+        "run",
+        "--quiet",
+        "-p",
+        "own-rtl-example",
+        "--example",
+        "build-tops",
+    ]);
+    run(root, cmd)
+}
+
+/// Builds the card's tops named (every one when none is) into the cache.
+pub fn build_tops(root: &Path, names: &[&str]) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args([
+        "run",
+        "--quiet",
+        "-p",
+        "card-sim",
+        "--example",
+        "build-tops",
+        "--",
+    ])
+    .args(names);
+    run(root, cmd)
 }
 
 /// Seeds of the randomized build's runs in `cargo xtask test`.

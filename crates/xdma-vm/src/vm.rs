@@ -129,6 +129,9 @@ pub enum RunError {
     /// The device could not be started.
     #[error(transparent)]
     Server(#[from] ServerError),
+    /// The card's top could not be built.
+    #[error(transparent)]
+    Build(#[from] card_sim::SimError),
 }
 
 fn sys(what: &'static str) -> impl Fn(nix::Error) -> RunError {
@@ -204,6 +207,11 @@ pub fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
                 path: path.clone(),
             });
         }
+    }
+    // The card's top is built (or found in the cache) before QEMU starts: the device answers
+    // the guest from its first access, and a top's first build takes minutes.
+    if let Some(top) = opts.variant.top() {
+        card_sim::Library::of(top.def())?;
     }
     // Signals are taken by a thread of their own through sigwait, so they are blocked before
     // any other thread exists (every thread inherits the mask). A child inherits the mask too,

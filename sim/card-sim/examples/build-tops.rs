@@ -1,13 +1,32 @@
-//! Builds every top of card-sim into the cache (`cargo xtask tops`), so that the tests after it
-//! find them built: for CI, or before working offline.
+//! Builds the tops of card-sim into the cache (`cargo xtask tops`), every one or those named
+//! as arguments, so that what runs after it finds them built: CI, a guest run whose device
+//! must answer at once, or work offline.
 
-fn main() -> std::process::ExitCode {
-    let tops: Vec<card_sim::TopDef> = card_sim::Top::ALL.iter().map(|t| t.def()).collect();
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let names: Vec<String> = std::env::args().skip(1).collect();
+    let mut tops = Vec::new();
+    for t in card_sim::Top::ALL {
+        if names.is_empty() || names.iter().any(|n| n == t.name()) {
+            tops.push(t.def());
+        }
+    }
+    if let Some(n) = names
+        .iter()
+        .find(|n| !card_sim::Top::ALL.iter().any(|t| t.name() == n.as_str()))
+    {
+        eprintln!(
+            "build-tops: card-sim has no top `{n}`; its tops are: {}",
+            card_sim::built_tops().join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
     match card_sim::build_tops(&tops) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("build-tops: {e}");
-            std::process::ExitCode::FAILURE
+            ExitCode::FAILURE
         }
     }
 }
