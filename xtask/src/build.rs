@@ -117,18 +117,8 @@ pub fn test_executables(root: &Path, args: &[&str]) -> Result<Vec<TestExe>, Stri
     cmd.current_dir(root)
         .args(["test", "--workspace", "--no-run", "--message-format=json"])
         .args(args);
-    let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot start {shown}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{shown} failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
     Ok(parse_test_executables(&String::from_utf8_lossy(
-        &out.stdout,
+        &crate::stdout_of(cmd)?,
     )))
 }
 

@@ -136,6 +136,22 @@ pub fn run(root: &Path, mut cmd: Command) -> Result<(), String> {
     }
 }
 
+/// Runs `cmd` to its end and returns what it printed on standard output, or an error that
+/// shows the command and what it printed on standard error.
+pub fn stdout_of(mut cmd: Command) -> Result<Vec<u8>, String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{shown} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(out.stdout)
+}
+
 /// The project's own RTL sources (the `own` folders of `rtl.toml`): one module per file.
 pub fn rtl_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     let dirs = rtl_dirs::RtlDirs::load(root)?;

@@ -1177,17 +1177,9 @@ fn resolve(root: &Path, selection: &[&str]) -> Result<Resolved, String> {
         .args(["tree", "--locked", "--prefix", "none", "-e", TREE_EDGES])
         .args(["-f", "{p}|{f}"])
         .args(selection);
-    let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot start {shown}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{shown} failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(parse_tree(&String::from_utf8_lossy(&out.stdout)))
+    Ok(parse_tree(&String::from_utf8_lossy(&crate::stdout_of(
+        cmd,
+    )?)))
 }
 
 /// The names of the workspace's members at `root`, from `cargo metadata`.
@@ -1195,16 +1187,7 @@ fn member_names(root: &Path) -> Result<Vec<String>, String> {
     let mut cmd = crate::cargo();
     cmd.current_dir(root)
         .args(["metadata", "--locked", "--no-deps", "--format-version", "1"]);
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot start cargo metadata: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo metadata failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
+    let meta: serde_json::Value = serde_json::from_slice(&crate::stdout_of(cmd)?)
         .map_err(|e| format!("cargo metadata printed no JSON: {e}"))?;
     let names = meta["packages"]
         .as_array()

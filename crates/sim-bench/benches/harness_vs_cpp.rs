@@ -31,8 +31,8 @@ fn runners() -> Vec<Runner> {
     vec![
         Runner {
             name: "cpp_baseline",
-            loop_run: |f, l| cpp_loop(f, l).map_err(Into::into),
-            mem_run: |b, n| cpp_memory(b, n).map_err(Into::into),
+            loop_run: |f, l| cpp_loop(f, l),
+            mem_run: |b, n| cpp_memory(b, n),
         },
         Runner {
             name: "rust_monitors_on",

@@ -154,7 +154,6 @@ fn a_bad_source_gives_verilators_own_message_at_first_use() {
     // Through a model, the same text reaches the test as its error.
     let json: &'static str = Box::leak(r.to_json().expect("json").into_boxed_str());
     let e = Model::new(TopDef::from_recipe("counter", "counter", json))
-        .err()
-        .expect("the model cannot be built");
+        .expect_err("the model cannot be built");
     assert!(e.to_string().contains("missing_signal"), "{e}");
 }

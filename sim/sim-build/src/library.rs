@@ -222,7 +222,7 @@ fn manifests(top_dir: &Path) -> Vec<(PathBuf, Manifest)> {
                 .collect()
         })
         .unwrap_or_default();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.into_iter().map(|(_, p, m)| (p, m)).collect()
 }
 

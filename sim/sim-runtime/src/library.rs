@@ -18,11 +18,13 @@ pub struct Library {
     handle: usize,
 }
 
+/// A top's recipe and its companion: what names one library.
+type Key = (&'static str, Option<&'static str>);
+
 /// The libraries loaded so far, by top and recipe, so that a second model of a top costs
 /// neither a look at its sources nor a `dlopen`.
-fn loaded() -> &'static Mutex<HashMap<(&'static str, Option<&'static str>), Library>> {
-    static LOADED: OnceLock<Mutex<HashMap<(&'static str, Option<&'static str>), Library>>> =
-        OnceLock::new();
+fn loaded() -> &'static Mutex<HashMap<Key, Library>> {
+    static LOADED: OnceLock<Mutex<HashMap<Key, Library>>> = OnceLock::new();
     LOADED.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
