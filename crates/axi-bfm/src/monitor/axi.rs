@@ -502,8 +502,12 @@ impl AxiCheck {
         }
         let seq = front.map_or(0, |w| w.seq);
         self.events.bump_if(Event::ErrorResponse, resp >= 2);
-        let ooo = self.older_other(id, seq, true);
-        self.events.bump_if(Event::OutOfOrderResponse, ooo);
+        // An older request of another ID needs another ID in the map: with one ID in use
+        // (most benches), the scan is skipped.
+        if self.writes.len() > 1 {
+            let ooo = self.older_other(id, seq, true);
+            self.events.bump_if(Event::OutOfOrderResponse, ooo);
+        }
         let older = self.in_order_older(seq, true);
         let q = self.writes.get_mut(&id);
         if let Some(q) = q {
@@ -555,9 +559,13 @@ impl AxiCheck {
         let id = rd.rid.map_or(0, |p| m.get(p));
         let resp = m.get(rd.rresp);
         let rlast = m.get_bool(rd.rlast);
+        // Read data interleaved or out of order needs a request of another ID, so another ID
+        // in the map: with one ID in use, as in most benches, these scans of every ID at
+        // every beat are skipped. The map keeps an ID's entry once it has one.
         if let Some((got, seq)) = self
             .reads
             .get(&id)
+            .filter(|_| self.reads.len() > 1)
             .and_then(|q| q.front())
             .map(|r| (r.got, r.seq))
         {
@@ -765,22 +773,14 @@ impl Agent for AxiCheck {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
         let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
         let mut found = None;
-        let (ar, r) = match self.rd.as_mut() {
-            Some(rd) => (Some(&mut rd.ar), Some(&mut rd.r)),
-            None => (None, None),
-        };
-        let chans = [
-            Some(&mut self.aw),
-            Some(&mut self.w),
-            Some(&mut self.b),
-            ar,
-            r,
-        ];
-        for ch in chans.into_iter().flatten() {
-            ch.sample(m);
-            if let Some(v) = ch.check(bus, cx, wir, sb) {
-                found.get_or_insert(v);
-            }
+        // Each channel by name rather than through an iterator of optional channels: this
+        // runs at every edge, and the straight line is shorter.
+        self.aw.watch(m, bus, cx, wir, sb, &mut found);
+        self.w.watch(m, bus, cx, wir, sb, &mut found);
+        self.b.watch(m, bus, cx, wir, sb, &mut found);
+        if let Some(rd) = self.rd.as_mut() {
+            rd.ar.watch(m, bus, cx, wir, sb, &mut found);
+            rd.r.watch(m, bus, cx, wir, sb, &mut found);
         }
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {

@@ -6,9 +6,7 @@ use std::rc::Rc;
 use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
-use super::{
-    handshakes, violation, Chan, Channel, Coverage, Event, Events, Pace, Situation, Violation,
-};
+use super::{handshakes, violation, Chan, Channel, Coverage, Event, Events, Situation, Violation};
 use crate::axis::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
 use crate::env::{Agent, Cx, Env, Idle};
@@ -43,6 +41,11 @@ impl Default for AxisMonitorConfig {
     }
 }
 
+/// True when `cfg` asks for no frame rule and no recording.
+fn plain(cfg: &AxisMonitorConfig) -> bool {
+    !cfg.tkeep_packed && cfg.min_frame == 0 && cfg.max_frame == 0 && !cfg.record
+}
+
 pub(crate) struct AxisCheck {
     bus: String,
     cfg: AxisMonitorConfig,
@@ -61,8 +64,13 @@ pub(crate) struct AxisCheck {
     frame_bytes: u64,
     cur: Option<RecordedFrame>,
     frames: Vec<RecordedFrame>,
-    /// Beats of the frame in progress.
-    frame_beats: u32,
+    /// Beats accepted out of reset. Full beats are what null-byte ones leave of these, and a
+    /// frame's length is the difference at its TLAST, so a beat costs one increment here.
+    beats: u64,
+    /// [`AxisCheck::beats`] at the last TLAST (or reset): where the frame in progress began.
+    frame_start: u64,
+    /// No frame rule and no recording: a beat only counts its bytes.
+    plain: bool,
     /// The situations counted (functional coverage).
     events: Events,
     /// Raised while TVALID is low with no stall in progress, clear of reset: an edge then
@@ -139,7 +147,9 @@ impl AxisMonitor {
             words: [0; MAX_WORDS],
             was_in_reset: false,
             frame_bytes: 0,
-            frame_beats: 0,
+            beats: 0,
+            frame_start: 0,
+            plain: plain(&cfg),
             events: Events::default(),
             cur: None,
             frames: Vec::new(),
@@ -159,6 +169,7 @@ impl AxisMonitor {
     pub fn set_config(&self, cfg: AxisMonitorConfig) {
         let mut c = self.inner.borrow_mut();
         c.cfg = cfg;
+        c.plain = plain(&cfg);
         c.idle.set(false);
     }
 
@@ -173,6 +184,8 @@ impl AxisMonitor {
         let mut cov = Coverage::default();
         c.t.add_paces(&mut cov);
         cov.add_events(&c.events);
+        let null = cov.count(Situation::Event(Event::NullBytes));
+        cov.add(Situation::Event(Event::FullBeat), c.beats - null);
         cov
     }
 
@@ -201,31 +214,48 @@ impl AxisMonitor {
 }
 
 impl AxisCheck {
-    /// Counts the situations of an accepted beat.
-    fn count_beat(&mut self, keep: u128, tlast: bool) {
-        let e = &mut self.events;
-        e.bump_if(Event::FullBeat, keep == self.full);
-        e.bump_if(Event::NullBytes, keep != self.full);
-        self.frame_beats += 1;
+    /// Counts the situations of an accepted beat; `after_stall` says whether it waited for
+    /// TREADY.
+    #[inline]
+    fn count_beat(&mut self, keep: u128, tlast: bool, after_stall: bool) {
+        self.beats += 1;
+        self.events.bump_if(Event::NullBytes, keep != self.full);
         if tlast {
-            e.bump_if(Event::SingleBeatFrame, self.frame_beats == 1);
-            e.bump_if(Event::MultiBeatFrame, self.frame_beats > 1);
-            e.bump_if(Event::StallAtLast, self.t.last_pace() == Pace::AfterStall);
-            self.frame_beats = 0;
+            self.count_frame(after_stall);
         }
     }
 
-    fn on_beat(&mut self, m: &Model, cx: &Cx, keep: u128) -> Option<Violation> {
+    /// Counts the situations of a frame, at its TLAST beat (counted already).
+    fn count_frame(&mut self, after_stall: bool) {
+        let e = &mut self.events;
+        let len = self.beats - self.frame_start;
+        e.bump_if(Event::SingleBeatFrame, len == 1);
+        e.bump_if(Event::MultiBeatFrame, len > 1);
+        e.bump_if(Event::StallAtLast, after_stall);
+        self.frame_start = self.beats;
+    }
+
+    /// The bytes a beat with `keep` carries: a full beat's are known, so the population
+    /// count (a loop on a u128 without a POPCNT instruction) runs only for null bytes.
+    #[inline]
+    fn beat_bytes(&self, keep: u128) -> u64 {
+        if keep == self.full {
+            self.bytes as u64
+        } else {
+            u64::from(keep.count_ones())
+        }
+    }
+
+    fn on_beat(&mut self, m: &Model, cx: &Cx, keep: u128, after_stall: bool) -> Option<Violation> {
         let tlast = self.tlast.is_none_or(|p| m.get_bool(p));
-        self.count_beat(keep, tlast);
-        let c = &self.cfg;
-        if !c.tkeep_packed && c.min_frame == 0 && c.max_frame == 0 && !c.record {
+        self.count_beat(keep, tlast, after_stall);
+        if self.plain {
             // No frame rule and no recording: only the byte count is kept, which the rules
             // would need if they were switched on mid-frame.
             self.frame_bytes = if tlast {
                 0
             } else {
-                self.frame_bytes + u64::from(keep.count_ones())
+                self.frame_bytes + self.beat_bytes(keep)
             };
             return None;
         }
@@ -253,7 +283,7 @@ impl AxisCheck {
             }
         }
         let before = self.frame_bytes;
-        self.frame_bytes += u64::from(keep.count_ones());
+        self.frame_bytes += self.beat_bytes(keep);
         let (min, max) = (self.cfg.min_frame, self.cfg.max_frame);
         let len_vals = [("bytes", self.frame_bytes)];
         // The maximum is reported once, on the beat that first exceeds it; the minimum on the
@@ -310,6 +340,8 @@ impl AxisCheck {
 
 impl Agent for AxisCheck {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
+        // Read before the check moves the stall history on to this edge.
+        let after_stall = self.t.stalled_before();
         self.t.sample(m);
         let keep = if self.t.v {
             self.tkeep.map_or(self.full, |p| get_mask(m, p))
@@ -333,10 +365,10 @@ impl Agent for AxisCheck {
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {
             self.frame_bytes = 0;
-            self.frame_beats = 0;
+            self.frame_start = self.beats;
             self.cur = None;
         } else if self.t.fire() {
-            if let Some(v) = self.on_beat(m, cx, keep) {
+            if let Some(v) = self.on_beat(m, cx, keep, after_stall) {
                 found.get_or_insert(v);
             }
         }

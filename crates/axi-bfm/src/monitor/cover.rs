@@ -1,9 +1,14 @@
 //! Functional coverage: the protocol situations the monitors' rules are about, counted as the
 //! bus shows them, so that a run (a fuzz run above all) can say which it reached.
 //!
-//! The counting costs the monitors next to nothing per edge: a handshake bumps one counter of
-//! its channel, and the situations of a request or a beat are counted when it is accepted,
-//! into fixed arrays. A [`Coverage`] is put together only when asked for.
+//! The counting costs the monitors next to nothing per edge: an edge without a handshake
+//! counts nothing, and a handshake adds to its channel's total and, after an idle edge, to
+//! one other counter; handshakes after a stall are counted where the stall is checked, off
+//! the fast path, and back-to-back ones are what the others leave of the total. The
+//! situations of a request or a beat are counted when it is accepted, into fixed arrays, the
+//! common ones likewise derived from totals (a full stream beat is any beat without null
+//! bytes), and the checks that look at other IDs run only when another ID is in use. A
+//! [`Coverage`] is put together only when asked for.
 
 use std::collections::BTreeMap;
 

@@ -33,6 +33,9 @@ pub(crate) struct Chan {
     valid: Port,
     ready: Port,
     payload: Vec<(String, Port)>,
+    /// Each payload port with the range of its words in [`Chan::cur`], worked out once: the
+    /// payload is read at every edge of a stall.
+    slots: Vec<(Port, usize, usize)>,
     cur: [u32; PAY_WORDS],
     prev: [u32; PAY_WORDS],
     nwords: usize,
@@ -44,12 +47,16 @@ pub(crate) struct Chan {
     have_payload: bool,
     stalled_before: bool,
     stalled_for: u64,
-    /// Handshakes by [`Pace`], in the order of [`Pace::ALL`].
-    paces: [u64; 3],
+    /// Handshakes so far, of every pace. Back-to-back ones, the common case of a busy
+    /// channel, are not counted apart: they are what the other two paces leave of this.
+    fires: u64,
+    /// Handshakes after a stall ([`Pace::AfterStall`]), counted where the stall is
+    /// checked, off the fast path.
+    after_stall: u64,
+    /// Handshakes after an edge without one ([`Pace::AfterIdle`]).
+    after_idle: u64,
     /// The cycle of the last handshake (`u64::MAX` before the first).
     last_fire: u64,
-    /// How the last handshake came about.
-    last_pace: Pace,
 }
 
 impl Chan {
@@ -68,11 +75,21 @@ impl Chan {
                 PAY_WORDS * 32
             ));
         }
+        let mut off = 0;
+        let slots = payload
+            .iter()
+            .map(|(_, p)| {
+                let at = (*p, off, off + p.words());
+                off += p.words();
+                at
+            })
+            .collect();
         Ok(Chan {
             channel,
             valid,
             ready,
             payload,
+            slots,
             cur: [0; PAY_WORDS],
             prev: [0; PAY_WORDS],
             nwords,
@@ -81,14 +98,16 @@ impl Chan {
             have_payload: false,
             stalled_before: false,
             stalled_for: 0,
-            paces: [0; 3],
+            fires: 0,
+            after_stall: 0,
+            after_idle: 0,
             last_fire: u64::MAX,
-            last_pace: Pace::AfterIdle,
         })
     }
 
-    /// Reads VALID, READY and, when VALID, the payload.
-    #[inline]
+    /// Reads VALID, READY and, when VALID, the payload. Inlined into the monitors, which
+    /// call it for every channel at every edge; the payload is read out of line.
+    #[inline(always)]
     pub(crate) fn sample(&mut self, m: &Model) {
         self.v = m.get_bool(self.valid);
         // READY matters only with VALID up, or for the message of a VALID that dropped.
@@ -97,11 +116,19 @@ impl Chan {
         // next edge's comparison; a beat that goes through at once is never read here.
         self.have_payload = self.v && (!self.r || self.stalled_before);
         if self.have_payload {
-            let mut off = 0;
-            for (_, p) in &self.payload {
-                let n = p.words();
-                m.get_words(*p, &mut self.cur[off..off + n]);
-                off += n;
+            self.read_payload(m);
+        }
+    }
+
+    /// Reads the payload into [`Chan::cur`].
+    #[inline(never)]
+    fn read_payload(&mut self, m: &Model) {
+        for &(p, from, to) in &self.slots {
+            if to == from + 1 {
+                // Most payload signals fit a word: read as one value, without the word loop.
+                self.cur[from] = m.get(p) as u32;
+            } else {
+                m.get_words(p, &mut self.cur[from..to]);
             }
         }
     }
@@ -135,16 +162,32 @@ impl Chan {
         self.have_payload.then(|| &mut self.cur[..self.nwords])
     }
 
-    /// How this channel's last handshake came about (at its edge, after [`Chan::check`]).
-    pub(crate) fn last_pace(&self) -> Pace {
-        self.last_pace
+    /// Whether VALID waited for READY at the last edge: read before [`Chan::check`], it says
+    /// whether a handshake at this edge comes after a stall.
+    #[inline]
+    pub(crate) fn stalled_before(&self) -> bool {
+        self.stalled_before
     }
 
     /// Adds this channel's handshakes by pace to `cov`.
     pub(crate) fn add_paces(&self, cov: &mut Coverage) {
-        for (p, n) in Pace::ALL.iter().zip(self.paces) {
-            cov.add(Situation::Handshake(self.channel, *p), n);
+        let back_to_back = self.fires - self.after_stall - self.after_idle;
+        for (p, n) in [
+            (Pace::AfterStall, self.after_stall),
+            (Pace::BackToBack, back_to_back),
+            (Pace::AfterIdle, self.after_idle),
+        ] {
+            cov.add(Situation::Handshake(self.channel, p), n);
         }
+    }
+
+    /// Counts a handshake at this edge that did not follow a stall: after an idle edge
+    /// unless the last handshake was at the edge before.
+    #[inline]
+    fn count_fire(&mut self, cycle: u64) {
+        self.after_idle += u64::from(self.last_fire.wrapping_add(1) != cycle);
+        self.fires += 1;
+        self.last_fire = cycle;
     }
 
     /// The channel watched.
@@ -159,7 +202,7 @@ impl Chan {
     }
 
     /// Applies the common rules at this edge and moves the sample into history.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check(
         &mut self,
         bus: &str,
@@ -167,27 +210,37 @@ impl Chan {
         was_in_reset: bool,
         stall_bound: u64,
     ) -> Option<Violation> {
-        if self.v && self.r {
-            // Counted before the stall history below moves on to this edge.
-            self.last_pace = if self.stalled_before {
-                Pace::AfterStall
-            } else if self.last_fire.wrapping_add(1) == cx.cycle {
-                Pace::BackToBack
-            } else {
-                Pace::AfterIdle
-            };
-            self.paces[self.last_pace as usize] += 1;
-            self.last_fire = cx.cycle;
-        }
         if !self.stalled_before && !cx.in_reset && !was_in_reset && (!self.v || self.r) {
             // An idle channel, or a handshake at the first edge VALID is up: no rule can
             // break (VALID was not held for anything, no stalled payload to compare) and
             // there is no stall to remember. This is most edges of most channels, so it is
-            // inlined into the monitors and the rest is not.
+            // inlined into the monitors and the rest is not. READY is only read with VALID
+            // up or a stall behind, so here it alone says that a handshake completes.
+            if self.r {
+                self.count_fire(cx.cycle);
+            }
             self.stalled_for = 0;
             return None;
         }
         self.check_held(bus, cx, was_in_reset, stall_bound)
+    }
+
+    /// [`Chan::sample`] and [`Chan::check`] at one edge, keeping the first violation in
+    /// `found`. Inlined into the monitors, which call it for every channel at every edge.
+    #[inline(always)]
+    pub(crate) fn watch(
+        &mut self,
+        m: &Model,
+        bus: &str,
+        cx: &Cx,
+        was_in_reset: bool,
+        stall_bound: u64,
+        found: &mut Option<Violation>,
+    ) {
+        self.sample(m);
+        if let Some(v) = self.check(bus, cx, was_in_reset, stall_bound) {
+            found.get_or_insert(v);
+        }
     }
 
     /// [`Chan::check`] at an edge in or just after reset, or with VALID held from before.
@@ -199,6 +252,16 @@ impl Chan {
         was_in_reset: bool,
         stall_bound: u64,
     ) -> Option<Violation> {
+        if self.v && self.r {
+            // Counted before the stall history below moves on to this edge.
+            if self.stalled_before {
+                self.after_stall += 1;
+                self.fires += 1;
+                self.last_fire = cx.cycle;
+            } else {
+                self.count_fire(cx.cycle);
+            }
+        }
         let mut found = None;
         let chan = self.channel;
         let mk = |rule: Rule, note: String, values: Vec<(String, u64)>| {
