@@ -16,6 +16,7 @@ pub struct Library {
     top: &'static str,
     path: PathBuf,
     handle: usize,
+    factory: RawFactory,
 }
 
 /// A top's recipe and its companion: what names one library.
@@ -57,10 +58,13 @@ impl Library {
         let path = sim_build::build_library(&recipe, &extra)
             .map_err(build_err)?
             .path;
+        let handle = open(top.name(), &path)?;
+        let factory = factory_in(top.name(), &path, handle, &recipe.factory_symbol())?;
         let lib = Library {
             top: top.name(),
-            handle: open(top.name(), &path)?,
+            handle,
             path,
+            factory,
         };
         if let Ok(mut m) = loaded().lock() {
             m.insert(key, lib.clone());
@@ -73,40 +77,37 @@ impl Library {
         &self.path
     }
 
-    /// The address of the exported symbol `name` (a factory, or a companion's `sim_export_*`
-    /// function).
+    /// The address of the exported symbol `name` (a companion's `sim_export_*` function).
     pub fn symbol(&self, name: &str) -> Result<*const c_void> {
-        let missing = |why: String| SimError::Build {
-            top: self.top.to_string(),
-            message: format!("{}: no symbol `{name}` ({why})", self.path.display()),
-        };
-        let c = CString::new(name).map_err(|e| missing(e.to_string()))?;
-        // SAFETY: `handle` came from a successful dlopen that is never closed, and `c` is a
-        // NUL-terminated string that lives across the call.
-        let sym = unsafe { libc::dlsym(self.handle as *mut c_void, c.as_ptr()) };
-        if sym.is_null() {
-            return Err(missing(last_error()));
-        }
-        Ok(sym.cast_const())
-    }
-
-    /// The top's model factory.
-    pub(crate) fn factory(&self, symbol: &str) -> Result<RawFactory> {
-        let sym = self.symbol(symbol)?;
-        // SAFETY: sim-build generates `sim_new_<package>__<top>` in every top's library with
-        // exactly the signature of RawFactory (codegen.rs, glue_cpp).
-        Ok(unsafe { std::mem::transmute::<*const c_void, RawFactory>(sym) })
+        symbol_in(self.top, &self.path, self.handle, name)
     }
 }
 
-/// The factory symbol of `top`, from its recipe.
+/// The model factory of `top`, from its library loaded once per process.
 pub(crate) fn factory_of(top: TopDef) -> Result<RawFactory> {
-    let lib = Library::of(top)?;
-    let recipe = sim_build::Recipe::from_json(top.recipe()).map_err(|e| SimError::Build {
-        top: top.name().to_string(),
-        message: e.to_string(),
-    })?;
-    lib.factory(&recipe.factory_symbol())
+    Ok(Library::of(top)?.factory)
+}
+
+fn symbol_in(top: &str, path: &Path, handle: usize, name: &str) -> Result<*const c_void> {
+    let missing = |why: String| SimError::Build {
+        top: top.to_string(),
+        message: format!("{}: no symbol `{name}` ({why})", path.display()),
+    };
+    let c = CString::new(name).map_err(|e| missing(e.to_string()))?;
+    // SAFETY: `handle` came from a successful dlopen that is never closed, and `c` is a
+    // NUL-terminated string that lives across the call.
+    let sym = unsafe { libc::dlsym(handle as *mut c_void, c.as_ptr()) };
+    if sym.is_null() {
+        return Err(missing(last_error()));
+    }
+    Ok(sym.cast_const())
+}
+
+fn factory_in(top: &str, path: &Path, handle: usize, symbol: &str) -> Result<RawFactory> {
+    let sym = symbol_in(top, path, handle, symbol)?;
+    // SAFETY: sim-build generates `sim_new_<package>__<top>` in every top's library with
+    // exactly the signature of RawFactory (codegen.rs, glue_cpp).
+    Ok(unsafe { std::mem::transmute::<*const c_void, RawFactory>(sym) })
 }
 
 fn open(top: &str, path: &Path) -> Result<usize> {
