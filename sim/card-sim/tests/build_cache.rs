@@ -37,15 +37,27 @@ fn recipe(dir: &Path) -> Recipe {
     r.remove(0)
 }
 
+/// A temporary folder holding `counter.v` with `text`.
+fn counter_in(text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("counter.v"), text).expect("write");
+    dir
+}
+
+/// The top of `r` as a `TopDef`, as generated code would define it.
+fn def_of(r: &Recipe) -> TopDef {
+    let json: &'static str = Box::leak(r.to_json().expect("json").into_boxed_str());
+    TopDef::from_recipe("counter", "counter", json)
+}
+
 fn build(r: &Recipe) -> LibraryBuild {
     build_library(r, &[]).expect("builds")
 }
 
 #[test]
 fn verilator_and_the_compiler_run_only_for_what_changed() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = counter_in(COUNTER);
     let src = dir.path().join("counter.v");
-    std::fs::write(&src, COUNTER).expect("write");
     let r = recipe(dir.path());
 
     let first = build(&r);
@@ -93,16 +105,8 @@ fn verilator_and_the_compiler_run_only_for_what_changed() {
 
 #[test]
 fn the_library_is_a_model_that_runs() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(
-        dir.path().join("counter.v"),
-        COUNTER.replace("8'd1", "8'd3"),
-    )
-    .expect("write");
-    let json: &'static str =
-        Box::leak(recipe(dir.path()).to_json().expect("json").into_boxed_str());
-    let def = TopDef::from_recipe("counter", "counter", json);
-    let mut m = Model::new(def).expect("builds and loads");
+    let dir = counter_in(&COUNTER.replace("8'd1", "8'd3"));
+    let mut m = Model::new(def_of(&recipe(dir.path()))).expect("builds and loads");
     let clk = m.add_clock("clk", 100_000_000).expect("clock");
     let rst = m.input("rst").expect("rst");
     let count = m.port("count").expect("count");
@@ -119,8 +123,7 @@ fn the_library_is_a_model_that_runs() {
 
 #[test]
 fn builds_of_one_top_at_once_leave_one_build() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("counter.v"), COUNTER).expect("write");
+    let dir = counter_in(COUNTER);
     let r = recipe(dir.path());
     let results: Vec<LibraryBuild> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..3).map(|_| s.spawn(|| build(&r))).collect();
@@ -139,12 +142,7 @@ fn builds_of_one_top_at_once_leave_one_build() {
 
 #[test]
 fn a_bad_source_gives_verilators_own_message_at_first_use() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(
-        dir.path().join("counter.v"),
-        COUNTER.replace("count + 8'd1", "count + missing_signal"),
-    )
-    .expect("write");
+    let dir = counter_in(&COUNTER.replace("count + 8'd1", "count + missing_signal"));
     let r = recipe(dir.path());
     let err = build_library(&r, &[]).expect_err("the source does not elaborate");
     let BuildError::Verilator { diagnostics, .. } = &err else {
@@ -152,8 +150,6 @@ fn a_bad_source_gives_verilators_own_message_at_first_use() {
     };
     assert!(diagnostics.contains("missing_signal"), "{diagnostics}");
     // Through a model, the same text reaches the test as its error.
-    let json: &'static str = Box::leak(r.to_json().expect("json").into_boxed_str());
-    let e = Model::new(TopDef::from_recipe("counter", "counter", json))
-        .expect_err("the model cannot be built");
+    let e = Model::new(def_of(&r)).expect_err("the model cannot be built");
     assert!(e.to_string().contains("missing_signal"), "{e}");
 }

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cache::archive;
 use crate::error::io;
 use crate::library::Ctx;
 use crate::verilate::Verilated;
@@ -185,15 +184,6 @@ pub(crate) fn link_libs(ldflags: &[String]) -> Vec<String> {
     libs.sort_unstable();
     libs.dedup();
     libs
-}
-
-/// Archives the runtime's objects (built by [`crate::runtime`]).
-pub(crate) fn archive_runtime(
-    b: &cc::Build,
-    objs: &[PathBuf],
-    out: &Path,
-) -> Result<(), BuildError> {
-    archive(b, "the Verilator runtime", out, objs)
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use crate::cache::{files_in, hash_files, lock, publish, scratch, CACHE_FORMAT};
-use crate::compile::{archive_runtime, base_cc, try_objects};
+use crate::cache::{archive, files_in, hash_files, lock, publish, scratch, CACHE_FORMAT};
+use crate::compile::{base_cc, try_objects};
 use crate::library::Ctx;
 use crate::BuildError;
 
@@ -68,7 +68,7 @@ pub(crate) fn runtime_lib(ctx: &Ctx) -> Result<PathBuf, BuildError> {
     }
     let objs = try_objects(&b, "the Verilator runtime")?;
     let staged = tmp.join("lib.a");
-    archive_runtime(&b, &objs, &staged)?;
+    archive(&b, "the Verilator runtime", &staged, &objs)?;
     publish(&staged, &entry)?;
     Ok(entry)
 }
