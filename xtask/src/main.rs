@@ -27,6 +27,7 @@ mod vm_suite;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::sync::atomic::Ordering;
 
 const USAGE: &str = "\
 usage: cargo xtask <task>
@@ -436,20 +437,58 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     run(root, cmd)?;
     // Yosys runs on one core: beside the test steps, which leave the other core idle part of
     // the time (linking, single-threaded tests, the mount's one-at-a-time tests), it costs
-    // the run little wall time. Joined before the guest runs, which want both cores.
+    // the run little wall time.
     let synth = Background::start(root, "synth", &["synth"])?;
     setup::ensure_fio();
-    setup::ensure_nextest();
+    let nextest = setup::ensure_nextest();
+    // Every test target built first, the suite's included, so that the guests' lane below
+    // starts with what it runs and the two lanes' cargo calls find nothing left to build.
     let mut cmd = cargo();
-    // The card-tests suite runs in its own step below, on both backends.
-    cmd.args([
-        "test",
-        "--workspace",
-        "--all-targets",
-        "--exclude",
-        "card-tests",
-    ])
-    .args(extra);
+    cmd.args(["test", "--workspace", "--all-targets", "--no-run"])
+        .args(extra);
+    run(root, cmd)?;
+    // Two lanes side by side. The guests' (the suite through the real driver, then the
+    // vendor tools' check list) spends its time simulating the card on one core while the
+    // guest mostly waits for it; this machine's (the workspace's tests, the suite on the
+    // simulated card and over the mount) fills the other. Each run is judged at the end, the
+    // check list last, so that its closing `N passed, M failed` line ends the run.
+    vm::catch_signals();
+    let (host, guests) = std::thread::scope(|s| {
+        let guests = s.spawn(|| (suite::guests(root), vm::check_list(root)));
+        let host = host_lane(root, extra, nextest);
+        if host.is_err() {
+            // The guests' runs stop at once: the run has failed already.
+            vm::INTERRUPTED.store(true, Ordering::SeqCst);
+        }
+        let synth = synth.join();
+        (host.and_then(|h| synth.map(|()| h)), guests.join())
+    });
+    let (suite_guests, check_list) = guests.map_err(|_| "the guests' lane panicked".to_string())?;
+    let host = host?;
+    suite::compare(&host, suite_guests.as_ref())?;
+    match check_list? {
+        Some(list) => list.verdict(),
+        None => Ok(()),
+    }
+}
+
+/// The steps of `cargo xtask test` that run on this machine after the build: every test of
+/// the workspace but the suite, the randomized build, the driver backend over the mount, and
+/// the suite on the simulated card (whose counts the guests' runs are compared with).
+fn host_lane(root: &Path, extra: &[String], nextest: bool) -> Result<suite::HostCounts, String> {
+    // The card-tests suite runs in its own step below, on both backends. cargo-nextest runs
+    // each test in a process of its own, the test binaries side by side, where `cargo test`
+    // runs one binary after another: a binary whose few tests are long (a sweep, a mount)
+    // no longer leaves the other core idle. Where nextest is missing, `cargo test` runs the
+    // same tests.
+    let mut cmd = cargo();
+    if nextest {
+        cmd.args(["nextest", "run", "--no-fail-fast"]);
+    } else {
+        cmd.arg("test");
+    }
+    cmd.args(["--workspace", "--all-targets", "--exclude", "card-tests"])
+        .args(extra);
     run(root, cmd)?;
     // Doc tests are not part of --all-targets; run them on their own.
     let mut cmd = cargo();
@@ -457,11 +496,7 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     run(root, cmd)?;
     xcheck(root)?;
     hw_over_fuse(root)?;
-    suite::suite(root)?;
-    synth.join()?;
-    // The unmodified driver and the vendor tools against the RTL; last, so that its closing
-    // `N passed, M failed` line ends the run. It skips itself where QEMU cannot run at all.
-    vm::check_list(root)
+    suite::host(root)
 }
 
 /// The card's RTL tests on the randomized build (declaration initialisers removed, every

@@ -122,14 +122,20 @@ pub fn ensure_fio() {
     }
 }
 
-/// Makes sure cargo-nextest is there (`cargo xtask campaign` splits its work with it, and the
-/// test of its partitions runs it): installs it from crates.io with `cargo install --locked`
-/// where it is missing. A machine where that fails runs on; the partition test says it
-/// skipped.
-pub fn ensure_nextest() {
-    let ok = |cmd: &mut Command| cmd.output().map(|o| o.status.success()).unwrap_or(false);
-    if ok(crate::cargo().args(["nextest", "--version"])) {
-        return;
+/// Makes sure cargo-nextest is there (`cargo xtask test` runs the workspace's tests with it,
+/// `cargo xtask campaign` splits its work with it): installs it from crates.io with `cargo
+/// install --locked` where it is missing. Returns whether it runs; a machine where the install
+/// fails runs on (the tests with `cargo test`, and the partition test says it skipped).
+pub fn ensure_nextest() -> bool {
+    let ok = || {
+        crate::cargo()
+            .args(["nextest", "--version"])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    if ok() {
+        return true;
     }
     eprintln!("setup: cargo install cargo-nextest --locked");
     let installed = crate::cargo()
@@ -137,9 +143,11 @@ pub fn ensure_nextest() {
         .status()
         .map(|s| s.success())
         .unwrap_or(false);
-    if !installed {
+    if !installed || !ok() {
         eprintln!(
-            "setup: cargo-nextest could not be installed: the campaign's partition test will skip"
+            "setup: cargo-nextest could not be installed: the workspace's tests run with `cargo test`, and the campaign's partition test will skip"
         );
+        return false;
     }
+    true
 }

@@ -1,7 +1,9 @@
 //! The card-tests step of `cargo xtask test`: the suite (crates/card-tests) on the simulated
 //! card, then the very same tests through the driver backend over an xdma-fuse mount of the
 //! simulated card. Both runs must pass with the same numbers of tests run and skipped; the
-//! counts are printed and a difference fails the step.
+//! counts are printed and a difference fails the step. The suite also runs in guests through
+//! the unmodified driver ([`guests`]), beside the runs on this machine, and is compared with
+//! them at the end ([`compare`]).
 //!
 //! A test counts as skipped when it wrote a line to the skip log (`CARD_TESTS_SKIP_LOG`, which
 //! the suite's harness appends to with the test's name and reason); every other passed test
@@ -10,11 +12,12 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::{fuse, vm_suite};
+use crate::{fuse, vm, vm_suite};
 
 /// The suite's test targets, run on both backends.
 pub(crate) const SUITE: &[&str] = &[
@@ -140,25 +143,39 @@ fn parse_guest(log: &str) -> Counts {
     counts
 }
 
-/// The suite's run in a guest against the unmodified driver, compared with its run on the
-/// simulated card: the same tests must run and the same ones skip.
-fn in_guest(
-    root: &Path,
+/// The suite's run in a guest against the unmodified driver: its counts, or why there are
+/// none, with the log and the run's wall time.
+struct GuestRun {
     variant: &'static str,
-    targets: &[&str],
-    sim: &Counts,
-) -> Result<(), String> {
+    counts: Result<(Counts, PathBuf), String>,
+    secs: f64,
+}
+
+fn in_guest(root: &Path, variant: &'static str, targets: &[&str]) -> GuestRun {
     let started = Instant::now();
     // The guest's card has the engine alignment of the suite's simulated card (suite.toml),
     // so that the same misaligned-buffer cases run.
-    let log = vm_suite::run(root, variant, targets, SUITE_ALIGNMENT)?;
-    let text =
-        std::fs::read_to_string(&log).map_err(|e| format!("cannot read {}: {e}", log.display()))?;
-    let guest = parse_guest(&text);
-    let (run, skipped) = guest.summary();
+    let counts = vm_suite::run(root, variant, targets, SUITE_ALIGNMENT).and_then(|log| {
+        let text = std::fs::read_to_string(&log)
+            .map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+        Ok((parse_guest(&text), log))
+    });
+    GuestRun {
+        variant,
+        counts,
+        secs: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Compares a guest's run with the suite's run on the simulated card: the same tests must
+/// run and the same ones skip.
+fn judge_guest(run: &GuestRun, sim: &Counts) -> Result<(), String> {
+    let variant = run.variant;
+    let (guest, log) = run.counts.as_ref().map_err(Clone::clone)?;
+    let (ran, skipped) = guest.summary();
     println!(
-        "xtask: card-tests in the guest, real driver, {variant} card: {run} run, {skipped} skipped ({:.1} s)",
-        started.elapsed().as_secs_f64()
+        "xtask: card-tests in the guest, real driver, {variant} card: {ran} run, {skipped} skipped ({:.1} s)",
+        run.secs
     );
     if guest.failed > 0 {
         return Err(format!(
@@ -284,9 +301,27 @@ fn run_teed(root: &Path, mut cmd: Command) -> Result<String, String> {
     }
 }
 
-/// The suite on the simulated card and over xdma-fuse, counts compared; then the broken-card
-/// tests on the simulated card.
-pub fn suite(root: &Path) -> Result<(), String> {
+/// The targets of the suite's runs on the variants. The soak test is left out (it skips
+/// without CARD_SOAK either way), and so are the campaign's model-based slices (their few
+/// default cases draw the same operations as the model test, which runs on each variant).
+fn variant_targets() -> Vec<&'static str> {
+    SUITE
+        .iter()
+        .copied()
+        .filter(|t| !["soak", "campaign"].contains(t))
+        .collect()
+}
+
+/// What the suite's runs on this machine found, for the guests' runs to be compared with: on
+/// the combined card, and on each variant.
+pub(crate) struct HostCounts {
+    combined: Counts,
+    variants: Vec<(&'static str, Counts)>,
+}
+
+/// The suite on the simulated card and over xdma-fuse, counts compared; the suite on each
+/// variant of the simulated card; then the broken-card tests on the simulated card.
+pub(crate) fn host(root: &Path) -> Result<HostCounts, String> {
     let skip_dir = std::env::temp_dir().join(format!("card-tests-skips-{}", std::process::id()));
     std::fs::create_dir_all(&skip_dir)
         .map_err(|e| format!("cannot make {}: {e}", skip_dir.display()))?;
@@ -340,30 +375,18 @@ pub fn suite(root: &Path) -> Result<(), String> {
         }
     }
     // The XDMA variants as a board builds them (the runs above are on the combined layout):
-    // the suite on each, skipping what the variant lacks. The soak test is left out (it skips
-    // without CARD_SOAK either way), and so are the campaign's model-based slices (their few
-    // default cases draw the same operations as the model test, which runs on each variant).
-    let guest = vm_suite::unavailable();
-    if let Some(why) = &guest {
-        println!("xtask: SKIPPED card-tests in the guest: {why}");
-    } else {
-        in_guest(root, "combined", SUITE, &sim)?;
-    }
+    // the suite on each, skipping what the variant lacks.
     let suite_toml = std::fs::read_to_string(root.join("crates/card-tests/suite.toml"))
         .map_err(|e| format!("cannot read crates/card-tests/suite.toml: {e}"))?;
+    let mut variants = Vec::new();
     for variant in VARIANTS {
         let started = Instant::now();
         let config = skip_dir.join(format!("suite-{variant}.toml"));
         std::fs::write(&config, with_variant(&suite_toml, variant)?)
             .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
-        let targets: Vec<&str> = SUITE
-            .iter()
-            .copied()
-            .filter(|t| !["soak", "campaign"].contains(t))
-            .collect();
         let counts = run_targets(
             root,
-            &targets,
+            &variant_targets(),
             &[
                 ("XDMA_BACKEND", "sim".into()),
                 ("XDMA_CONFIG", config.to_string_lossy().into_owned()),
@@ -376,13 +399,7 @@ pub fn suite(root: &Path) -> Result<(), String> {
             "xtask: card-tests on the simulated card's {variant} variant: {run} run, {skipped} skipped ({:.1} s)",
             started.elapsed().as_secs_f64()
         );
-        if guest.is_none() {
-            in_guest(root, variant, &targets, &counts)?;
-        }
-    }
-    // The measurement tool and the main job through the real driver, for function only.
-    if guest.is_none() {
-        vm_suite::tools(root)?;
+        variants.push((*variant, counts));
     }
     // The broken cards, and the harness's own unit tests, once.
     let started = Instant::now();
@@ -407,7 +424,98 @@ pub fn suite(root: &Path) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     let _ = std::fs::remove_dir_all(&skip_dir);
-    Ok(())
+    Ok(HostCounts {
+        combined: sim,
+        variants,
+    })
+}
+
+/// The suite's runs in guests, through the unmodified driver: on the combined card and on
+/// each variant, then the measurement tool and the main job. They need nothing from the runs
+/// on this machine but the comparison at the end ([`compare`]), so they run beside them.
+pub(crate) struct Guests {
+    runs: Vec<GuestRun>,
+    tools: Result<(), String>,
+}
+
+/// The suite in guests; `None` (saying why) where the guest cannot run at all. A run that
+/// fails does not stop the next: each is judged in [`compare`]. A run of this machine's that
+/// failed ([`vm::INTERRUPTED`]) stops them.
+pub(crate) fn guests(root: &Path) -> Option<Guests> {
+    if let Some(why) = vm_suite::unavailable() {
+        println!("xtask: SKIPPED card-tests in the guest: {why}");
+        return None;
+    }
+    let variant_targets = variant_targets();
+    let mut runs = Vec::new();
+    for (variant, targets) in [
+        ("combined", SUITE),
+        ("mm", &variant_targets[..]),
+        ("stream", &variant_targets[..]),
+    ] {
+        if vm::INTERRUPTED.load(Ordering::SeqCst) {
+            break;
+        }
+        runs.push(in_guest(root, variant, targets));
+    }
+    // The measurement tool and the main job through the real driver, for function only.
+    let tools = if vm::INTERRUPTED.load(Ordering::SeqCst) {
+        Err("not run: an earlier step failed".into())
+    } else {
+        vm_suite::tools(root)
+    };
+    Some(Guests { runs, tools })
+}
+
+/// Judges the guests' runs against the runs on this machine; every failure is reported.
+pub(crate) fn compare(host: &HostCounts, guests: Option<&Guests>) -> Result<(), String> {
+    let Some(guests) = guests else {
+        return Ok(());
+    };
+    let mut errors = Vec::new();
+    for run in &guests.runs {
+        let sim = if run.variant == "combined" {
+            Some(&host.combined)
+        } else {
+            host.variants
+                .iter()
+                .find(|(v, _)| *v == run.variant)
+                .map(|(_, c)| c)
+        };
+        let judged = sim
+            .ok_or_else(|| format!("no run on the simulated card's {} variant", run.variant))
+            .and_then(|sim| judge_guest(run, sim));
+        if let Err(e) = judged {
+            errors.push(e);
+        }
+    }
+    if let Err(e) = &guests.tools {
+        errors.push(format!(
+            "xdma-bench and the acquire example in the guest: {e}"
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+/// `cargo xtask suite`: the runs on this machine and the guests' runs side by side (the guest
+/// runs' card simulates on one core, so the two together keep both cores busy), then the
+/// comparison.
+pub fn suite(root: &Path) -> Result<(), String> {
+    vm::catch_signals();
+    let (host, guests) = std::thread::scope(|s| {
+        let guests = s.spawn(|| guests(root));
+        let host = host(root);
+        if host.is_err() {
+            vm::INTERRUPTED.store(true, Ordering::SeqCst);
+        }
+        (host, guests.join())
+    });
+    let guests = guests.map_err(|_| "the guests' runs panicked".to_string())?;
+    compare(&host?, guests.as_ref())
 }
 
 #[cfg(test)]

@@ -252,7 +252,7 @@ pub fn vm(root: &Path, args: &[String]) -> ExitCode {
         }
     };
     catch_signals();
-    match prepare_and_run(root, &opts) {
+    match prepare_and_run(root, &opts).map(|runs| summary(&runs)) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
@@ -290,13 +290,15 @@ pub(crate) fn unavailable(root: &Path) -> Option<String> {
     None
 }
 
-/// The check list in every interrupt mode (see below for which cards), for `cargo xtask test`: skipped,
-/// saying why, where the guest cannot run at all ([`unavailable`]); an error unless every
-/// check passed, or when the guest cannot be built.
-pub(crate) fn check_list(root: &Path) -> Result<(), String> {
+/// The check list in every interrupt mode (see below for which cards), for `cargo xtask test`:
+/// its runs, not yet judged ([`CheckList::verdict`] prints the results and judges), so that
+/// the caller can run it beside other steps and still end its output with the count. `None`
+/// where the guest cannot run at all ([`unavailable`]), saying why; an error when the guest
+/// cannot be built.
+pub(crate) fn check_list(root: &Path) -> Result<Option<CheckList>, String> {
     if let Some(why) = unavailable(root) {
         println!("xtask: SKIPPED the check list in the guest: {why}");
-        return Ok(());
+        return Ok(None);
     }
     // The interrupt modes are a property of the driver and the IP, not of the card's data
     // path: every mode on the two cards a board builds, and the simulation-only combined
@@ -308,23 +310,36 @@ pub(crate) fn check_list(root: &Path) -> Result<(), String> {
         ..Options::default()
     };
     let started = Instant::now();
-    let result = prepare_and_run(root, &opts);
-    println!(
-        "xtask: the check list in the guest, every interrupt mode: {} ({:.1} s)",
-        match result {
-            Ok(true) => "passed",
-            _ => "FAILED",
-        },
-        started.elapsed().as_secs_f64()
-    );
-    if result? {
-        Ok(())
-    } else {
-        Err("the check list failed in the guest (target/vm/logs/)".into())
+    let runs = prepare_and_run(root, &opts)?;
+    Ok(Some(CheckList {
+        runs,
+        wall: started.elapsed(),
+    }))
+}
+
+/// The check list's runs, to be judged once.
+pub(crate) struct CheckList {
+    runs: Vec<Outcome>,
+    wall: Duration,
+}
+
+impl CheckList {
+    /// Prints every run's result and the count of checks (the last line), and fails unless
+    /// every check passed.
+    pub(crate) fn verdict(self) -> Result<(), String> {
+        println!(
+            "xtask: the check list in the guest, every interrupt mode, ran in {:.1} s",
+            self.wall.as_secs_f64()
+        );
+        if summary(&self.runs) {
+            Ok(())
+        } else {
+            Err("the check list failed in the guest (target/vm/logs/)".into())
+        }
     }
 }
 
-fn prepare_and_run(root: &Path, opts: &Options) -> Result<bool, String> {
+fn prepare_and_run(root: &Path, opts: &Options) -> Result<Vec<Outcome>, String> {
     let t0 = Instant::now();
     ensure_packages()?;
     let src = driver_source(root)?;
@@ -353,7 +368,7 @@ fn prepare_and_run(root: &Path, opts: &Options) -> Result<bool, String> {
         let run = Run { variant, mode };
         runs.push(run.execute(&device, &kernel, &initrd, opts, &logs)?);
     }
-    Ok(summary(&runs))
+    Ok(runs)
 }
 
 // ------------------------------------------------------------------ packages and sources
