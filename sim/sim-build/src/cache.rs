@@ -13,7 +13,7 @@ use crate::BuildError;
 
 /// Bumped when the generated glue or the compile flags change meaning, to retire old cache
 /// entries.
-pub(crate) const CACHE_FORMAT: &str = "sim-build 2";
+pub(crate) const CACHE_FORMAT: &str = "sim-build 3";
 
 /// Hashes file contents under their file names only: the key must not change with the
 /// checkout's or the build's folder.
