@@ -413,16 +413,6 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     let mut cmd = cargo();
     cmd.args(["fmt", "--all", "--check"]);
     run(root, cmd)?;
-    let mut cmd = cargo();
-    cmd.args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]);
-    run(root, cmd)?;
     // The host API alone: it must build and pass its tests with no simulator and no driver
     // in the build (no card-sim, so no Verilator), as programs that use one backend see it.
     let mut cmd = cargo();
@@ -435,14 +425,40 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
         "--no-default-features",
     ]);
     run(root, cmd)?;
+    // Clippy lints the workspace's crates while cargo builds them for the tests (clippy's
+    // driver as cargo's workspace wrapper, as `cargo clippy` runs it), instead of in a
+    // `cargo clippy` of its own: that checked every dependency once more only to lint the
+    // same crates, 166 s of a fresh clone's run. Every cargo call below inherits it, so all
+    // share one build. Set while this is the only thread.
+    match clippy_env() {
+        Some(env) => {
+            eprintln!("xtask: clippy -D warnings lints the workspace as it is built");
+            for (k, v) in env {
+                std::env::set_var(k, v);
+            }
+        }
+        None => {
+            let mut cmd = cargo();
+            cmd.args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]);
+            run(root, cmd)?;
+        }
+    }
     // Yosys runs on one core: beside the test steps, which leave the other core idle part of
     // the time (linking, single-threaded tests, the mount's one-at-a-time tests), it costs
     // the run little wall time.
     let synth = Background::start(root, "synth", &["synth"])?;
     setup::ensure_fio();
     let nextest = setup::ensure_nextest();
-    // Every test target built first, the suite's included, so that the guests' lane below
-    // starts with what it runs and the two lanes' cargo calls find nothing left to build.
+    // Every test target built (and linted) first, the suite's included, so that the guests'
+    // lane below starts with what it runs and the two lanes' cargo calls find nothing left to
+    // build.
     let mut cmd = cargo();
     cmd.args(["test", "--workspace", "--all-targets", "--no-run"])
         .args(extra);
@@ -470,6 +486,31 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
         Some(list) => list.verdict(),
         None => Ok(()),
     }
+}
+
+/// The environment under which cargo runs clippy's driver, with `-D warnings`, on the
+/// workspace's crates as it builds them (`cargo clippy` passes its arguments to the driver
+/// the same way); `None` where the toolchain has no clippy.
+fn clippy_env() -> Option<[(&'static str, String); 2]> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let out = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    let sysroot = String::from_utf8(out.stdout).ok()?;
+    let driver = Path::new(sysroot.trim()).join("bin/clippy-driver");
+    driver.is_file().then(|| {
+        [
+            (
+                "RUSTC_WORKSPACE_WRAPPER",
+                driver.to_string_lossy().into_owned(),
+            ),
+            (
+                "CLIPPY_ARGS",
+                "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
+            ),
+        ]
+    })
 }
 
 /// The steps of `cargo xtask test` that run on this machine after the build: every test of
@@ -537,6 +578,48 @@ fn hw_over_fuse(root: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod lint_tests {
     use super::*;
+
+    /// The lints that `cargo xtask test` runs while building must fail a build as `cargo
+    /// clippy -- -D warnings` does: a crate with one clippy lint (and no rustc warning) fails.
+    #[test]
+    fn clippy_while_building_denies_a_lint() {
+        let env = clippy_env().expect("the toolchain has clippy");
+        let dir = std::env::temp_dir().join(format!("xtask-clippy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).expect("temporary crate");
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"linted\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+        )
+        .expect("manifest");
+        std::fs::write(
+            dir.join("src/main.rs"),
+            "fn main() {\n    let v = [1u8];\n    println!(\"{}\", v.len() >= 1);\n}\n",
+        )
+        .expect("source");
+        let build = |with_clippy: bool| {
+            let mut cmd = cargo();
+            cmd.args(["build", "--quiet", "--offline"])
+                .current_dir(&dir)
+                .env("CARGO_TARGET_DIR", dir.join("target"))
+                .env_remove("RUSTC_WORKSPACE_WRAPPER")
+                .env_remove("CLIPPY_ARGS");
+            if with_clippy {
+                cmd.envs(env.clone());
+            }
+            cmd.output().expect("cargo runs")
+        };
+        let plain = build(false);
+        assert!(plain.status.success(), "without clippy the crate builds");
+        let linted = build(true);
+        let _ = std::fs::remove_dir_all(&dir);
+        let stderr = String::from_utf8_lossy(&linted.stderr);
+        assert!(!linted.status.success(), "the lint fails the build");
+        assert!(
+            stderr.contains("clippy::len_zero") || stderr.contains("clippy::len-zero"),
+            "{stderr}"
+        );
+    }
 
     #[test]
     fn third_party_warnings_are_counted_not_fatal() {
