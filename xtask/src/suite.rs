@@ -508,6 +508,7 @@ pub fn suite(root: &Path) -> Result<(), String> {
     vm::catch_signals();
     let (host, guests) = std::thread::scope(|s| {
         let guests = s.spawn(|| guests(root));
+        crate::yield_to_the_guests();
         let host = host(root);
         if host.is_err() {
             vm::INTERRUPTED.store(true, Ordering::SeqCst);
