@@ -3,6 +3,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
@@ -195,6 +196,10 @@ impl ModelBuilder {
         // SAFETY: `raw` is a non-null, uniquely owned `SimModel*` (see above); the UniquePtr
         // deletes it through the virtual destructor.
         let mut inner = unsafe { cxx::UniquePtr::from_raw(raw.cast::<ffi::SimModel>()) };
+        let ptr = NonNull::new(raw.cast::<ffi::SimModel>()).ok_or_else(|| SimError::Create {
+            top: top.to_string(),
+            message: "the model constructor returned nothing".to_string(),
+        })?;
         let descs = ffi::model_ports(pin(&mut inner, top)?.as_ref().get_ref());
         let slots = descs
             .iter()
@@ -207,12 +212,13 @@ impl ModelBuilder {
             .collect();
         let mut model = Model {
             inner,
+            ptr,
             id: NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed),
             top: def,
             name,
             slots,
             sched: Scheduler::default(),
-            clock_ports: Vec::new(),
+            clock_bits: Vec::new(),
             time_ps: 0,
             last_dump_ps: None,
             poisoned: false,
@@ -278,12 +284,17 @@ pub struct MemoryInfo {
 /// own thread.
 pub struct Model {
     inner: cxx::UniquePtr<ffi::SimModel>,
+    /// The object `inner` owns, kept as a plain pointer: asking the UniquePtr for it is a call
+    /// into C++, and every step needs it.
+    ptr: NonNull<ffi::SimModel>,
     id: u64,
     top: TopDef,
     name: String,
     slots: Vec<Slot>,
     sched: Scheduler,
-    clock_ports: Vec<Port>,
+    /// The storage of each clock's port, by clock index: a 1-bit input, so one byte (see
+    /// [`Model::add_clock`]), written at every edge without a port look-up.
+    clock_bits: Vec<*mut u8>,
     time_ps: u64,
     last_dump_ps: Option<u64>,
     poisoned: bool,
@@ -597,7 +608,9 @@ impl Model {
         // A clock added after time zero keeps its phase relative to its own start.
         c.next_ps += self.time_ps;
         self.sched.add(c);
-        self.clock_ports.push(port);
+        // A 1-bit input of this model (checked above), so its storage is one byte of it.
+        debug_assert_eq!(port.storage, Storage::U8);
+        self.clock_bits.push(self.place(port).0);
         self.set(port, 0);
         Ok(ClockId((self.sched.clocks.len() - 1) as u8))
     }
@@ -667,13 +680,20 @@ impl Model {
             return Ok(Edges::default());
         };
         self.sched.apply(t);
-        let mut moved = edges.rising_mask() | edges.falling_mask();
+        let rising = edges.rising_mask();
+        let mut moved = rising | edges.falling_mask();
         while moved != 0 {
             let i = moved.trailing_zeros() as usize;
             moved &= moved - 1;
-            let level = self.sched.clocks[i].level();
-            let port = self.clock_ports[i];
-            self.set_bool(port, level);
+            // A clock that rose is high now, one that fell low.
+            let level = (rising >> i) & 1;
+            if let Some(&bit) = self.clock_bits.get(i) {
+                // SAFETY: `bit` is the one-byte storage of a 1-bit input of this model
+                // (`add_clock` took it from a port this model resolved), which `self.inner`
+                // keeps at a fixed address until `self` is dropped; nothing else accesses it
+                // between evaluations, which `&mut self` excludes.
+                unsafe { bit.write(level as u8) };
+            }
         }
         self.time_ps = t;
         self.eval_unchecked(t)?;
@@ -864,12 +884,10 @@ impl Model {
     /// Evaluates at `t` a model known not to be poisoned (the caller checked).
     #[inline]
     fn eval_unchecked(&mut self, t: u64) -> Result<()> {
-        let Some(mut m) = self.inner.as_mut() else {
-            return Err(SimError::Create {
-                top: self.top.name().to_string(),
-                message: "the model constructor returned nothing".to_string(),
-            });
-        };
+        // SAFETY: `ptr` is the object that `self.inner` owns, alive until `self` is dropped and
+        // never moved (the C++ object lives on the heap), so pinning it holds; `&mut self`
+        // makes this the only reference to it while `m` lives.
+        let mut m = unsafe { Pin::new_unchecked(&mut *self.ptr.as_ptr()) };
         m.as_mut().set_time(t);
         self.evaluations += 1;
         if let Err(e) = m.eval() {
