@@ -242,6 +242,14 @@ impl ModelBuilder {
     }
 }
 
+/// The panic of a port used with a model that did not resolve it, out of line so that the
+/// per-cycle accessors carry only the comparison.
+#[cold]
+#[inline(never)]
+fn foreign_port() -> ! {
+    panic!("port handle used with a model that did not resolve it");
+}
+
 /// The top to build and the seed of its random values. A seed given with
 /// [`ModelBuilder::random_init`] randomizes the top itself. Otherwise, when `CARD_SIM_X` asks
 /// for the randomized build and the top has a twin ([`TopDef::with_randomized`]; card-sim's
@@ -442,10 +450,11 @@ impl Model {
     /// model's storage.
     #[inline]
     fn own(&self, port: Port) {
-        assert_eq!(
-            port.model, self.id,
-            "port handle used with a model that did not resolve it"
-        );
+        // A plain comparison rather than `assert_eq!`: the latter takes references to both
+        // values for its message, which makes every accessor copy the whole `Port` to memory.
+        if port.model != self.id {
+            foreign_port();
+        }
     }
 
     /// Where `port`'s value lives and how it is stored, for the per-cycle accessors.
