@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use sim_runtime::{ClockId, Edges, Model, Port};
+use sim_runtime::{ClockId, Edges, Model, Port, PortSet};
 
 use crate::bind::SignalMapping;
 use crate::error::{BfmError, Result};
@@ -120,8 +120,9 @@ struct ResetLine {
 struct Slot {
     agent: Rc<RefCell<dyn Agent>>,
     monitor: bool,
-    /// The agent's idle flag and the ports that wake it ([`Agent::idle`]).
-    idle: Option<(Idle, Vec<Port>)>,
+    /// The agent's idle flag and the ports that wake it ([`Agent::idle`]), gathered into one
+    /// set of the model's when the agent is added: they are read at every edge it sleeps.
+    idle: Option<(Idle, PortSet)>,
 }
 
 impl Slot {
@@ -131,7 +132,7 @@ impl Slot {
     fn asleep(&self, model: &Model) -> bool {
         self.idle
             .as_ref()
-            .is_some_and(|(flag, wake)| flag.get() && wake.iter().all(|&p| !model.get_bool(p)))
+            .is_some_and(|(flag, wake)| flag.get() && !model.any_nonzero(wake))
     }
 }
 
@@ -306,6 +307,7 @@ impl Env {
             let a = agent.borrow();
             (a.is_monitor(), a.idle())
         };
+        let idle = idle.map(|(flag, wake)| (flag, self.model.port_set(&wake)));
         self.group(clock).slots.push(Slot {
             agent,
             monitor,

@@ -110,6 +110,26 @@ impl Port {
     }
 }
 
+/// Ports of one model asked together whether any of them is non-zero, such as the VALID
+/// signals that wake an idle agent at every edge: checked against the model once, when the set
+/// is made ([`Model::port_set`]), and then read without a check or a dispatch per port.
+#[derive(Debug, Clone, Default)]
+pub struct PortSet {
+    /// The model that made the set (0, which no model has, for an empty set).
+    model: u64,
+    /// The storage of each port of up to 8 bits: one byte each, the common case.
+    bytes: Vec<usize>,
+    /// The wider ports, read through [`Model::get`].
+    wide: Vec<Port>,
+}
+
+impl PortSet {
+    /// True when the set has no port.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty() && self.wide.is_empty()
+    }
+}
+
 /// How to build a [`Model`].
 #[derive(Debug, Clone)]
 pub struct ModelBuilder {
@@ -491,6 +511,42 @@ impl Model {
     #[inline]
     pub fn get_bool(&self, port: Port) -> bool {
         self.get(port) != 0
+    }
+
+    /// Gathers ports of this model into a set for [`Model::any_nonzero`]. Panics, as every
+    /// accessor does, if a port was resolved by another model.
+    pub fn port_set(&self, ports: &[Port]) -> PortSet {
+        let mut set = PortSet {
+            model: if ports.is_empty() { 0 } else { self.id },
+            ..PortSet::default()
+        };
+        for &p in ports {
+            let (addr, storage) = self.place(p);
+            if storage == Storage::U8 {
+                set.bytes.push(addr as usize);
+            } else {
+                set.wide.push(p);
+            }
+        }
+        set
+    }
+
+    /// Whether any port of `set` reads non-zero (false for an empty set). Panics if another
+    /// model made the set.
+    #[inline]
+    pub fn any_nonzero(&self, set: &PortSet) -> bool {
+        if set.is_empty() {
+            return false;
+        }
+        if set.model != self.id {
+            foreign_port();
+        }
+        set.bytes.iter().any(|&addr| {
+            // SAFETY: `addr` is the one-byte storage of a port of this model (`port_set`
+            // checked every port, and the set's model is this one), which `self.inner` keeps at
+            // a fixed address until `self` is dropped.
+            unsafe { (addr as *const u8).read() != 0 }
+        }) || set.wide.iter().any(|&p| self.get(p) != 0)
     }
 
     /// Drives an input of up to 64 bits; bits above the port's width are dropped.
