@@ -389,13 +389,15 @@ impl Env {
 
     /// One edge instant; with `hold` rising at it, everything but its agents' drive phase,
     /// which then waits for [`Env::drive`].
+    ///
+    /// Inlined into the stepping loops for the instants at which no agent runs (most of them:
+    /// falling edges, and every edge of a clock nobody watches); the agents' edges are out of
+    /// line in [`Env::agents_edge`], whose larger frame those instants need not set up.
+    #[inline]
     fn step_inner(&mut self, release: Option<ClockId>, hold: Option<ClockId>) -> Result<Edges> {
         self.drive()?;
         let Some((time_ps, edges)) = self.model.next_edges() else {
-            return Err(BfmError::BadRequest {
-                bus: self.model.name().to_string(),
-                problem: "the model has no clock to step; add one with Env::add_clock".into(),
-            });
+            return Err(self.no_clock());
         };
         let rising = edges.rising_mask() & self.active;
         if rising == 0 {
@@ -409,6 +411,29 @@ impl Env {
             }
             return Ok(edges);
         }
+        self.agents_edge(time_ps, edges, rising, release, hold)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn no_clock(&self) -> BfmError {
+        BfmError::BadRequest {
+            bus: self.model.name().to_string(),
+            problem: "the model has no clock to step; add one with Env::add_clock".into(),
+        }
+    }
+
+    /// The rest of [`Env::step_inner`] at an instant where the clocks in `rising` rise and
+    /// have agents: they sample, the model steps, they drive.
+    #[inline(never)]
+    fn agents_edge(
+        &mut self,
+        time_ps: u64,
+        edges: Edges,
+        rising: u32,
+        release: Option<ClockId>,
+        hold: Option<ClockId>,
+    ) -> Result<Edges> {
         // Agents sample settled values.
         self.settle()?;
         let mut first: Option<BfmError> = None;
