@@ -68,7 +68,8 @@ class ModelImpl final : public SimModel {
         Verilated::threadContextp(nullptr);
     }
 
-    void eval() override {
+    void eval(uint64_t ps) override {
+        ctx_->time(ps);
         // Several models may live on one thread; Verilator looks up the context through a
         // thread-local for $display's %t and for error reporting.
         Verilated::threadContextp(ctx_.get());
@@ -82,8 +83,6 @@ class ModelImpl final : public SimModel {
         }
         if (!log.empty()) collect();
     }
-
-    void set_time(uint64_t ps) override { ctx_->time(ps); }
 
     void dump(uint64_t ps) override {
         if (fst_) fst_->dump(ps);

@@ -952,10 +952,9 @@ impl Model {
         // SAFETY: `ptr` is the object that `self.inner` owns, alive until `self` is dropped and
         // never moved (the C++ object lives on the heap), so pinning it holds; `&mut self`
         // makes this the only reference to it while `m` lives.
-        let mut m = unsafe { Pin::new_unchecked(&mut *self.ptr.as_ptr()) };
-        m.as_mut().set_time(t);
+        let m = unsafe { Pin::new_unchecked(&mut *self.ptr.as_ptr()) };
         self.evaluations += 1;
-        if let Err(e) = m.eval() {
+        if let Err(e) = m.eval(t) {
             self.poisoned = true;
             return Err(SimError::Rtl {
                 model: self.name.clone(),
