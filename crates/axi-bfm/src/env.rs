@@ -147,6 +147,9 @@ struct Group {
     was_in_reset: bool,
     /// Bit `i` set: slot `i` was skipped at this edge's sample, so its drive is skipped too.
     skipped: u64,
+    /// The slots that are not monitors, in order: only they take part in the drive phase,
+    /// which so passes over the monitors without looking at them.
+    drivers: Vec<usize>,
 }
 
 /// One model with its agents, stepped edge by edge.
@@ -293,6 +296,7 @@ impl Env {
                     cx: Cx::default(),
                     was_in_reset: false,
                     skipped: 0,
+                    drivers: Vec::new(),
                 });
                 self.groups.len() - 1
             }
@@ -308,7 +312,11 @@ impl Env {
             (a.is_monitor(), a.idle())
         };
         let idle = idle.map(|(flag, wake)| (flag, self.model.port_set(&wake)));
-        self.group(clock).slots.push(Slot {
+        let g = self.group(clock);
+        if !monitor {
+            g.drivers.push(g.slots.len());
+        }
+        g.slots.push(Slot {
             agent,
             monitor,
             idle,
@@ -501,14 +509,18 @@ impl Env {
                     .any(|&(p, high)| self.model.get_bool(p) == high);
             }
             let cx = g.cx;
-            for (i, s) in g.slots.iter().enumerate() {
-                // Monitors only watch; they drive nothing. An agent skipped at the sample
-                // would drive what it already drives, unless it was given work since (between
-                // `rise` and `drive`), which lowered its idle flag.
+            // Monitors only watch; they drive nothing, and `drivers` leaves them out.
+            for &i in &g.drivers {
+                let Some(s) = g.slots.get(i) else {
+                    continue;
+                };
+                // An agent skipped at the sample would drive what it already drives, unless it
+                // was given work since (between `rise` and `drive`), which lowered its idle
+                // flag.
                 let skipped = i < 64
                     && g.skipped & (1 << i) != 0
                     && s.idle.as_ref().is_none_or(|(flag, _)| flag.get());
-                if s.monitor || skipped {
+                if skipped {
                     continue;
                 }
                 if let Err(e) = s.agent.borrow_mut().drive(&mut self.model, &cx) {
