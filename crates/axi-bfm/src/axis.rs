@@ -375,58 +375,71 @@ impl SourceCore {
             beat_end <= limit
         })
     }
+}
 
-    /// The next beat of the head frame, and where the frame continues after it.
-    fn build(&mut self) -> Option<(TBeat, usize)> {
-        let frame = self.queue.front()?;
-        let bytes = self.t.ports.bytes;
-        let mut beat = TBeat {
-            words: [0; MAX_WORDS],
-            keep: 0,
-            last: false,
-            id: frame.tid,
-            dest: frame.tdest,
-            user: frame.tuser,
-        };
-        let remaining = frame.data.len() - self.pos;
-        let lane0 = usize::from(self.faults.misalign_last && remaining < bytes);
-        let mut pos = self.pos;
-        if lane0 == 0 && self.gaps.is_never() {
-            // Whole words at a time when no lane is left empty (the common case).
-            let take = remaining.min(bytes);
-            let src = &frame.data[pos..pos + take];
-            let mut whole = src.chunks_exact(4);
-            for (w, chunk) in beat.words.iter_mut().zip(whole.by_ref()) {
-                *w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            }
-            let tail = whole.remainder();
-            if !tail.is_empty() {
-                let mut b = [0u8; 4];
-                b[..tail.len()].copy_from_slice(tail);
-                beat.words[take / 4] = u32::from_le_bytes(b);
-            }
-            beat.keep = if take >= 128 {
-                u128::MAX
-            } else {
-                (1u128 << take) - 1
-            };
-            pos += take;
-        } else {
-            for i in lane0..bytes {
-                if pos >= frame.data.len() {
-                    break;
-                }
-                if self.gaps.pause_now() {
-                    continue;
-                }
-                set_lane(&mut beat.words, i, frame.data[pos]);
-                beat.keep |= 1 << i;
-                pos += 1;
-            }
+/// Puts the next beat of the head frame of `queue`, which `pos` bytes of have been taken, into
+/// `slot` (emptied when no frame is queued), and returns where the frame continues after it.
+/// A free function of the fields it needs, so that the beat can be built in the source's own
+/// slot ([`Source::show_in_place`]) while the queue is read.
+fn build(
+    ports: &TPorts,
+    queue: &VecDeque<AxisFrame>,
+    pos: usize,
+    faults: StreamFaults,
+    gaps: &mut crate::pause::Pause,
+    slot: &mut Option<TBeat>,
+) -> Option<usize> {
+    let Some(frame) = queue.front() else {
+        *slot = None;
+        return None;
+    };
+    let bytes = ports.bytes;
+    let beat = slot.insert(TBeat {
+        words: [0; MAX_WORDS],
+        keep: 0,
+        last: false,
+        id: frame.tid,
+        dest: frame.tdest,
+        user: frame.tuser,
+    });
+    let remaining = frame.data.len() - pos;
+    let lane0 = usize::from(faults.misalign_last && remaining < bytes);
+    let mut pos = pos;
+    if lane0 == 0 && gaps.is_never() {
+        // Whole words at a time when no lane is left empty (the common case).
+        let take = remaining.min(bytes);
+        let src = &frame.data[pos..pos + take];
+        let mut whole = src.chunks_exact(4);
+        for (w, chunk) in beat.words.iter_mut().zip(whole.by_ref()) {
+            *w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         }
-        beat.last = pos >= frame.data.len();
-        Some((beat, pos))
+        let tail = whole.remainder();
+        if !tail.is_empty() {
+            let mut b = [0u8; 4];
+            b[..tail.len()].copy_from_slice(tail);
+            beat.words[take / 4] = u32::from_le_bytes(b);
+        }
+        beat.keep = if take >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << take) - 1
+        };
+        pos += take;
+    } else {
+        for i in lane0..bytes {
+            if pos >= frame.data.len() {
+                break;
+            }
+            if gaps.pause_now() {
+                continue;
+            }
+            set_lane(&mut beat.words, i, frame.data[pos]);
+            beat.keep |= 1 << i;
+            pos += 1;
+        }
     }
+    beat.last = pos >= frame.data.len();
+    Some(pos)
 }
 
 impl Agent for SourceCore {
@@ -451,15 +464,19 @@ impl Agent for SourceCore {
             return Ok(());
         }
         if let Turn::Free { go } = self.t.turn() {
-            let beat = if go && self.has_credit() {
-                self.build().map(|(beat, next)| {
-                    self.next_pos = next;
-                    beat
-                })
-            } else {
-                None
-            };
-            self.t.show(m, beat);
+            let ready = go && self.has_credit();
+            let (queue, pos, faults, gaps) = (&self.queue, self.pos, self.faults, &mut self.gaps);
+            let mut next = None;
+            self.t.show_in_place(m, |ports, slot| {
+                if ready {
+                    next = build(ports, queue, pos, faults, gaps, slot);
+                } else {
+                    *slot = None;
+                }
+            });
+            if let Some(n) = next {
+                self.next_pos = n;
+            }
         } else {
             if f.drop_valid_on_stall {
                 // Drop the beat; it is rebuilt from the same position next time.

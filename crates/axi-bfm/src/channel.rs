@@ -130,6 +130,25 @@ impl<P: Payload> Source<P> {
     #[inline]
     pub(crate) fn show(&mut self, m: &mut Model, beat: Option<P::Beat>) {
         self.shown = beat;
+        self.drive_shown(m);
+    }
+
+    /// After [`Turn::Free`]: as [`Source::show`], with the beat built where the source keeps
+    /// it. `build` is handed the payload's ports and the slot, and leaves the next beat in the
+    /// slot or empties it: a wide beat is then not copied on its way to the bus.
+    #[inline]
+    pub(crate) fn show_in_place(
+        &mut self,
+        m: &mut Model,
+        build: impl FnOnce(&P, &mut Option<P::Beat>),
+    ) {
+        build(&self.ports, &mut self.shown);
+        self.drive_shown(m);
+    }
+
+    /// Drives the shown beat with VALID high, or VALID low (and idle garbage when that is on).
+    #[inline]
+    fn drive_shown(&mut self, m: &mut Model) {
         match &self.shown {
             Some(beat) => {
                 self.ports.drive(m, beat);

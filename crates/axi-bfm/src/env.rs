@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use sim_runtime::{ClockId, Edges, Model, Port};
+use sim_runtime::{ClockId, Edges, Model, Port, PortSet};
 
 use crate::bind::SignalMapping;
 use crate::error::{BfmError, Result};
@@ -120,8 +120,9 @@ struct ResetLine {
 struct Slot {
     agent: Rc<RefCell<dyn Agent>>,
     monitor: bool,
-    /// The agent's idle flag and the ports that wake it ([`Agent::idle`]).
-    idle: Option<(Idle, Vec<Port>)>,
+    /// The agent's idle flag and the ports that wake it ([`Agent::idle`]), gathered into one
+    /// set of the model's when the agent is added: they are read at every edge it sleeps.
+    idle: Option<(Idle, PortSet)>,
 }
 
 impl Slot {
@@ -131,7 +132,7 @@ impl Slot {
     fn asleep(&self, model: &Model) -> bool {
         self.idle
             .as_ref()
-            .is_some_and(|(flag, wake)| flag.get() && wake.iter().all(|&p| !model.get_bool(p)))
+            .is_some_and(|(flag, wake)| flag.get() && !model.any_nonzero(wake))
     }
 }
 
@@ -146,6 +147,9 @@ struct Group {
     was_in_reset: bool,
     /// Bit `i` set: slot `i` was skipped at this edge's sample, so its drive is skipped too.
     skipped: u64,
+    /// The slots that are not monitors, in order: only they take part in the drive phase,
+    /// which so passes over the monitors without looking at them.
+    drivers: Vec<usize>,
 }
 
 /// One model with its agents, stepped edge by edge.
@@ -292,6 +296,7 @@ impl Env {
                     cx: Cx::default(),
                     was_in_reset: false,
                     skipped: 0,
+                    drivers: Vec::new(),
                 });
                 self.groups.len() - 1
             }
@@ -306,7 +311,12 @@ impl Env {
             let a = agent.borrow();
             (a.is_monitor(), a.idle())
         };
-        self.group(clock).slots.push(Slot {
+        let idle = idle.map(|(flag, wake)| (flag, self.model.port_set(&wake)));
+        let g = self.group(clock);
+        if !monitor {
+            g.drivers.push(g.slots.len());
+        }
+        g.slots.push(Slot {
             agent,
             monitor,
             idle,
@@ -387,13 +397,15 @@ impl Env {
 
     /// One edge instant; with `hold` rising at it, everything but its agents' drive phase,
     /// which then waits for [`Env::drive`].
+    ///
+    /// Inlined into the stepping loops for the instants at which no agent runs (most of them:
+    /// falling edges, and every edge of a clock nobody watches); the agents' edges are out of
+    /// line in [`Env::agents_edge`], whose larger frame those instants need not set up.
+    #[inline]
     fn step_inner(&mut self, release: Option<ClockId>, hold: Option<ClockId>) -> Result<Edges> {
         self.drive()?;
         let Some((time_ps, edges)) = self.model.next_edges() else {
-            return Err(BfmError::BadRequest {
-                bus: self.model.name().to_string(),
-                problem: "the model has no clock to step; add one with Env::add_clock".into(),
-            });
+            return Err(self.no_clock());
         };
         let rising = edges.rising_mask() & self.active;
         if rising == 0 {
@@ -407,6 +419,29 @@ impl Env {
             }
             return Ok(edges);
         }
+        self.agents_edge(time_ps, edges, rising, release, hold)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn no_clock(&self) -> BfmError {
+        BfmError::BadRequest {
+            bus: self.model.name().to_string(),
+            problem: "the model has no clock to step; add one with Env::add_clock".into(),
+        }
+    }
+
+    /// The rest of [`Env::step_inner`] at an instant where the clocks in `rising` rise and
+    /// have agents: they sample, the model steps, they drive.
+    #[inline(never)]
+    fn agents_edge(
+        &mut self,
+        time_ps: u64,
+        edges: Edges,
+        rising: u32,
+        release: Option<ClockId>,
+        hold: Option<ClockId>,
+    ) -> Result<Edges> {
         // Agents sample settled values.
         self.settle()?;
         let mut first: Option<BfmError> = None;
@@ -474,14 +509,18 @@ impl Env {
                     .any(|&(p, high)| self.model.get_bool(p) == high);
             }
             let cx = g.cx;
-            for (i, s) in g.slots.iter().enumerate() {
-                // Monitors only watch; they drive nothing. An agent skipped at the sample
-                // would drive what it already drives, unless it was given work since (between
-                // `rise` and `drive`), which lowered its idle flag.
+            // Monitors only watch; they drive nothing, and `drivers` leaves them out.
+            for &i in &g.drivers {
+                let Some(s) = g.slots.get(i) else {
+                    continue;
+                };
+                // An agent skipped at the sample would drive what it already drives, unless it
+                // was given work since (between `rise` and `drive`), which lowered its idle
+                // flag.
                 let skipped = i < 64
                     && g.skipped & (1 << i) != 0
                     && s.idle.as_ref().is_none_or(|(flag, _)| flag.get());
-                if s.monitor || skipped {
+                if skipped {
                     continue;
                 }
                 if let Err(e) = s.agent.borrow_mut().drive(&mut self.model, &cx) {

@@ -42,7 +42,8 @@ class ModelImpl final : public SimModel {
         // builds them and when it destroys them; every step that does either makes this
         // model's context current first, so that several models can share a thread.
         Verilated::threadContextp(ctx_.get());
-        thread_log().clear();
+        log_ = &thread_log();
+        log_->clear();
         top_.reset(new Top(ctx_.get(), inst.c_str()));
         port_fn(*top_, ports_);
         if (!path.empty()) {
@@ -67,11 +68,12 @@ class ModelImpl final : public SimModel {
         Verilated::threadContextp(nullptr);
     }
 
-    void eval() override {
+    void eval(uint64_t ps) override {
+        ctx_->time(ps);
         // Several models may live on one thread; Verilator looks up the context through a
         // thread-local for $display's %t and for error reporting.
         Verilated::threadContextp(ctx_.get());
-        std::string& log = thread_log();
+        std::string& log = *log_;
         if (!log.empty()) log.clear();
         try {
             top_->eval();
@@ -81,8 +83,6 @@ class ModelImpl final : public SimModel {
         }
         if (!log.empty()) collect();
     }
-
-    void set_time(uint64_t ps) override { ctx_->time(ps); }
 
     void dump(uint64_t ps) override {
         if (fst_) fst_->dump(ps);
@@ -150,7 +150,7 @@ class ModelImpl final : public SimModel {
     // Moves what the RTL printed during the last step into this model's own output, so that
     // it reaches the test through take_output and errors instead of the process's stdout.
     void collect() {
-        std::string& log = thread_log();
+        std::string& log = *log_;
         if (log.empty()) return;
         if (echo_) std::fputs(log.c_str(), stdout);
         output_ += log;
@@ -160,6 +160,10 @@ class ModelImpl final : public SimModel {
     }
 
     std::unique_ptr<VerilatedContext> ctx_;
+    // This thread's log (thread_log()), looked up once: the model is built, evaluated and
+    // dropped on one thread (the Rust handle is neither Send nor Sync), and each look-up of a
+    // thread-local of a shared library is a call, twice per evaluation otherwise.
+    std::string* log_ = nullptr;
     std::unique_ptr<Top> top_;
     std::unique_ptr<VerilatedFstC> fst_;
     std::vector<PortInfo> ports_;

@@ -38,10 +38,10 @@ struct ModelOptions {
 class SimModel {
   public:
     virtual ~SimModel() = default;
-    // Evaluates the model at the current time; throws RtlError (a Rust Err) on $stop/$fatal.
-    virtual void eval() = 0;
-    // Sets the simulated time in picoseconds, the precision every RTL file declares.
-    virtual void set_time(uint64_t ps) = 0;
+    // Sets the simulated time in picoseconds (the precision every RTL file declares) and
+    // evaluates the model then, in one call since every step does both; throws RtlError (a
+    // Rust Err) on $stop/$fatal.
+    virtual void eval(uint64_t ps) = 0;
     // Writes one waveform sample at the current time if waves are on.
     virtual void dump(uint64_t ps) = 0;
     // Runs final blocks and closes the waveform file.

@@ -24,8 +24,7 @@ pub(crate) mod bridge {
 
         type SimModel;
 
-        fn eval(self: Pin<&mut SimModel>) -> Result<()>;
-        fn set_time(self: Pin<&mut SimModel>, ps: u64);
+        fn eval(self: Pin<&mut SimModel>, ps: u64) -> Result<()>;
         fn dump(self: Pin<&mut SimModel>, ps: u64);
         fn finish(self: Pin<&mut SimModel>) -> Result<()>;
         fn got_finish(&self) -> bool;

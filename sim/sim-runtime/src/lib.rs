@@ -35,8 +35,8 @@ pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
 pub use error::{Result, SimError};
 pub use library::{build_tops, Library};
 pub use model::{
-    coverage_dir, waves_dir, MemoryInfo, Model, ModelBuilder, Port, COVERAGE_DIR_ENV, ECHO_ENV,
-    SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
+    coverage_dir, waves_dir, MemoryInfo, Model, ModelBuilder, Port, PortSet, COVERAGE_DIR_ENV,
+    ECHO_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
 };
 #[doc(hidden)]
 pub use top::ModelOptions;

@@ -3,6 +3,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
@@ -109,6 +110,26 @@ impl Port {
     }
 }
 
+/// Ports of one model asked together whether any of them is non-zero, such as the VALID
+/// signals that wake an idle agent at every edge: checked against the model once, when the set
+/// is made ([`Model::port_set`]), and then read without a check or a dispatch per port.
+#[derive(Debug, Clone, Default)]
+pub struct PortSet {
+    /// The model that made the set (0, which no model has, for an empty set).
+    model: u64,
+    /// The storage of each port of up to 8 bits: one byte each, the common case.
+    bytes: Vec<usize>,
+    /// The wider ports, read through [`Model::get`].
+    wide: Vec<Port>,
+}
+
+impl PortSet {
+    /// True when the set has no port.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty() && self.wide.is_empty()
+    }
+}
+
 /// How to build a [`Model`].
 #[derive(Debug, Clone)]
 pub struct ModelBuilder {
@@ -195,6 +216,10 @@ impl ModelBuilder {
         // SAFETY: `raw` is a non-null, uniquely owned `SimModel*` (see above); the UniquePtr
         // deletes it through the virtual destructor.
         let mut inner = unsafe { cxx::UniquePtr::from_raw(raw.cast::<ffi::SimModel>()) };
+        let ptr = NonNull::new(raw.cast::<ffi::SimModel>()).ok_or_else(|| SimError::Create {
+            top: top.to_string(),
+            message: "the model constructor returned nothing".to_string(),
+        })?;
         let descs = ffi::model_ports(pin(&mut inner, top)?.as_ref().get_ref());
         let slots = descs
             .iter()
@@ -207,12 +232,13 @@ impl ModelBuilder {
             .collect();
         let mut model = Model {
             inner,
+            ptr,
             id: NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed),
             top: def,
             name,
             slots,
             sched: Scheduler::default(),
-            clock_ports: Vec::new(),
+            clock_bits: Vec::new(),
             time_ps: 0,
             last_dump_ps: None,
             poisoned: false,
@@ -234,6 +260,14 @@ impl ModelBuilder {
         model.eval()?;
         Ok(model)
     }
+}
+
+/// The panic of a port used with a model that did not resolve it, out of line so that the
+/// per-cycle accessors carry only the comparison.
+#[cold]
+#[inline(never)]
+fn foreign_port() -> ! {
+    panic!("port handle used with a model that did not resolve it");
 }
 
 /// The top to build and the seed of its random values. A seed given with
@@ -278,12 +312,17 @@ pub struct MemoryInfo {
 /// own thread.
 pub struct Model {
     inner: cxx::UniquePtr<ffi::SimModel>,
+    /// The object `inner` owns, kept as a plain pointer: asking the UniquePtr for it is a call
+    /// into C++, and every step needs it.
+    ptr: NonNull<ffi::SimModel>,
     id: u64,
     top: TopDef,
     name: String,
     slots: Vec<Slot>,
     sched: Scheduler,
-    clock_ports: Vec<Port>,
+    /// The storage of each clock's port, by clock index: a 1-bit input, so one byte (see
+    /// [`Model::add_clock`]), written at every edge without a port look-up.
+    clock_bits: Vec<*mut u8>,
     time_ps: u64,
     last_dump_ps: Option<u64>,
     poisoned: bool,
@@ -431,10 +470,11 @@ impl Model {
     /// model's storage.
     #[inline]
     fn own(&self, port: Port) {
-        assert_eq!(
-            port.model, self.id,
-            "port handle used with a model that did not resolve it"
-        );
+        // A plain comparison rather than `assert_eq!`: the latter takes references to both
+        // values for its message, which makes every accessor copy the whole `Port` to memory.
+        if port.model != self.id {
+            foreign_port();
+        }
     }
 
     /// Where `port`'s value lives and how it is stored, for the per-cycle accessors.
@@ -471,6 +511,42 @@ impl Model {
     #[inline]
     pub fn get_bool(&self, port: Port) -> bool {
         self.get(port) != 0
+    }
+
+    /// Gathers ports of this model into a set for [`Model::any_nonzero`]. Panics, as every
+    /// accessor does, if a port was resolved by another model.
+    pub fn port_set(&self, ports: &[Port]) -> PortSet {
+        let mut set = PortSet {
+            model: if ports.is_empty() { 0 } else { self.id },
+            ..PortSet::default()
+        };
+        for &p in ports {
+            let (addr, storage) = self.place(p);
+            if storage == Storage::U8 {
+                set.bytes.push(addr as usize);
+            } else {
+                set.wide.push(p);
+            }
+        }
+        set
+    }
+
+    /// Whether any port of `set` reads non-zero (false for an empty set). Panics if another
+    /// model made the set.
+    #[inline]
+    pub fn any_nonzero(&self, set: &PortSet) -> bool {
+        if set.is_empty() {
+            return false;
+        }
+        if set.model != self.id {
+            foreign_port();
+        }
+        set.bytes.iter().any(|&addr| {
+            // SAFETY: `addr` is the one-byte storage of a port of this model (`port_set`
+            // checked every port, and the set's model is this one), which `self.inner` keeps at
+            // a fixed address until `self` is dropped.
+            unsafe { (addr as *const u8).read() != 0 }
+        }) || set.wide.iter().any(|&p| self.get(p) != 0)
     }
 
     /// Drives an input of up to 64 bits; bits above the port's width are dropped.
@@ -597,7 +673,9 @@ impl Model {
         // A clock added after time zero keeps its phase relative to its own start.
         c.next_ps += self.time_ps;
         self.sched.add(c);
-        self.clock_ports.push(port);
+        // A 1-bit input of this model (checked above), so its storage is one byte of it.
+        debug_assert_eq!(port.storage, Storage::U8);
+        self.clock_bits.push(self.place(port).0);
         self.set(port, 0);
         Ok(ClockId((self.sched.clocks.len() - 1) as u8))
     }
@@ -667,13 +745,20 @@ impl Model {
             return Ok(Edges::default());
         };
         self.sched.apply(t);
-        let mut moved = edges.rising_mask() | edges.falling_mask();
+        let rising = edges.rising_mask();
+        let mut moved = rising | edges.falling_mask();
         while moved != 0 {
             let i = moved.trailing_zeros() as usize;
             moved &= moved - 1;
-            let level = self.sched.clocks[i].level();
-            let port = self.clock_ports[i];
-            self.set_bool(port, level);
+            // A clock that rose is high now, one that fell low.
+            let level = (rising >> i) & 1;
+            if let Some(&bit) = self.clock_bits.get(i) {
+                // SAFETY: `bit` is the one-byte storage of a 1-bit input of this model
+                // (`add_clock` took it from a port this model resolved), which `self.inner`
+                // keeps at a fixed address until `self` is dropped; nothing else accesses it
+                // between evaluations, which `&mut self` excludes.
+                unsafe { bit.write(level as u8) };
+            }
         }
         self.time_ps = t;
         self.eval_unchecked(t)?;
@@ -864,15 +949,12 @@ impl Model {
     /// Evaluates at `t` a model known not to be poisoned (the caller checked).
     #[inline]
     fn eval_unchecked(&mut self, t: u64) -> Result<()> {
-        let Some(mut m) = self.inner.as_mut() else {
-            return Err(SimError::Create {
-                top: self.top.name().to_string(),
-                message: "the model constructor returned nothing".to_string(),
-            });
-        };
-        m.as_mut().set_time(t);
+        // SAFETY: `ptr` is the object that `self.inner` owns, alive until `self` is dropped and
+        // never moved (the C++ object lives on the heap), so pinning it holds; `&mut self`
+        // makes this the only reference to it while `m` lives.
+        let m = unsafe { Pin::new_unchecked(&mut *self.ptr.as_ptr()) };
         self.evaluations += 1;
-        if let Err(e) = m.eval() {
+        if let Err(e) = m.eval(t) {
             self.poisoned = true;
             return Err(SimError::Rtl {
                 model: self.name.clone(),

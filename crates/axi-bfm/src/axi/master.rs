@@ -571,43 +571,6 @@ impl MasterCore {
         Ok(self.queue_read(vec![piece], n))
     }
 
-    /// Beat `k` of a write burst whose first `done` bytes are sent, and the bytes sent with
-    /// it.
-    fn w_beat(&self, wb: &WBurst, k: u32, done: usize) -> (WBeat, usize) {
-        let (lo, hi) = wb.b.beat_lanes(k, self.bus_bytes);
-        let mut beat = WBeat {
-            words: [0; MAX_WORDS],
-            strb: 0,
-            last: false,
-        };
-        if lo == 0 && hi == self.bus_bytes && wb.keep.is_none() && done + hi <= wb.nbytes && hi >= 4
-        {
-            // A full beat with every strobe up: whole words at a time.
-            let src = &wb.data[wb.off + done..wb.off + done + hi];
-            for (w, c) in beat.words.iter_mut().zip(src.chunks_exact(4)) {
-                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            }
-            beat.strb = if hi >= 128 {
-                u128::MAX
-            } else {
-                (1u128 << hi) - 1
-            };
-            return (beat, done + hi);
-        }
-        let mut used = done;
-        for i in lo..hi {
-            if used >= wb.nbytes {
-                break;
-            }
-            set_lane(&mut beat.words, i, wb.data[wb.off + used]);
-            if wb.keep.as_ref().is_none_or(|k| k[wb.off + used]) {
-                beat.strb |= 1 << i;
-            }
-            used += 1;
-        }
-        (beat, used)
-    }
-
     fn on_b(&mut self, id: u32, resp: Resp) {
         let Some(op) = self.b_wait.get_mut(&id).and_then(VecDeque::pop_front) else {
             // A response nobody asked for; the monitor reports it.
@@ -679,6 +642,38 @@ impl MasterCore {
             rd.ar.set_garbage(on.then_some(0x9e37_79b9_7f4a_7c17));
         }
     }
+}
+
+/// Beat `k` of a write burst whose first `done` bytes are sent: its data and strobes into
+/// `beat`, which comes cleared, and the bytes sent with it. A free function of the bus width,
+/// so that the beat can be built in the W source's own slot ([`Source::show_in_place`]).
+fn w_beat(bus_bytes: usize, wb: &WBurst, k: u32, done: usize, beat: &mut WBeat) -> usize {
+    let (lo, hi) = wb.b.beat_lanes(k, bus_bytes);
+    if lo == 0 && hi == bus_bytes && wb.keep.is_none() && done + hi <= wb.nbytes && hi >= 4 {
+        // A full beat with every strobe up: whole words at a time.
+        let src = &wb.data[wb.off + done..wb.off + done + hi];
+        for (w, c) in beat.words.iter_mut().zip(src.chunks_exact(4)) {
+            *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        beat.strb = if hi >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << hi) - 1
+        };
+        return done + hi;
+    }
+    let mut used = done;
+    for i in lo..hi {
+        if used >= wb.nbytes {
+            break;
+        }
+        set_lane(&mut beat.words, i, wb.data[wb.off + used]);
+        if wb.keep.as_ref().is_none_or(|k| k[wb.off + used]) {
+            beat.strb |= 1 << i;
+        }
+        used += 1;
+    }
+    used
 }
 
 impl Agent for MasterCore {
@@ -776,17 +771,25 @@ impl Agent for MasterCore {
             if self.w_cur.is_none() {
                 self.w_cur = self.w_q.pop_front().map(|wb| (wb, 0, 0));
             }
-            let mut beat = None;
-            if go {
-                if let Some((wb, k, done)) = &self.w_cur {
-                    let (mut b, used) = self.w_beat(wb, *k, *done);
-                    b.last = *k >= u32::from(wb.b.len)
-                        || (f.wlast_early && wb.b.len >= 1 && *k + 1 == u32::from(wb.b.len));
-                    self.w_next_done = used;
-                    beat = Some(b);
-                }
+            let (bus_bytes, cur) = (self.bus_bytes, if go { self.w_cur.as_ref() } else { None });
+            let mut used = None;
+            self.w.show_in_place(m, |_, slot| {
+                let Some((wb, k, done)) = cur else {
+                    *slot = None;
+                    return;
+                };
+                let b = slot.insert(WBeat {
+                    words: [0; MAX_WORDS],
+                    strb: 0,
+                    last: false,
+                });
+                used = Some(w_beat(bus_bytes, wb, *k, *done, b));
+                b.last = *k >= u32::from(wb.b.len)
+                    || (f.wlast_early && wb.b.len >= 1 && *k + 1 == u32::from(wb.b.len));
+            });
+            if let Some(u) = used {
+                self.w_next_done = u;
             }
-            self.w.show(m, beat);
         }
 
         if let Some(rd) = &mut self.rd {

@@ -562,10 +562,9 @@ impl AxiCheck {
         // Read data interleaved or out of order needs a request of another ID, so another ID
         // in the map: with one ID in use, as in most benches, these scans of every ID at
         // every beat are skipped. The map keeps an ID's entry once it has one.
-        if let Some((got, seq)) = self
-            .reads
-            .get(&id)
-            .filter(|_| self.reads.len() > 1)
+        if let Some((got, seq)) = (self.reads.len() > 1)
+            .then(|| self.reads.get(&id))
+            .flatten()
             .and_then(|q| q.front())
             .map(|r| (r.got, r.seq))
         {
