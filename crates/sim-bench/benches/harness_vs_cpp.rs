@@ -1,7 +1,7 @@
 //! The Rust harness against the plain C++ Verilator bench on `sim_top`, side by side in one
 //! run: LOOP (1,000 back-to-back 4 KiB frames through H2C0 to C2H0) and memory (1 MiB written
 //! through `s_axi` and read back), each by every runner, with the ratios to the C++ baseline
-//! printed at the end. The target is 1.15x with monitors on.
+//! printed at the end. The target is 1.10x with monitors on.
 //!
 //! The simulated card of the `xdma` API runs as a third harness (`xdma_api_sim_card`): it moves
 //! the same bytes but spends more simulated cycles on them (the host's and the link's time), so
