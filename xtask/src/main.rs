@@ -473,18 +473,15 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     // simulated card and over the mount) fills the other. Each run is judged at the end, the
     // check list last, so that its closing `N passed, M failed` line ends the run.
     vm::catch_signals();
-    let (host, guests) = std::thread::scope(|s| {
-        let guests = s.spawn(|| (suite::guests(root), vm::check_list(root)));
-        yield_to_the_guests();
-        let host = host_lane(root, extra, nextest);
-        if host.is_err() {
-            // The guests' runs stop at once: the run has failed already.
-            vm::INTERRUPTED.store(true, Ordering::SeqCst);
-        }
-        let synth = synth.join();
-        (host.and_then(|h| synth.map(|()| h)), guests.join())
-    });
-    let (suite_guests, check_list) = guests.map_err(|_| "the guests' lane panicked".to_string())?;
+    let (host, guests) = beside_the_guests(
+        || (suite::guests(root), vm::check_list(root)),
+        || {
+            let host = host_lane(root, extra, nextest);
+            let synth = synth.join();
+            host.and_then(|h| synth.map(|()| h))
+        },
+    );
+    let (suite_guests, check_list) = guests?;
     let host = host?;
     suite::compare(&host, suite_guests.as_ref())?;
     match check_list? {
@@ -498,12 +495,33 @@ extern "C" {
     fn setpriority(which: i32, who: u32, prio: i32) -> i32;
 }
 
+/// Runs `guests` in a thread of its own at the normal priority and `host` here at a lower one
+/// ([`yield_to_the_guests`]); a failed `host` stops the guests' runs at once, since the run has
+/// failed already. Returns both results, the guests' an error if their thread panicked.
+pub(crate) fn beside_the_guests<G: Send, H>(
+    guests: impl FnOnce() -> G + Send,
+    host: impl FnOnce() -> Result<H, String>,
+) -> (Result<H, String>, Result<G, String>) {
+    std::thread::scope(|s| {
+        let guests = s.spawn(guests);
+        yield_to_the_guests();
+        let host = host();
+        if host.is_err() {
+            vm::INTERRUPTED.store(true, Ordering::SeqCst);
+        }
+        let guests = guests
+            .join()
+            .map_err(|_| "the guests' lane panicked".to_string());
+        (host, guests)
+    })
+}
+
 /// Lowers the calling thread, and every process it starts from now on, to nice 10. The
 /// guests' lane stays at the normal priority: a guest's driver gives each transfer a wall-clock
 /// timeout (5 s in the suite's runs), and the card behind it simulates only as fast as the core
 /// it gets, so with this machine's tests competing as equals an 8 MiB read through a guest
 /// timed out on a loaded machine. The tests here have no such clock; they only finish later.
-pub(crate) fn yield_to_the_guests() {
+fn yield_to_the_guests() {
     const PRIO_PROCESS: i32 = 0;
     // SAFETY: setpriority(2) takes plain integers and touches no memory of ours. On Linux
     // `who` 0 with PRIO_PROCESS names the calling thread, whose nice value the processes it

@@ -506,16 +506,8 @@ pub(crate) fn compare(host: &HostCounts, guests: Option<&Guests>) -> Result<(), 
 /// comparison.
 pub fn suite(root: &Path) -> Result<(), String> {
     vm::catch_signals();
-    let (host, guests) = std::thread::scope(|s| {
-        let guests = s.spawn(|| guests(root));
-        crate::yield_to_the_guests();
-        let host = host(root);
-        if host.is_err() {
-            vm::INTERRUPTED.store(true, Ordering::SeqCst);
-        }
-        (host, guests.join())
-    });
-    let guests = guests.map_err(|_| "the guests' runs panicked".to_string())?;
+    let (host, guests) = crate::beside_the_guests(|| guests(root), || host(root));
+    let guests = guests?;
     compare(&host?, guests.as_ref())
 }
 
