@@ -18,7 +18,8 @@
 //! `--crate NAME` does the same for one crate that builds tops of its own through sim-build
 //! (`own-rtl-example`, say): its tests on coverage builds, every file its tops read counted but
 //! those of its deliberately broken tops (named `*_broken*`), the report under
-//! `target/coverage/NAME/`.
+//! `target/coverage/NAME/`. The name is checked first: one that is no crate of `crates/` or
+//! `sim/` is refused, with the names there, before the task installs anything.
 //!
 //! `--no-run` reuses the coverage files of the last run (to redo the report or the check).
 //!
@@ -342,7 +343,12 @@ impl Scope {
             .iter()
             .map(|g| root.join(g).join(name))
             .find(|d| d.join("Cargo.toml").is_file())
-            .ok_or_else(|| format!("no crate `{name}` in crates/ or sim/"))?;
+            .ok_or_else(|| {
+                format!(
+                    "no crate `{name}` in crates/ or sim/; name one of the crates there: {}",
+                    crates_in(root).join(", ")
+                )
+            })?;
         let mut tests = crate::cargo();
         tests.args(["test", "-p", name]);
         Ok(Scope {
@@ -353,6 +359,20 @@ impl Scope {
             excluded: vec!["the deliberately broken builds (tops named *_broken*)"],
         })
     }
+}
+
+/// The crates of `crates/` and `sim/`, by folder name, sorted.
+fn crates_in(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = ["crates", "sim"]
+        .iter()
+        .filter_map(|g| std::fs::read_dir(root.join(g)).ok())
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 /// Whether a coverage file (`<model name>-<pid>-<model>-<top>.dat`) is of a card broken on
@@ -373,6 +393,21 @@ fn of_broken_top(file_name: &str) -> bool {
 
 /// The task.
 pub fn coverage(root: &Path, args: &[String]) -> Result<(), String> {
+    coverage_with(root, args, |root| {
+        crate::setup::setup(root)?;
+        let vcov = verilator_coverage(root)?;
+        ensure_lcov()?;
+        Ok(vcov)
+    })
+}
+
+/// The task, with `tools` the step that installs what it needs and gives the path of
+/// verilator_coverage.
+fn coverage_with(
+    root: &Path,
+    args: &[String],
+    tools: impl FnOnce(&Path) -> Result<PathBuf, String>,
+) -> Result<(), String> {
     let mut check = false;
     let mut write_floor = false;
     let mut krate = None;
@@ -398,9 +433,7 @@ pub fn coverage(root: &Path, args: &[String]) -> Result<(), String> {
         );
     }
     let started = Instant::now();
-    crate::setup::setup(root)?;
-    let vcov = verilator_coverage(root)?;
-    ensure_lcov()?;
+    let vcov = tools(root)?;
     let mut scope = match krate {
         Some(name) => Scope::krate(root, name)?,
         None => Scope::card(root)?,
@@ -567,6 +600,17 @@ mod tests {
         format!(
             "C '\u{1}f\u{2}{file}\u{1}l\u{2}{line}\u{1}n\u{2}0\u{1}page\u{2}{page}\u{1}o\u{2}{comment}\u{1}h\u{2}{hier}' {count}\n"
         )
+    }
+
+    #[test]
+    fn a_crate_that_is_not_there_is_named_before_anything_is_installed() {
+        let args: Vec<String> = ["--crate", "nosuch"].iter().map(|a| a.to_string()).collect();
+        let e = coverage_with(&crate::root(), &args, |_| {
+            Err("the tools were installed before the crate's name was checked".into())
+        })
+        .expect_err("no such crate");
+        assert!(e.contains("no crate `nosuch`"), "{e}");
+        assert!(e.contains("own-rtl-example"), "names the crates there are: {e}");
     }
 
     #[test]

@@ -7,7 +7,9 @@ use crate::CardAddr;
 
 /// Checks a memory-mapped transfer: the channel exists and is memory-mapped, the length is not
 /// zero, the range lies inside card memory, and the buffer and address meet the engine's
-/// alignment rule.
+/// alignment rule. `size_from` says where the backend has the card memory's size from and
+/// what to do when it is not the card's, for the error ([`Error::OutOfRange`]).
+#[allow(clippy::too_many_arguments)]
 pub fn mm(
     info: &CardInfo,
     op: &'static str,
@@ -16,6 +18,7 @@ pub fn mm(
     addr: CardAddr,
     buf_addr: usize,
     len: usize,
+    size_from: &'static str,
 ) -> Result<()> {
     mm_node(info, op, dir, channel, len)?;
     let len64 = len as u64;
@@ -26,6 +29,7 @@ pub fn mm(
             addr,
             len: len64,
             size: info.memory_size,
+            size_from,
         });
     }
     mm_align(op, info.alignment, buf_addr, addr)
@@ -204,21 +208,28 @@ mod tests {
     fn memory_mapped_checks_in_order() {
         let i = info();
         let k = |r: Result<()>| r.expect_err("must fail").kind();
-        assert!(mm(&i, "w", Direction::H2C, 0, CardAddr(0), 0x1000, 16).is_ok());
+        let m = |i: &CardInfo,
+                 op: &'static str,
+                 dir: Direction,
+                 ch: usize,
+                 addr: CardAddr,
+                 buf: usize,
+                 len: usize| mm(i, op, dir, ch, addr, buf, len, "the test's");
+        assert!(m(&i, "w", Direction::H2C, 0, CardAddr(0), 0x1000, 16).is_ok());
         assert_eq!(
-            k(mm(&i, "w", Direction::H2C, 1, CardAddr(0), 0, 16)),
+            k(m(&i, "w", Direction::H2C, 1, CardAddr(0), 0, 16)),
             ErrorKind::NoSuchChannel
         );
         assert_eq!(
-            k(mm(&i, "r", Direction::C2H, 1, CardAddr(0), 0, 16)),
+            k(m(&i, "r", Direction::C2H, 1, CardAddr(0), 0, 16)),
             ErrorKind::WrongChannelKind
         );
         assert_eq!(
-            k(mm(&i, "w", Direction::H2C, 0, CardAddr(0), 0, 0)),
+            k(m(&i, "w", Direction::H2C, 0, CardAddr(0), 0, 0)),
             ErrorKind::InvalidInput
         );
         assert_eq!(
-            k(mm(
+            k(m(
                 &i,
                 "w",
                 Direction::H2C,
@@ -230,17 +241,17 @@ mod tests {
             ErrorKind::OutOfRange
         );
         assert_eq!(
-            k(mm(&i, "w", Direction::H2C, 0, CardAddr(u64::MAX), 0, 16)),
+            k(m(&i, "w", Direction::H2C, 0, CardAddr(u64::MAX), 0, 16)),
             ErrorKind::OutOfRange
         );
         assert_eq!(
-            k(mm(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1000, 16)),
+            k(m(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1000, 16)),
             ErrorKind::Misaligned
         );
         // Same offset within the alignment on both sides is what the engine needs.
-        assert!(mm(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1010, 16).is_ok());
+        assert!(m(&i, "w", Direction::H2C, 0, CardAddr(0x10), 0x1010, 16).is_ok());
         // Exactly up to the end is fine.
-        assert!(mm(
+        assert!(m(
             &i,
             "w",
             Direction::H2C,
@@ -250,6 +261,26 @@ mod tests {
             16
         )
         .is_ok());
+    }
+
+    #[test]
+    fn a_range_past_card_memory_names_the_address_the_size_and_where_it_comes_from() {
+        let i = info();
+        let e = mm(
+            &i,
+            "memory-mapped H2C write",
+            Direction::H2C,
+            0,
+            CardAddr((1 << 20) - 8),
+            0,
+            16,
+            "as [hw] memory_size sets it",
+        )
+        .expect_err("past the end");
+        let msg = e.to_string();
+        for part in ["16 bytes", "0xffff8", "0x100000", "[hw] memory_size"] {
+            assert!(msg.contains(part), "{part}: {msg}");
+        }
     }
 
     #[test]

@@ -63,7 +63,7 @@ pub enum Error {
         problem: String,
     },
     /// A transfer that does not fit in card memory.
-    #[error("{op}: {len} bytes at card address {addr} run past the end of card memory ({size:#x} bytes); keep address + length <= {size:#x}")]
+    #[error("{op}: {len} bytes at card address {addr} run past the end of card memory ({size:#x} bytes, {size_from}); keep address + length <= {size:#x}")]
     OutOfRange {
         /// The operation.
         op: &'static str,
@@ -73,6 +73,10 @@ pub enum Error {
         len: u64,
         /// The card memory size.
         size: u64,
+        /// Where the backend has the size from, and what to do when it is not the card's:
+        /// the simulated card's is its RTL's, the driver backend's its `[hw] memory_size`
+        /// setting (the driver cannot tell).
+        size_from: &'static str,
     },
     /// A register offset outside the user BAR.
     #[error("register offset {offset:#x} is outside the user BAR of {size:#x} bytes")]

@@ -9,6 +9,9 @@
 //!
 //! [`InOrder`] keeps a channel's async calls in flight and answers them in order.
 //!
+//! [`progress`] reports how far a long memory-mapped transfer has got ([`ProgressReport`]:
+//! a line on stderr or a `tracing` event by default, or a callback of the program's).
+//!
 //! [`check`] holds the argument rules every backend applies before it touches its device, so
 //! that bad input gets the same typed error on each.
 
@@ -18,6 +21,7 @@ mod buffer;
 pub mod check;
 mod config;
 mod error;
+pub mod progress;
 mod queue;
 
 pub use addr::CardAddr;
@@ -27,4 +31,5 @@ pub use api::{
 pub use buffer::{DmaBuffer, DMA_ALIGN};
 pub use config::{BackendKind, Config, BACKEND_ENV, CONFIG_ENV, DEVICE_ENV};
 pub use error::{BoxError, Error, ErrorKind, Result};
+pub use progress::{Progress, ProgressHook, ProgressReport, ProgressTracker};
 pub use queue::{CallFut, InOrder};

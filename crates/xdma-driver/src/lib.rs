@@ -959,6 +959,16 @@ impl Driver {
         })
     }
 
+    /// How far `call` has got while it is in the driver: the bytes its finished engine runs
+    /// moved, and the bytes it moves in all. `None` for a call the driver does not hold (a
+    /// register access, or one that has ended and been taken).
+    pub fn progress(&self, call: Call) -> Option<(usize, usize)> {
+        self.calls.iter().find(|c| c.id == call.0).map(|c| {
+            let total = c.pieces.iter().map(|p| p.1).sum::<u64>();
+            (c.done.bytes, usize::try_from(total).unwrap_or(usize::MAX))
+        })
+    }
+
     /// Gives up `call` as a signal does: a transfer in flight is aborted and its engine
     /// stopped, as `xdma_xfer_submit` does when its wait is interrupted. A call that ended
     /// is dropped. A user BAR access cannot be taken back: it ends on its own.

@@ -644,9 +644,22 @@ fn a_server_killed_under_the_driver_backend_is_a_device_that_went_away() {
     let card = xdma_hw::HwCard::open(&cfg).expect("open over the mount");
     use xdma_core::Card;
     assert_eq!(card.read_reg(0).expect("ID"), card_regs::id::RESET as u32);
-    // Killed, the server cannot unmount: the kernel answers ENOTCONN, as it does for a board
-    // unplugged under the driver.
-    s.stop(libc::SIGKILL);
+    // A stream receive waits in the server (nothing is sent: the card's streams are off) when
+    // the server is killed: the kernel aborts the request in flight with ECONNABORTED.
+    let in_flight = std::thread::scope(|sc| {
+        let rx = sc.spawn(|| {
+            let mut buf = xdma_core::DmaBuffer::new(4096).expect("buffer");
+            card.recv_stream(1, &mut buf, Duration::from_secs(20))
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        // Killed, the server cannot unmount: the kernel answers later calls with ENOTCONN, as
+        // it does for a board unplugged under the driver.
+        s.stop(libc::SIGKILL);
+        rx.join().expect("receiver")
+    });
+    let e = in_flight.expect_err("the server died under the receive");
+    assert_eq!(e.kind(), xdma_core::ErrorKind::NoDevice, "{e}");
+    assert!(e.to_string().contains("went away"), "{e}");
     let e = card.read_reg(0).expect_err("the server is gone");
     assert_eq!(e.kind(), xdma_core::ErrorKind::NoDevice, "{e}");
     assert!(e.to_string().contains("went away"), "{e}");

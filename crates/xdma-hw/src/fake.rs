@@ -61,6 +61,11 @@ struct State {
     gate: Option<(libc::c_int, libc::c_int)>,
     /// The thread waiting at the gate.
     waiter: Option<libc::pthread_t>,
+    /// How long a C2H stream read with no data waits before its timeout, as the driver waits
+    /// `c2h_timeout` (kept shorter here so that tests stay quick).
+    read_wait: Duration,
+    /// C2H stream reads made.
+    reads: usize,
 }
 
 impl Default for State {
@@ -71,6 +76,9 @@ impl Default for State {
             control.insert(engine_base(c2h, 0), target.identifier(0, false));
             control.insert(engine_base(c2h, 1), target.identifier(1, true));
         }
+        // The IRQ and config blocks, by which the driver knows the IP's DMA BAR.
+        control.insert(xdma_regmap::irq::BASE, Target::Irq.identifier(0, false));
+        control.insert(xdma_regmap::config::BASE, Target::Config.identifier(0, false));
         let mut user = vec![0u8; 64 << 10];
         user[..4].copy_from_slice(&0x4441_5131u32.to_le_bytes());
         State {
@@ -90,6 +98,8 @@ impl Default for State {
             addrmode: HashMap::new(),
             gate: None,
             waiter: None,
+            read_wait: Duration::ZERO,
+            reads: 0,
         }
     }
 }
@@ -261,6 +271,7 @@ impl Io for FakeIo {
                 Ok(4)
             }
             "c2h_1" => {
+                s.reads += 1;
                 drop(s);
                 self.pass_gate()?;
                 let mut s = self.fake.state();
@@ -271,7 +282,10 @@ impl Io for FakeIo {
                     };
                 }
                 let Some(first) = s.c2h.pop_front() else {
-                    return Err(errno(s.timeout_errno));
+                    let (wait, e) = (s.read_wait, s.timeout_errno);
+                    drop(s);
+                    std::thread::sleep(wait);
+                    return Err(errno(e));
                 };
                 // End-of-packet mode: the packet fills descriptors until its end; under
                 // back-to-back traffic the engine goes on into the next descriptor with the
@@ -687,6 +701,85 @@ fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
         libc::close(fds[0]);
         libc::close(fds[1]);
     }
+}
+
+#[test]
+fn a_receive_given_up_frees_its_channel_and_the_next_one_says_what_it_waited_for() {
+    // FUSE could show it too, but only in the driver's whole seconds: here each read waits
+    // 500 ms, and the receive given up asked for 30 s, which is 30 reads of c2h_timeout (1 s).
+    use xdma_core::{AsyncCard, Error};
+    let fake = Fake::default();
+    fake.state().read_wait = Duration::from_millis(500);
+    let (card, _p) = open(&fake, 1, |_| {});
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let c = card.clone();
+    let _pending = rt.spawn(async move {
+        let buf = DmaBuffer::new(4096).expect("buffer");
+        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
+    });
+    // The receive is in the driver's first read ...
+    while fake.state().reads == 0 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // ... when its runtime goes, which gives it up.
+    drop(rt);
+    let started = std::time::Instant::now();
+    let mut buf = DmaBuffer::new(4096).expect("buffer");
+    let e = card
+        .recv_stream(1, &mut buf, Duration::from_secs(1))
+        .expect_err("no data");
+    let took = started.elapsed();
+    // The read in flight (up to 500 ms) and this receive's own read (500 ms), not the 15 s the
+    // given-up receive's remaining reads would take.
+    assert!(
+        took < Duration::from_secs(3),
+        "the next receive took {took:?} behind the one given up: {e}"
+    );
+    let Error::Timeout { what, after } = &e else {
+        panic!("a timeout: {e}");
+    };
+    assert!(
+        what.contains("stream C2H receive before it") && what.contains("gave it up"),
+        "says what it waited behind: {e}"
+    );
+    assert!(
+        *after >= Duration::from_millis(800),
+        "reports the time from the call, not from its own read: {e}"
+    );
+    // Nothing more was read for the receive given up: its first read, then this call's one.
+    assert_eq!(fake.state().reads, 2);
+}
+
+#[test]
+fn a_long_transfer_reports_its_progress_chunk_by_chunk() {
+    // FUSE could show it, but in pieces of the mount's max_io rather than of chunk_bytes.
+    use xdma_core::{Progress, ProgressReport};
+    let fake = Fake::default();
+    let (card, _p) = open(&fake, 1, |hw| hw.chunk_bytes = 1 << 20);
+    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let s = seen.clone();
+    card.set_progress(ProgressReport::callback(move |p| {
+        s.lock().expect("reports").push(p.clone());
+    }));
+    let data = DmaBuffer::from_slice(&vec![7u8; (3 << 20) + 100]).expect("data");
+    card.write_mm(0, CardAddr(0x2000), &data).expect("write");
+    let got: Vec<(u64, bool)> = seen
+        .lock()
+        .expect("reports")
+        .iter()
+        .map(|p| (p.done, p.finished))
+        .collect();
+    let len = data.len() as u64;
+    assert_eq!(
+        got,
+        vec![
+            (1 << 20, false),
+            (2 << 20, false),
+            (3 << 20, false),
+            (len, false),
+            (len, true)
+        ]
+    );
 }
 
 extern "C" fn on_signal(_: libc::c_int) {}

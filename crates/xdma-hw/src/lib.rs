@@ -5,6 +5,10 @@
 //! - nodes `<prefix>_h2c_<k>`, `<prefix>_c2h_<k>`, `<prefix>_user`, `<prefix>_control`,
 //!   `<prefix>_events_<k>`, where the prefix (default `/dev/xdma0`) may name any folder (a FUSE
 //!   mount of the simulated card, `xdma-fuse`, serves the same nodes);
+//! - open first checks that `_control` is the IP's DMA BAR with the driver's own test (the IRQ
+//!   and config blocks' identifiers, `is_config_bar`), so that a file of zeros or `/dev/zero`
+//!   is refused rather than taken for a card with no channels; a node without a file position
+//!   (a FIFO: ESPIPE) is not the driver's either;
 //! - discovery reads the engines' identifier registers over `_control` and stops, as the
 //!   driver's probe does, at the first engine whose identifier or channel number is not the
 //!   expected one; the driver's version comes from XDMA_IOCINFO ([`HwCard::driver`]);
@@ -13,6 +17,11 @@
 //!   chunks of [`HwConfig::chunk_bytes`], because the driver pins a whole call's pages at once;
 //!   a buffer the driver cannot pin (EFAULT: it pins pages writable in both directions, so
 //!   read-only memory fails) is copied into an owned page-aligned buffer and the call retried;
+//! - the driver does not know the card's memory: a write past it reports success without
+//!   landing and a read there times out after `c2h_timeout`, so [`HwConfig::memory_size`] is
+//!   the only guard, and a transfer past it is refused up front with an error that names the
+//!   address, the size and the setting; a memory-mapped call's driver error names its card
+//!   address, and a read that timed out says that a read past the card's memory ends so;
 //! - a memory-mapped engine that an earlier process left in fixed-address mode (ADDRMODE is
 //!   the engine's, not the file's) is put back into incrementing mode at open;
 //! - H2C streams: the driver ends every internal transfer with end-of-packet and cuts a
@@ -32,6 +41,16 @@
 //!   or being reset; a count outside the buffer is a [`DriverError::Count`];
 //! - DMA calls run with signals blocked in the calling thread, because a signal aborts the
 //!   driver's transfer;
+//! - an async call runs on a thread of its own; when its future is dropped (a task aborted, a
+//!   runtime dropped), the call makes no further driver call (a receive no next read of
+//!   `c2h_timeout`, a transfer no next chunk, an event wait no next poll of 50 ms), so the
+//!   next call on its node waits at most for the driver's call in flight; a call that timed
+//!   out after waiting for its node behind another says so, and counts its time from the
+//!   call;
+//! - a memory-mapped transfer reports its progress after each chunk ([`HwCard::set_progress`],
+//!   `xdma_core::progress`);
+//! - ENOTCONN and ECONNABORTED (a call made after, or in flight when, the process serving the
+//!   nodes died, as `xdma-fuse`) are [`ErrorKind::NoDevice`], as a board that went away;
 //! - `_user` and `_control`: one 32-bit word per call at a 4-aligned offset (anything else is
 //!   EPROTO), checked against the user BAR's size as the system reports it (the file size, or
 //!   for the driver's character device the longest mapping it accepts), because the driver
@@ -51,12 +70,14 @@ mod fake;
 mod sys;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use xdma_core::{
     check, AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind,
-    Config, Direction, DmaBuffer, Error, ErrorKind, Result, Transfer, DMA_ALIGN,
+    Config, Direction, DmaBuffer, Error, ErrorKind, ProgressReport, ProgressTracker, Result,
+    Transfer, DMA_ALIGN,
 };
 use xdma_regmap::driver as abi;
 use xdma_regmap::{
@@ -75,6 +96,11 @@ pub use sys::{
 const REG_CARD_ID: u64 = 0x000;
 /// The card's version register on the user BAR.
 const REG_CARD_VERSION: u64 = 0x004;
+
+/// Where the driver backend has the card memory's size from, for the error of a transfer past
+/// it: the driver cannot tell, and a request past the card's memory is not refused by it (a
+/// write there succeeds without landing, a read times out), so the setting is the only guard.
+const MEMORY_SIZE_FROM: &str = "as [hw] memory_size sets it: the driver cannot tell a card's memory size, and on the card a write past its memory reports success without landing while a read there times out; set [hw] memory_size to the card's memory";
 
 /// The largest user BAR the mapping probe looks for (a 32-bit BAR's limit).
 const MAX_BAR: u64 = 1 << 32;
@@ -129,8 +155,10 @@ pub struct HwConfig {
     pub fallback_alignment: u64,
     /// User interrupt event nodes to use (`_events_0` up; the driver makes 16). Default 16.
     pub events: usize,
-    /// Bytes of card memory behind the memory-mapped channels (the driver cannot tell).
-    /// Default 2 GiB: the reference board's DDR3.
+    /// Bytes of card memory behind the memory-mapped channels (the driver cannot tell, and
+    /// does not refuse a request past the card's memory: a write there reports success
+    /// without landing, a read times out). Transfers past it are refused with an error that
+    /// names it, so set it to the card's memory. Default 2 GiB: the reference board's DDR3.
     pub memory_size: u64,
     /// The most bytes one memory-mapped read or write hands to the driver, which pins all of a
     /// call's pages at once (a large call fails with ENOMEM on a fragmented host). A multiple
@@ -225,6 +253,46 @@ impl HwConfig {
     }
 }
 
+/// Whether the caller of a call still waits for it: an async call's future sets it when it is
+/// dropped before its answer (a task aborted, a runtime dropped), so that the call, which runs
+/// on a thread of its own, stops at its next chance instead of holding its node for the rest
+/// of its timeout. A blocking call's is never set.
+#[derive(Debug, Clone, Default)]
+struct Abandon(Option<Arc<AtomicBool>>);
+
+impl Abandon {
+    fn given_up(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(Ordering::Acquire))
+    }
+
+    /// Whether the flag can ever be set: only then is a long wait cut into short ones.
+    fn can_give_up(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The error a call given up ends with; nobody receives it.
+    fn error(&self, op: &str, node: &Path) -> Error {
+        Error::Backend(format!(
+            "{op} on {}: its caller gave it up (its future was dropped), so it stopped at its next chance",
+            node.display()
+        ))
+    }
+}
+
+/// The call that holds a node, for a call that waits behind it to say what it waited for.
+#[derive(Debug, Clone)]
+struct Holder {
+    what: &'static str,
+    since: Instant,
+    abandon: Abandon,
+}
+
+/// The longest single poll of an event wait whose caller may give it up, in milliseconds.
+const ABANDON_POLL_MS: libc::c_int = 50;
+
+/// How long a call may wait for its node before its messages say what it waited behind.
+const WAIT_WORTH_SAYING: Duration = Duration::from_millis(100);
+
 /// One device node, opened on first use and kept open; its mutex also serialises the calls on
 /// its channel.
 #[derive(Debug)]
@@ -233,6 +301,8 @@ struct Node {
     flags: libc::c_int,
     opener: Arc<dyn Opener>,
     io: Mutex<Option<Box<dyn Io>>>,
+    /// The call that holds `io`, if any.
+    holder: Mutex<Option<Holder>>,
 }
 
 impl Node {
@@ -242,38 +312,96 @@ impl Node {
             flags,
             opener: opener.clone(),
             io: Mutex::new(None),
+            holder: Mutex::new(None),
         }
     }
 
-    /// Locks the node and opens it if it is not open yet. A thread that panicked while holding
-    /// the lock leaves nothing half-done (the state is only the open file), so the lock is
-    /// taken back rather than poisoned for good.
+    /// Locks the node for a call of the backend's own (open, registers).
     fn lock(&self) -> Result<NodeGuard<'_>> {
+        self.lock_for("call", &Abandon::default())
+    }
+
+    /// Locks the node for the call `what` and opens it if it is not open yet; the guard
+    /// remembers how long the call waited and for which call before it. A thread that panicked
+    /// while holding the lock leaves nothing half-done (the state is only the open file), so
+    /// the lock is taken back rather than poisoned for good.
+    fn lock_for(&self, what: &'static str, abandon: &Abandon) -> Result<NodeGuard<'_>> {
+        let before = self
+            .holder
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let asked = Instant::now();
         let mut g = self.io.lock().unwrap_or_else(|p| p.into_inner());
+        let waited = asked.elapsed();
+        *self.holder.lock().unwrap_or_else(|p| p.into_inner()) = Some(Holder {
+            what,
+            since: Instant::now(),
+            abandon: abandon.clone(),
+        });
+        let behind = before.map(|h| (h, asked));
         if g.is_none() {
-            let io = self
-                .opener
-                .open(&self.path, self.flags)
-                .map_err(|e| os_error("open", &self.path, e))?;
-            *g = Some(io);
+            match self.opener.open(&self.path, self.flags) {
+                Ok(io) => *g = Some(io),
+                Err(e) => {
+                    *self.holder.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                    return Err(os_error("open", &self.path, e));
+                }
+            }
         }
         Ok(NodeGuard {
             guard: g,
-            path: &self.path,
+            node: self,
+            waited,
+            behind,
         })
     }
 }
 
 struct NodeGuard<'a> {
     guard: MutexGuard<'a, Option<Box<dyn Io>>>,
-    path: &'a Path,
+    node: &'a Node,
+    /// How long the call waited for the node.
+    waited: Duration,
+    /// The call that held the node when this one asked for it, and when it asked.
+    behind: Option<(Holder, Instant)>,
 }
 
 impl NodeGuard<'_> {
     fn io(&self) -> Result<&dyn Io> {
         self.guard
             .as_deref()
-            .ok_or_else(|| Error::Backend(format!("{} is not open", self.path.display())))
+            .ok_or_else(|| Error::Backend(format!("{} is not open", self.node.path.display())))
+    }
+
+    /// What the call waited behind before it reached the driver, when the wait was long
+    /// enough to matter, for its timeout's message.
+    fn waited_behind(&self) -> Option<String> {
+        if self.waited < WAIT_WORTH_SAYING {
+            return None;
+        }
+        let (what, running) = match &self.behind {
+            Some((h, asked)) => {
+                let running = asked.saturating_duration_since(h.since);
+                let given_up = if h.abandon.given_up() {
+                    ", whose caller gave it up: it stopped once the driver's call it was in returned"
+                } else {
+                    ""
+                };
+                (format!("the {} before it on this node{given_up}", h.what), running)
+            }
+            None => ("an earlier call on this node".to_string(), Duration::ZERO),
+        };
+        Some(format!(
+            "it first waited {:.1?} for {what} (running for {:.1?} when this call came): calls on one node run one at a time",
+            self.waited, running
+        ))
+    }
+}
+
+impl Drop for NodeGuard<'_> {
+    fn drop(&mut self) {
+        *self.node.holder.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
 
@@ -290,6 +418,8 @@ struct Inner {
     c2h: Vec<Node>,
     events: Vec<Node>,
     epoch: Instant,
+    /// Where the progress of memory-mapped transfers goes.
+    progress: Mutex<ProgressReport>,
 }
 
 /// A card on the Linux XDMA driver. Cloning gives another handle to the same card.
@@ -397,6 +527,27 @@ fn bar_size(io: &dyn Io, node: &Path) -> Result<u64> {
     Ok(size)
 }
 
+/// Refuses a `_control` node that is not the XDMA IP's DMA BAR, with the driver's own test
+/// for it (`is_config_bar`: the IRQ and config blocks' identifiers), so that a file of zeros
+/// or `/dev/zero` is not taken for a card with no channels.
+fn check_dma_bar(io: &dyn Io, node: &Path) -> Result<()> {
+    let irq_at = xdma_regmap::irq::BASE + xdma_regmap::irq::IDENTIFIER;
+    let cfg_at = xdma_regmap::config::BASE + xdma_regmap::config::IDENTIFIER;
+    let irq = read_word(io, node, irq_at)?;
+    let cfg = read_word(io, node, cfg_at)?;
+    if xdma_regmap::is_dma_bar(irq, cfg) {
+        return Ok(());
+    }
+    Err(Error::NoDevice {
+        what: format!("the XDMA IP's DMA BAR behind {}", node.display()),
+        hint: format!(
+            "its IRQ block identifier (offset {irq_at:#x}) reads {irq:#010x} and its config block identifier ({cfg_at:#x}) reads {cfg:#010x}, where the XDMA IP has {:#010x} and {:#010x} (the version byte aside; the driver's own test for its DMA BAR): the node is not the driver's _control node (a file of zeros, /dev/zero, another device); check that XDMA_DEVICE names the card's node prefix",
+            Target::Irq.id_base(),
+            Target::Config.id_base()
+        ),
+    })
+}
+
 /// Refuses a user BAR whose ID register is not the expected card's (`expected` 0: any ID
 /// but the two that no card presents, all zeros and all ones).
 fn check_card_id(id: u32, expected: u32, node: &Path) -> Result<()> {
@@ -444,6 +595,7 @@ impl HwCard {
         {
             let g = control.lock()?;
             let io = g.io()?;
+            check_dma_bar(io, &control.path)?;
             for (dir, target, list) in [
                 (Direction::H2C, Target::H2c, &mut h2c),
                 (Direction::C2H, Target::C2h, &mut c2h),
@@ -628,6 +780,7 @@ impl HwCard {
             c2h: c2h_nodes,
             events,
             epoch: Instant::now(),
+            progress: Mutex::new(ProgressReport::default()),
         };
         if inner.info.user_bar_size < REG_CARD_VERSION + 4 {
             return Err(Error::NoDevice {
@@ -649,6 +802,19 @@ impl HwCard {
     /// The `_control` node of this card, for messages.
     pub fn control_node(&self) -> &Path {
         &self.inner.control.path
+    }
+
+    /// Where the progress of this card's memory-mapped transfers goes from the next transfer
+    /// on, for every handle of the card (see [`xdma_core::progress`]): reported after each
+    /// chunk of `[hw] chunk_bytes`; by default a line on stderr (or a `tracing` event when a
+    /// subscriber is installed) for a transfer that runs longer than 5 s. A callback is called
+    /// on the thread that makes the transfer.
+    pub fn set_progress(&self, report: ProgressReport) {
+        *self
+            .inner
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = report;
     }
 
     /// What open found out about the driver: its version, its module parameters, and what it
@@ -763,30 +929,96 @@ impl Inner {
                     }
                     bounce = Some((c, pad, done));
                 }
-                Err(e) => return Err(os_error(op, node, e)),
+                Err(e) => return Err(self.mm_os_error(op, node, e, at, len - done)),
             }
         }
         Ok(())
     }
 
+    /// A memory-mapped call's failure, naming the card address and length it was at; a read
+    /// that timed out says that a read past the card's memory ends so too, with the setting
+    /// that let it through.
+    fn mm_os_error(
+        &self,
+        op: &'static str,
+        node: &Path,
+        source: std::io::Error,
+        at: u64,
+        len: usize,
+    ) -> Error {
+        let (kind, op, node, hint, source) = match os_error(op, node, source) {
+            Error::Os {
+                kind,
+                op,
+                node,
+                hint,
+                source,
+            } => (kind, op, node, hint, source),
+            other => return other,
+        };
+        let mut hint = format!("{len} bytes at card address {at:#x}: {hint}");
+        if kind == ErrorKind::Timeout && op == "pread" {
+            hint.push_str(&format!(
+                "; a read that starts past the card's memory ends so too (the card refuses it, the engine stops on its first descriptor and the driver waits out c2h_timeout), and [hw] memory_size = {:#x} lets reads below that address through: if the card has less memory, set [hw] memory_size to the card's",
+                self.hw.memory_size
+            ));
+        }
+        Error::Os {
+            kind,
+            op,
+            node,
+            hint,
+            source,
+        }
+    }
+
     /// A memory-mapped transfer cut into chunks of `chunk_bytes` (a multiple of the page, so
     /// that every chunk keeps the buffer's alignment against its card address).
-    fn mm(&self, node: &Node, addr: CardAddr, mut buf: Buf<'_>) -> Result<()> {
-        let g = node.lock()?;
+    fn mm(
+        &self,
+        node: &Node,
+        channel: usize,
+        addr: CardAddr,
+        mut buf: Buf<'_>,
+        abandon: &Abandon,
+    ) -> Result<()> {
+        let what = match buf {
+            Buf::Out(_) => "memory-mapped H2C write",
+            Buf::In(_) => "memory-mapped C2H read",
+        };
+        let called = Instant::now();
+        let g = node.lock_for(what, abandon)?;
         let io = g.io()?;
         let len = buf.len();
+        let report = self
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let mut progress = ProgressTracker::new(&report, what, channel, addr, len as u64);
         let chunk = self.hw.chunk_bytes;
         let mut off = 0usize;
-        while off < len {
+        let r = loop {
+            if off >= len {
+                break Ok(());
+            }
+            // A transfer given up by its caller stops between chunks.
+            if abandon.given_up() {
+                break Err(abandon.error(what, &node.path));
+            }
             let n = chunk.min(len - off);
             let mut part = match &mut buf {
                 Buf::Out(d) => Buf::Out(&d[off..off + n]),
                 Buf::In(b) => Buf::In(&mut b[off..off + n]),
             };
-            self.mm_chunk(io, &node.path, &mut part, addr.raw() + off as u64)?;
+            if let Err(e) = self.mm_chunk(io, &node.path, &mut part, addr.raw() + off as u64) {
+                break Err(e);
+            }
             off += n;
-        }
-        Ok(())
+            progress.update(off as u64, called.elapsed());
+        };
+        progress.finish(off as u64, called.elapsed());
+        r
     }
 
     /// The receive plan for a stream read: how many driver reads of `c2h_timeout` fit in the
@@ -820,12 +1052,16 @@ impl Inner {
     }
 }
 
-impl Card for HwCard {
-    fn info(&self) -> &CardInfo {
-        &self.inner.info
-    }
-
-    fn write_mm(&self, channel: usize, addr: CardAddr, data: &[u8]) -> Result<Transfer> {
+/// The data calls and the event wait, with the flag an async caller sets when it gives the
+/// call up ([`Abandon`]); the blocking API's calls are never given up.
+impl HwCard {
+    fn write_mm_for(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        data: &[u8],
+        abandon: &Abandon,
+    ) -> Result<Transfer> {
         let i = &self.inner;
         check::mm(
             &i.info,
@@ -835,9 +1071,10 @@ impl Card for HwCard {
             addr,
             data.as_ptr() as usize,
             data.len(),
+            MEMORY_SIZE_FROM,
         )?;
         let start_ps = i.now_ps();
-        i.mm(&i.h2c[channel], addr, Buf::Out(data))?;
+        i.mm(&i.h2c[channel], channel, addr, Buf::Out(data), abandon)?;
         Ok(Transfer {
             bytes: data.len(),
             end_of_packet: false,
@@ -846,7 +1083,13 @@ impl Card for HwCard {
         })
     }
 
-    fn read_mm(&self, channel: usize, addr: CardAddr, buf: &mut [u8]) -> Result<Transfer> {
+    fn read_mm_for(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        buf: &mut [u8],
+        abandon: &Abandon,
+    ) -> Result<Transfer> {
         let i = &self.inner;
         check::mm(
             &i.info,
@@ -856,16 +1099,198 @@ impl Card for HwCard {
             addr,
             buf.as_ptr() as usize,
             buf.len(),
+            MEMORY_SIZE_FROM,
         )?;
         let start_ps = i.now_ps();
         let len = buf.len();
-        i.mm(&i.c2h[channel], addr, Buf::In(buf))?;
+        i.mm(&i.c2h[channel], channel, addr, Buf::In(buf), abandon)?;
         Ok(Transfer {
             bytes: len,
             end_of_packet: false,
             start_ps,
             end_ps: i.now_ps(),
         })
+    }
+
+    fn recv_for(
+        &self,
+        channel: usize,
+        buf: &mut [u8],
+        timeout: Duration,
+        abandon: &Abandon,
+    ) -> Result<Transfer> {
+        let i = &self.inner;
+        let op = "stream C2H receive";
+        check::stream(
+            &i.info,
+            op,
+            Direction::C2H,
+            channel,
+            buf.as_ptr() as usize,
+            buf.len(),
+        )?;
+        let node = &i.c2h[channel];
+        let attempts = i.recv_attempts(&node.path, timeout)?;
+        let called = Instant::now();
+        let g = node.lock_for(op, abandon)?;
+        let io = g.io()?;
+        // One descriptor per read: no further than the buffer's next page boundary.
+        let page = i.page;
+        let mut chunk = buf.len().min(i.hw.c2h_stream_read);
+        if i.hw.c2h_stream_read <= page {
+            chunk = chunk.min(page - buf.as_ptr() as usize % page);
+        }
+        let start_ps = i.now_ps();
+        let mut tried: u128 = 0;
+        loop {
+            // A receive whose caller gave it up makes no further read: the next call on the
+            // node waits at most for the driver's read in flight, not for the whole timeout.
+            if abandon.given_up() {
+                return Err(abandon.error(op, &node.path));
+            }
+            tried += 1;
+            let r = {
+                let _signals = SignalGuard::new(i.hw.block_signals);
+                io.read(&mut buf[..chunk])
+            };
+            let e = match r {
+                Ok(r) => {
+                    let n = count("read", &node.path, r, chunk)?;
+                    if n == 0 {
+                        return Err(Error::ShortTransfer {
+                            op: "read",
+                            node: node.path.clone(),
+                            done: 0,
+                            len: chunk as u64,
+                        });
+                    }
+                    return Ok(Transfer {
+                        bytes: n,
+                        // With O_TRUNC a read that stops short stopped at end-of-packet.
+                        end_of_packet: n < chunk,
+                        start_ps,
+                        end_ps: i.now_ps(),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return Err(DriverError::Interrupted {
+                        op: "read",
+                        node: node.path.clone(),
+                    }
+                    .into_error())
+                }
+                Err(e) => os_error("read", &node.path, e),
+            };
+            if e.kind() != ErrorKind::Timeout || attempts.is_some_and(|a| tried >= a) {
+                return Err(if e.kind() == ErrorKind::Timeout {
+                    // The driver waits whole c2h_timeouts: what it waited is the reads made
+                    // times the parameter, which a timeout that is not a multiple of it rounds
+                    // down.
+                    // A call that first waited for its node behind another call says so, and
+                    // its time counts from the call, not from its first read.
+                    let t = i.driver.params.c2h_timeout().unwrap_or(Duration::ZERO);
+                    let behind = g
+                        .waited_behind()
+                        .map(|w| format!("; {w}"))
+                        .unwrap_or_default();
+                    Error::Timeout {
+                        what: format!(
+                            "data on {} ({} read(s) of c2h_timeout = {} s each, the driver's whole waits within the {:?} asked for{behind}; {})",
+                            node.path.display(),
+                            tried,
+                            t.as_secs(),
+                            timeout,
+                            i.driver.describe()
+                        ),
+                        after: called.elapsed(),
+                    }
+                } else {
+                    e
+                });
+            }
+        }
+    }
+
+    fn wait_for(&self, event: usize, timeout: Duration, abandon: &Abandon) -> Result<u32> {
+        let i = &self.inner;
+        check::event(&i.info, event)?;
+        let node = &i.events[event];
+        let called = Instant::now();
+        let g = node.lock_for("user interrupt wait", abandon)?;
+        let io = g.io()?;
+        // No deadline when the caller waits longer than the clock can count.
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            if abandon.given_up() {
+                return Err(abandon.error("user interrupt wait", &node.path));
+            }
+            let mut ms = match deadline {
+                None => -1,
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    // Round up so that a sub-millisecond timeout still waits rather than spins.
+                    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
+                }
+            };
+            // A wait its caller may give up polls in short steps, so that it notices.
+            if abandon.can_give_up() && (ms < 0 || ms > ABANDON_POLL_MS) {
+                ms = ABANDON_POLL_MS;
+            }
+            let ready = match io.poll_in(ms) {
+                Ok(r) => r,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(os_error("poll", &node.path, e)),
+            };
+            if !ready {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    let behind = g
+                        .waited_behind()
+                        .map(|w| format!(" ({w})"))
+                        .unwrap_or_default();
+                    return Err(Error::Timeout {
+                        what: format!("user interrupt on {}{behind}", node.path.display()),
+                        after: called.elapsed().max(timeout),
+                    });
+                }
+                continue;
+            }
+            let mut b = [0u8; 4];
+            match io.read(&mut b) {
+                Ok(r) => {
+                    let n = count("read", &node.path, r, 4)?;
+                    if n != 4 {
+                        return Err(Error::ShortTransfer {
+                            op: "read",
+                            node: node.path.clone(),
+                            done: n as u64,
+                            len: 4,
+                        });
+                    }
+                    return Ok(u32::from_le_bytes(b));
+                }
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::Interrupted
+                        || e.raw_os_error() == Some(libc::EAGAIN) =>
+                {
+                    continue
+                }
+                Err(e) => return Err(os_error("read", &node.path, e)),
+            }
+        }
+    }
+}
+
+impl Card for HwCard {
+    fn info(&self) -> &CardInfo {
+        &self.inner.info
+    }
+
+    fn write_mm(&self, channel: usize, addr: CardAddr, data: &[u8]) -> Result<Transfer> {
+        self.write_mm_for(channel, addr, data, &Abandon::default())
+    }
+
+    fn read_mm(&self, channel: usize, addr: CardAddr, buf: &mut [u8]) -> Result<Transfer> {
+        self.read_mm_for(channel, addr, buf, &Abandon::default())
     }
 
     fn send_stream(&self, channel: usize, frame: &[u8]) -> Result<Transfer> {
@@ -948,85 +1373,7 @@ impl Card for HwCard {
     }
 
     fn recv_stream(&self, channel: usize, buf: &mut [u8], timeout: Duration) -> Result<Transfer> {
-        let i = &self.inner;
-        let op = "stream C2H receive";
-        check::stream(
-            &i.info,
-            op,
-            Direction::C2H,
-            channel,
-            buf.as_ptr() as usize,
-            buf.len(),
-        )?;
-        let node = &i.c2h[channel];
-        let attempts = i.recv_attempts(&node.path, timeout)?;
-        let g = node.lock()?;
-        let io = g.io()?;
-        // One descriptor per read: no further than the buffer's next page boundary.
-        let page = i.page;
-        let mut chunk = buf.len().min(i.hw.c2h_stream_read);
-        if i.hw.c2h_stream_read <= page {
-            chunk = chunk.min(page - buf.as_ptr() as usize % page);
-        }
-        let start_ps = i.now_ps();
-        let mut tried: u128 = 0;
-        loop {
-            tried += 1;
-            let r = {
-                let _signals = SignalGuard::new(i.hw.block_signals);
-                io.read(&mut buf[..chunk])
-            };
-            let e = match r {
-                Ok(r) => {
-                    let n = count("read", &node.path, r, chunk)?;
-                    if n == 0 {
-                        return Err(Error::ShortTransfer {
-                            op: "read",
-                            node: node.path.clone(),
-                            done: 0,
-                            len: chunk as u64,
-                        });
-                    }
-                    return Ok(Transfer {
-                        bytes: n,
-                        // With O_TRUNC a read that stops short stopped at end-of-packet.
-                        end_of_packet: n < chunk,
-                        start_ps,
-                        end_ps: i.now_ps(),
-                    });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                    return Err(DriverError::Interrupted {
-                        op: "read",
-                        node: node.path.clone(),
-                    }
-                    .into_error())
-                }
-                Err(e) => os_error("read", &node.path, e),
-            };
-            if e.kind() != ErrorKind::Timeout || attempts.is_some_and(|a| tried >= a) {
-                return Err(if e.kind() == ErrorKind::Timeout {
-                    // The driver waits whole c2h_timeouts: what it waited is the reads made
-                    // times the parameter, which a timeout that is not a multiple of it rounds
-                    // down.
-                    let t = i.driver.params.c2h_timeout().unwrap_or(Duration::ZERO);
-                    let waited = t.saturating_mul(u32::try_from(tried).unwrap_or(u32::MAX));
-                    Error::Timeout {
-                        what: format!(
-                            "data on {} ({} read(s) of c2h_timeout = {} s each, the driver's whole waits within the {:?} asked for; {})",
-                            node.path.display(),
-                            tried,
-                            t.as_secs(),
-                            timeout,
-                            i.driver.describe()
-                        ),
-                        after: waited,
-                    }
-                } else {
-                    e
-                });
-            }
-        }
+        self.recv_for(channel, buf, timeout, &Abandon::default())
     }
 
     fn read_reg(&self, offset: u64) -> Result<u32> {
@@ -1038,59 +1385,7 @@ impl Card for HwCard {
     }
 
     fn wait_event(&self, event: usize, timeout: Duration) -> Result<u32> {
-        let i = &self.inner;
-        check::event(&i.info, event)?;
-        let node = &i.events[event];
-        let g = node.lock()?;
-        let io = g.io()?;
-        // No deadline when the caller waits longer than the clock can count.
-        let deadline = Instant::now().checked_add(timeout);
-        loop {
-            let ms = match deadline {
-                None => -1,
-                Some(d) => {
-                    let left = d.saturating_duration_since(Instant::now());
-                    // Round up so that a sub-millisecond timeout still waits rather than spins.
-                    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
-                }
-            };
-            let ready = match io.poll_in(ms) {
-                Ok(r) => r,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(os_error("poll", &node.path, e)),
-            };
-            if !ready {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Err(Error::Timeout {
-                        what: format!("user interrupt on {}", node.path.display()),
-                        after: timeout,
-                    });
-                }
-                continue;
-            }
-            let mut b = [0u8; 4];
-            match io.read(&mut b) {
-                Ok(r) => {
-                    let n = count("read", &node.path, r, 4)?;
-                    if n != 4 {
-                        return Err(Error::ShortTransfer {
-                            op: "read",
-                            node: node.path.clone(),
-                            done: n as u64,
-                            len: 4,
-                        });
-                    }
-                    return Ok(u32::from_le_bytes(b));
-                }
-                Err(e)
-                    if e.kind() == std::io::ErrorKind::Interrupted
-                        || e.raw_os_error() == Some(libc::EAGAIN) =>
-                {
-                    continue
-                }
-                Err(e) => return Err(os_error("read", &node.path, e)),
-            }
-        }
+        self.wait_for(event, timeout, &Abandon::default())
     }
 
     fn now_ps(&self) -> Result<u64> {
@@ -1103,32 +1398,52 @@ impl Card for HwCard {
 /// would hold the drop (and a program's exit) for the receive's whole timeout. A thread of its
 /// own is not joined: the future's runtime drops at once, and the call ends in the driver at
 /// its timeout with nobody waiting for it.
+///
+/// A future dropped before its answer sets the call's [`Abandon`] flag, so that the call makes
+/// no further driver call (no next read of a receive, no next chunk of a transfer, no next
+/// poll of an event wait) and the node is free for the next call once the driver's call in
+/// flight returns.
 async fn on_own_thread<T, F>(what: &'static str, f: F) -> Result<T>
 where
     T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
+    F: FnOnce(Abandon) -> T + Send + 'static,
 {
+    /// Sets the flag when the future is dropped before the answer came.
+    struct GiveUpOnDrop(Arc<AtomicBool>, bool);
+    impl Drop for GiveUpOnDrop {
+        fn drop(&mut self) {
+            if !self.1 {
+                self.0.store(true, Ordering::Release);
+            }
+        }
+    }
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut guard = GiveUpOnDrop(flag.clone(), false);
+    let abandon = Abandon(Some(flag));
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name(format!("xdma-hw {what}"))
         .spawn(move || {
             // The receiver is gone when the caller gave up the call: nothing to hand back.
-            let _ = tx.send(f());
+            let _ = tx.send(f(abandon));
         })
         .map_err(|e| Error::Backend(format!("cannot start a thread for the {what}: {e}")))?;
-    rx.await
-        .map_err(|_| Error::Backend(format!("the {what} thread ended without an answer")))
+    let r = rx
+        .await
+        .map_err(|_| Error::Backend(format!("the {what} thread ended without an answer")));
+    guard.1 = true;
+    r
 }
 
 /// Runs a blocking call with an owned buffer, handing the buffer back.
 async fn blocking_buf<F>(card: &HwCard, buf: DmaBuffer, f: F) -> BufResult<Transfer>
 where
-    F: FnOnce(&HwCard, &mut DmaBuffer) -> Result<Transfer> + Send + 'static,
+    F: FnOnce(&HwCard, &mut DmaBuffer, &Abandon) -> Result<Transfer> + Send + 'static,
 {
     let c = card.clone();
-    match on_own_thread("transfer", move || {
+    match on_own_thread("transfer", move |abandon| {
         let mut buf = buf;
-        let r = f(&c, &mut buf);
+        let r = f(&c, &mut buf, &abandon);
         (r, buf)
     })
     .await
@@ -1138,13 +1453,13 @@ where
     }
 }
 
-async fn blocking<T, F>(card: &HwCard, f: F) -> Result<T>
+async fn blocking<T, F>(card: &HwCard, what: &'static str, f: F) -> Result<T>
 where
     T: Send + 'static,
-    F: FnOnce(&HwCard) -> Result<T> + Send + 'static,
+    F: FnOnce(&HwCard, &Abandon) -> Result<T> + Send + 'static,
 {
     let c = card.clone();
-    on_own_thread("register access", move || f(&c)).await?
+    on_own_thread(what, move |abandon| f(&c, &abandon)).await?
 }
 
 impl AsyncCard for HwCard {
@@ -1154,7 +1469,7 @@ impl AsyncCard for HwCard {
         addr: CardAddr,
         data: DmaBuffer,
     ) -> BufResult<Transfer> {
-        blocking_buf(self, data, move |c, b| c.write_mm(channel, addr, b)).await
+        blocking_buf(self, data, move |c, b, a| c.write_mm_for(channel, addr, b, a)).await
     }
 
     async fn read_mm_async(
@@ -1163,11 +1478,11 @@ impl AsyncCard for HwCard {
         addr: CardAddr,
         buf: DmaBuffer,
     ) -> BufResult<Transfer> {
-        blocking_buf(self, buf, move |c, b| c.read_mm(channel, addr, b)).await
+        blocking_buf(self, buf, move |c, b, a| c.read_mm_for(channel, addr, b, a)).await
     }
 
     async fn send_stream_async(&self, channel: usize, frame: DmaBuffer) -> BufResult<Transfer> {
-        blocking_buf(self, frame, move |c, b| c.send_stream(channel, b)).await
+        blocking_buf(self, frame, move |c, b, _| c.send_stream(channel, b)).await
     }
 
     async fn recv_stream_async(
@@ -1176,19 +1491,22 @@ impl AsyncCard for HwCard {
         buf: DmaBuffer,
         timeout: Duration,
     ) -> BufResult<Transfer> {
-        blocking_buf(self, buf, move |c, b| c.recv_stream(channel, b, timeout)).await
+        blocking_buf(self, buf, move |c, b, a| c.recv_for(channel, b, timeout, a)).await
     }
 
     async fn read_reg_async(&self, offset: u64) -> Result<u32> {
-        blocking(self, move |c| c.read_reg(offset)).await
+        blocking(self, "register access", move |c, _| c.read_reg(offset)).await
     }
 
     async fn write_reg_async(&self, offset: u64, value: u32) -> Result<()> {
-        blocking(self, move |c| c.write_reg(offset, value)).await
+        blocking(self, "register access", move |c, _| c.write_reg(offset, value)).await
     }
 
     async fn wait_event_async(&self, event: usize, timeout: Duration) -> Result<u32> {
-        blocking(self, move |c| c.wait_event(event, timeout)).await
+        blocking(self, "user interrupt wait", move |c, a| {
+            c.wait_for(event, timeout, a)
+        })
+        .await
     }
 }
 

@@ -243,9 +243,18 @@ pub fn os_error(op: &'static str, node: &Path, source: io::Error) -> Error {
                 node.display()
             ),
         ),
-        Some(libc::ENOTCONN) => (
+        // ENOTCONN for a call made after the process serving the nodes (a FUSE server such
+        // as xdma-fuse) died, ECONNABORTED for the call that was in flight when it died.
+        Some(libc::ENOTCONN) | Some(libc::ECONNABORTED) => (
             ErrorKind::NoDevice,
             "the device went away: the card was removed or reset (a hot unplug, the link down), or the process that served its nodes stopped; open the card again once it is back".to_string(),
+        ),
+        Some(libc::ESPIPE) => (
+            ErrorKind::NoDevice,
+            format!(
+                "{} takes no file position (a FIFO, pipe or socket), which every node of the XDMA driver does: it is not the driver's node; check that XDMA_DEVICE names the card's node prefix",
+                node.display()
+            ),
         ),
         Some(libc::EISDIR) | Some(libc::ENOTDIR) => (
             ErrorKind::NoDevice,
@@ -451,14 +460,30 @@ mod tests {
 
     #[test]
     fn a_device_that_went_away_is_no_device() {
-        // ENOTCONN: a FUSE server that stopped, or a board unplugged under the driver.
+        // ENOTCONN: a FUSE server that stopped, or a board unplugged under the driver;
+        // ECONNABORTED: the call that was in flight when the server died.
+        for errno in [libc::ENOTCONN, libc::ECONNABORTED] {
+            let e = os_error(
+                "pread",
+                Path::new("/dev/xdma0_c2h_0"),
+                io::Error::from_raw_os_error(errno),
+            );
+            assert_eq!(e.kind(), ErrorKind::NoDevice, "errno {errno}");
+            assert!(e.to_string().contains("went away"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_node_without_a_file_position_is_not_the_drivers() {
+        // ESPIPE: a FIFO, pipe or socket where a node belongs, which pread cannot use.
         let e = os_error(
             "pread",
-            Path::new("/dev/xdma0_c2h_0"),
-            io::Error::from_raw_os_error(libc::ENOTCONN),
+            Path::new("/tmp/x/xdma0_control"),
+            io::Error::from_raw_os_error(libc::ESPIPE),
         );
         assert_eq!(e.kind(), ErrorKind::NoDevice);
-        assert!(e.to_string().contains("went away"), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("FIFO") && msg.contains("XDMA_DEVICE"), "{msg}");
     }
 
     #[test]

@@ -219,19 +219,27 @@ fn another_designs_id_is_refused_unless_asked_for() {
 
 #[test]
 fn a_control_node_that_is_not_the_drivers_says_so() {
-    for what in ["directory", "/dev/null"] {
+    for what in ["directory", "/dev/null", "/dev/zero", "zeros", "fifo"] {
         let emu = Emu::new();
-        std::fs::remove_file(emu.node("_control")).expect("remove");
-        if what == "directory" {
-            std::fs::create_dir(emu.node("_control")).expect("mkdir");
-        } else {
-            std::os::unix::fs::symlink("/dev/null", emu.node("_control")).expect("symlink");
+        let control = emu.node("_control");
+        std::fs::remove_file(&control).expect("remove");
+        // Kept open so that opening the FIFO read-write finds it as the backend left it.
+        let mut _fifo = None;
+        match what {
+            "directory" => std::fs::create_dir(&control).expect("mkdir"),
+            "zeros" => std::fs::File::create(&control)
+                .and_then(|f| f.set_len(0x1_0000))
+                .expect("a file of zeros"),
+            "fifo" => _fifo = Some(common::fifo(&control)),
+            dev => std::os::unix::fs::symlink(dev, &control).expect("symlink"),
         }
         let e = HwCard::open(&hw_config(&emu)).expect_err(what);
         assert_eq!(e.kind(), ErrorKind::NoDevice, "{what}: {e}");
         let msg = e.to_string();
         assert!(msg.contains("not the driver's"), "{what}: {msg}");
+        assert!(msg.contains("XDMA_DEVICE"), "{what}: says what to do: {msg}");
         assert!(!msg.contains("engine stopped early"), "{what}: {msg}");
+        assert!(!msg.contains("Illegal seek"), "{what}: {msg}");
     }
 }
 

@@ -446,3 +446,101 @@ fn mapping_the_user_bar_over_the_mount_is_refused_with_why() {
         "refused before any page fault"
     );
 }
+
+/// The card's memory as the mount serves it: the memory-mapped nodes' size.
+fn card_memory(m: &Mount) -> u64 {
+    std::fs::metadata(m.node("_h2c_0"))
+        .expect("h2c node")
+        .len()
+}
+
+#[test]
+fn an_access_past_the_card_memory_names_the_address_and_the_setting() {
+    let Some(m) = mount() else { return };
+    let mem = card_memory(&m);
+    assert!(mem > 0, "the mount serves the card's memory size");
+    // [hw] memory_size set to the card's: refused before the driver, as the simulated
+    // backend refuses it, naming the address, the size and the setting.
+    let mut cfg = m.cfg.clone();
+    let mut hw: HwConfig = cfg.section(BackendKind::Hw).expect("hw section");
+    hw.memory_size = mem;
+    cfg.set_section(BackendKind::Hw, &hw).expect("hw section");
+    let card = HwCard::open(&cfg).expect("open");
+    let data = DmaBuffer::from_slice(&[0x5a; 16]).expect("data");
+    let e = card
+        .write_mm(0, CardAddr(mem - 8), &data)
+        .expect_err("past the card's memory");
+    assert_eq!(e.kind(), ErrorKind::OutOfRange, "{e}");
+    let msg = e.to_string();
+    for part in [
+        format!("{:#x}", mem - 8),
+        format!("{mem:#x}"),
+        "[hw] memory_size".to_string(),
+    ] {
+        assert!(msg.contains(&part), "names {part}: {msg}");
+    }
+    let mut back = DmaBuffer::new(16).expect("buffer");
+    let e = card
+        .read_mm(0, CardAddr(mem), &mut back)
+        .expect_err("past the card's memory");
+    assert_eq!(e.kind(), ErrorKind::OutOfRange, "{e}");
+
+    // A setting larger than the card lets the read through to the driver, which ends it with
+    // its timeout: the error names the address and the setting that let it through.
+    hw.memory_size = mem * 2;
+    cfg.set_section(BackendKind::Hw, &hw).expect("hw section");
+    let card = HwCard::open(&cfg).expect("open");
+    let e = card
+        .read_mm(0, CardAddr(mem + 0x40), &mut back)
+        .expect_err("the card refuses it");
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    let msg = e.to_string();
+    for part in [
+        format!("card address {:#x}", mem + 0x40),
+        "[hw] memory_size".to_string(),
+        "past the card's memory".to_string(),
+    ] {
+        assert!(msg.contains(&part), "names {part}: {msg}");
+    }
+}
+
+#[test]
+fn a_receive_given_up_frees_its_channel_within_one_driver_read() {
+    use xdma_core::{AsyncCard, Error};
+    let Some(m) = mount() else { return };
+    let card = m.open();
+    quiet(&card);
+    let t = m.c2h_timeout();
+    assert!(t > Duration::ZERO, "the mount's c2h_timeout");
+    // A receive of 30 driver reads, given up with its runtime while its first read waits.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let c = card.clone();
+    let _pending = rt.spawn(async move {
+        let buf = DmaBuffer::new(4096).expect("buffer");
+        c.recv_stream_async(1, buf, t * 30).await
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    drop(rt);
+    // The next receive on the channel waits for the read in flight, then makes its own.
+    let started = Instant::now();
+    let mut buf = DmaBuffer::new(4096).expect("buffer");
+    let e = card.recv_stream(1, &mut buf, t).expect_err("no data");
+    let took = started.elapsed();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    assert!(
+        took < t * 3 + Duration::from_secs(1),
+        "the next receive took {took:?} behind the one given up (c2h_timeout {t:?}): {e}"
+    );
+    let Error::Timeout { what, after } = &e else {
+        panic!("a timeout: {e}");
+    };
+    assert!(
+        what.contains("gave it up"),
+        "says what it waited behind: {e}"
+    );
+    assert!(*after > t, "the time from the call: {e}");
+}

@@ -120,6 +120,15 @@ impl Target {
     }
 }
 
+/// The driver's test that a BAR is the IP's DMA ("config") BAR (`is_config_bar` in
+/// `libxdma.c`): the IRQ block's identifier (at [`irq::BASE`]) and the config block's (at
+/// [`config::BASE`]) each name their target, the version field aside. A node whose words are
+/// not these (a file of zeros, `/dev/zero`, another design's BAR) is not the IP's.
+pub fn is_dma_bar(irq_id: u32, config_id: u32) -> bool {
+    irq_id & ID_ENGINE_MASK == Target::Irq.id_base()
+        && config_id & ID_ENGINE_MASK == Target::Config.id_base()
+}
+
 /// Offset of an engine's register block: H2C at `0x0000 + ch*0x100`, C2H at `0x1000 + ...`.
 pub fn engine_base(c2h: bool, channel: usize) -> u64 {
     (u64::from(c2h) << 12) | ((channel as u64) << 8)
@@ -481,6 +490,19 @@ mod tests {
         assert_eq!(Target::C2h.id_base(), 0x1FC1_0000);
         assert_eq!(Target::H2c.identifier_version(3, true, 0), 0x1FC0_8300);
         assert_eq!(id_channel(0x1FC1_8206), 2);
+    }
+
+    #[test]
+    fn the_dma_bar_is_known_by_its_irq_and_config_identifiers() {
+        let (irq, cfg) = (Target::Irq.identifier(0, false), Target::Config.identifier(0, false));
+        assert!(is_dma_bar(irq, cfg));
+        // Any version field: the driver compares the upper half only.
+        assert!(is_dma_bar(irq & !ID_VERSION_MASK, cfg | 0x42));
+        // A file of zeros, all ones, the two swapped, an engine's identifier.
+        assert!(!is_dma_bar(0, 0));
+        assert!(!is_dma_bar(u32::MAX, u32::MAX));
+        assert!(!is_dma_bar(cfg, irq));
+        assert!(!is_dma_bar(Target::H2c.identifier(0, false), cfg));
     }
 
     #[test]

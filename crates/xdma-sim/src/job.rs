@@ -45,6 +45,18 @@ pub(crate) enum Kind {
     Recv,
 }
 
+impl Kind {
+    /// The API's name of the call.
+    pub(crate) fn op(self) -> &'static str {
+        match self {
+            Kind::WriteMm => "memory-mapped H2C write",
+            Kind::ReadMm => "memory-mapped C2H read",
+            Kind::Send => "stream H2C send",
+            Kind::Recv => "stream C2H receive",
+        }
+    }
+}
+
 /// What a call gets back.
 #[derive(Debug)]
 pub(crate) enum Answer {
@@ -236,6 +248,17 @@ impl Job {
         }
     }
 
+    /// The bytes a memory-mapped transfer has moved so far (its finished engine runs), or
+    /// `None` for any other call.
+    pub(crate) fn progress(&self, driver: &Driver) -> Option<usize> {
+        match self {
+            Job::Driver(d) if matches!(d.kind, Some(Kind::WriteMm | Kind::ReadMm)) => {
+                driver.progress(d.call).map(|(done, _)| done)
+            }
+            _ => None,
+        }
+    }
+
     /// Stops the job from `at` on, the way the driver aborts an engine: nothing new goes on a
     /// bus, what is on a bus finishes, and the job then ends without an answer.
     pub(crate) fn abort(&mut self, at: Ps) {
@@ -374,12 +397,7 @@ fn from_driver(e: DriverError, kind: Kind, len: usize, timeout: Option<Duration>
         DriverError::Errno { errno, why } => (errno, why),
         other => return model(other),
     };
-    let what = match kind {
-        Kind::WriteMm => "memory-mapped H2C write",
-        Kind::ReadMm => "memory-mapped C2H read",
-        Kind::Send => "stream H2C send",
-        Kind::Recv => "stream C2H receive",
-    };
+    let what = kind.op();
     match errno {
         Errno::TimedOut if kind == Kind::Recv => Error::Timeout {
             what: "a C2H stream packet, counted from the engine's start as the driver waits (simulated time)".into(),

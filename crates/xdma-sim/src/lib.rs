@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 
 use xdma_core::{
     check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
-    Direction, DmaBuffer, Error, ErrorKind, LoopRate, Result, Transfer,
+    Direction, DmaBuffer, Error, ErrorKind, LoopRate, ProgressReport, Result, Transfer,
 };
 use xdma_driver::{Costs, Driver, HostRam, InterruptMode, Params};
 use xdma_ip::AXI_HZ;
@@ -631,6 +631,15 @@ impl SimCard {
             .transpose()
     }
 
+    /// Where the progress of this card's memory-mapped transfers goes from the next transfer
+    /// on, for every handle of the card (see [`xdma_core::progress`]): by default a line on
+    /// stderr (or a `tracing` event when a subscriber is installed) for a transfer that runs
+    /// longer than 5 s of wall-clock time, after each of the driver's engine runs (8 MiB
+    /// each). A callback is called on the simulation thread, which waits for it.
+    pub fn set_progress(&self, report: ProgressReport) -> Result<()> {
+        self.inner.send(Msg::Progress(report))
+    }
+
     /// The card-side AXI latencies measured on the RTL's `s_axi` by the transfers so far: the
     /// part of each transfer's time that comes from the card rather than the timing model.
     pub fn card_latency(&self) -> Result<LatencyStats> {
@@ -670,7 +679,16 @@ impl SimCard {
                 check::mm_node(info, c.op, c.dir, c.channel, c.buf.len())?
             }
             ChannelKind::MemoryMapped => {
-                check::mm(info, c.op, c.dir, c.channel, c.addr, ptr, c.buf.len())?
+                check::mm(
+                    info,
+                    c.op,
+                    c.dir,
+                    c.channel,
+                    c.addr,
+                    ptr,
+                    c.buf.len(),
+                    "the simulated card's memory as its RTL has it",
+                )?
             }
             ChannelKind::Stream => check::stream(info, c.op, c.dir, c.channel, ptr, c.buf.len())?,
         }

@@ -15,12 +15,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::{Duration, Instant};
 
-use xdma_core::{Error, Result};
+use xdma_core::{CardAddr, Error, ProgressReport, ProgressTracker, Result};
 use xdma_driver::{Driver, DriverError};
 use xdma_ip::IpError;
 
 use crate::bfm;
-use crate::job::{Answer, Host, Job, Op, Poll, Ports};
+use crate::job::{Answer, Host, Job, Kind, Op, Poll, Ports};
 use crate::timing::Ps;
 use crate::LatencyStats;
 
@@ -88,6 +88,8 @@ pub(crate) enum Msg {
     },
     /// The card-side latencies measured so far.
     Latency { reply: SyncSender<LatencyStats> },
+    /// Where the progress of memory-mapped transfers started from now on goes.
+    Progress(ProgressReport),
 }
 
 #[derive(Debug)]
@@ -129,6 +131,8 @@ struct Running {
     /// `None` once the caller no longer waits (cancelled or timed out).
     reply: Option<Reply>,
     wall: Instant,
+    /// The progress reports of a memory-mapped transfer.
+    tracker: Option<ProgressTracker>,
 }
 
 /// The state the simulation thread owns.
@@ -148,6 +152,8 @@ pub(crate) struct SimThread {
     reply_timeout: Duration,
     /// Set once the model has failed for good: every call after fails with this.
     poisoned: Option<String>,
+    /// Where the progress of memory-mapped transfers goes.
+    progress: ProgressReport,
 }
 
 impl std::fmt::Debug for SimThread {
@@ -200,6 +206,7 @@ impl SimThread {
             grace,
             reply_timeout,
             poisoned: None,
+            progress: ProgressReport::default(),
         }
     }
 
@@ -221,6 +228,7 @@ impl SimThread {
             edges += 1;
             if edges.is_multiple_of(1024) {
                 self.wall_deadlines();
+                self.report_progress();
             }
             self.settle();
             let work = !self.running.is_empty() || self.lanes.values().any(|l| !l.queue.is_empty());
@@ -355,6 +363,7 @@ impl SimThread {
             Msg::Latency { reply } => {
                 let _ = reply.send(self.driver.ip().latency());
             }
+            Msg::Progress(report) => self.progress = report,
         }
     }
 
@@ -382,6 +391,19 @@ impl SimThread {
         if let Some(r) = self.running.iter_mut().find(|r| r.id == job) {
             r.reply = None;
             r.job.abort(at);
+        }
+    }
+
+    /// Tells the progress of every memory-mapped transfer that runs (each report decides
+    /// whether it is due).
+    fn report_progress(&mut self) {
+        for r in &mut self.running {
+            let Some(t) = r.tracker.as_mut() else {
+                continue;
+            };
+            if let Some(done) = r.job.progress(&self.driver) {
+                t.update(done as u64, r.wall.elapsed());
+            }
         }
     }
 
@@ -473,6 +495,22 @@ impl SimThread {
                     break;
                 };
                 self.where_queued.remove(&q.job);
+                let tracker = match &q.op {
+                    Op::Transfer {
+                        kind: kind @ (Kind::WriteMm | Kind::ReadMm),
+                        channel,
+                        addr,
+                        len,
+                        ..
+                    } => Some(ProgressTracker::new(
+                        &self.progress,
+                        kind.op(),
+                        *channel,
+                        CardAddr(*addr),
+                        *len as u64,
+                    )),
+                    _ => None,
+                };
                 let stamp = if exclusive {
                     key.0.max(l.free_at)
                 } else {
@@ -488,6 +526,7 @@ impl SimThread {
                             job,
                             reply: Some(q.reply),
                             wall: q.wall,
+                            tracker,
                         });
                     }
                     Err(e) => refused.push((q.client, q.reply, e)),
@@ -514,7 +553,14 @@ impl SimThread {
         reply.send(answer);
     }
 
-    fn finish(&mut self, r: Running, end: Ps, free_at: Ps, answer: Result<Answer>) {
+    fn finish(&mut self, mut r: Running, end: Ps, free_at: Ps, answer: Result<Answer>) {
+        if let Some(t) = r.tracker.as_mut() {
+            let done = match &answer {
+                Ok(Answer::Moved(moved, _)) => moved.bytes as u64,
+                _ => t.done(),
+            };
+            t.finish(done, r.wall.elapsed());
+        }
         let lane = r.lane;
         let still = self.running.iter().any(|o| o.lane == lane);
         if let Some(l) = self.lanes.get_mut(&lane) {

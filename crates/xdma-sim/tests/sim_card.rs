@@ -346,3 +346,66 @@ fn a_node_stream_read_ends_on_stop_or_timeout_and_the_channel_goes_on() {
     assert_eq!(got.bytes, 1000);
     assert_eq!(&buf[..1000], &frame[..]);
 }
+
+#[test]
+fn a_long_transfer_reports_its_progress_to_a_callback_as_it_goes() {
+    use std::sync::{Arc, Mutex};
+    use xdma_core::{Progress, ProgressReport};
+    let card = open();
+    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let s = seen.clone();
+    card.set_progress(ProgressReport::callback(move |p| {
+        s.lock().expect("reports").push(p.clone());
+    }))
+    .expect("set the progress report");
+    // Three of the driver's engine runs (8 MiB each at most): two reports on the way, one at
+    // the end.
+    let len = (16 << 20) + 4096;
+    let data = DmaBuffer::from_slice(&pattern(len, 5)).expect("data");
+    card.write_mm(0, CardAddr(0x10_0000), &data).expect("write");
+    let reports = std::mem::take(&mut *seen.lock().expect("reports"));
+    let along: Vec<u64> = reports
+        .iter()
+        .filter(|p| !p.finished)
+        .map(|p| p.done)
+        .collect();
+    assert!(
+        along.len() >= 2 && along.windows(2).all(|w| w[0] < w[1]),
+        "reports on the way, growing: {reports:?}"
+    );
+    assert!(along.iter().all(|&d| d > 0 && d < len as u64), "{along:?}");
+    let last = reports.last().expect("a last report");
+    assert!(last.finished && last.done == len as u64 && last.total == len as u64);
+    assert_eq!(
+        (last.op, last.channel, last.addr),
+        ("memory-mapped H2C write", 0, CardAddr(0x10_0000))
+    );
+    // A read reports too; Off stops the reports.
+    let mut back = DmaBuffer::new(len).expect("buffer");
+    card.read_mm(0, CardAddr(0x10_0000), &mut back)
+        .expect("read");
+    assert!(back[..] == data[..]);
+    let reads = std::mem::take(&mut *seen.lock().expect("reports"));
+    assert!(
+        reads.last().is_some_and(|p| p.finished && p.op == "memory-mapped C2H read"),
+        "{reads:?}"
+    );
+    card.set_progress(ProgressReport::Off).expect("off");
+    card.write_mm(0, CardAddr(0), &data[..4096]).expect("write");
+    assert!(seen.lock().expect("reports").is_empty());
+}
+
+#[test]
+fn a_transfer_past_the_card_memory_names_where_the_size_comes_from() {
+    let card = open();
+    let mem = card.info().memory_size;
+    let e = card
+        .write_mm(0, CardAddr(mem - 64), &DmaBuffer::new(128).expect("buffer"))
+        .expect_err("past the end");
+    assert_eq!(e.kind(), ErrorKind::OutOfRange);
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&format!("{:#x}", mem - 64)) && msg.contains("RTL"),
+        "{msg}"
+    );
+}

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use xdma_core::{
     AsyncCard, BackendKind, BufResult, Card, CardAddr, CardInfo, Config, DmaBuffer, Error,
-    LoopRate, Result, Transfer,
+    LoopRate, ProgressReport, Result, Transfer,
 };
 
 /// A card on whichever backend the configuration names. A program written against [`Card`]
@@ -51,6 +51,24 @@ impl Xdma {
     /// Opens the card that the environment describes (see [`Config::from_env`]).
     pub fn from_env() -> Result<Xdma> {
         Xdma::open(&Config::from_env()?)
+    }
+
+    /// Where the progress of this card's memory-mapped transfers goes from the next transfer
+    /// on ([`ProgressReport`], see [`xdma_core::progress`]): by default, a transfer that runs
+    /// longer than 5 s of wall-clock time (a large one on the simulated card, which moves
+    /// about 1.5 MiB a second) is shown by a line on stderr every 10 s, or by `tracing`
+    /// events of target `xdma::progress` when the program has installed a subscriber; a
+    /// callback gets every report instead; `Off` shows nothing.
+    pub fn set_progress(&self, report: ProgressReport) -> Result<()> {
+        match *self {
+            #[cfg(feature = "sim")]
+            Xdma::Sim(ref c) => c.set_progress(report),
+            #[cfg(all(feature = "hw", target_os = "linux"))]
+            Xdma::Hw(ref c) => {
+                c.set_progress(report);
+                Ok(())
+            }
+        }
     }
 
     /// What the backend knows of the card's own LOOP rate ([`LoopRate`]) for `frames` frames

@@ -36,7 +36,7 @@ pub fn emu_engine(target: Target, channel: usize, stream: bool) -> (u64, u32) {
 ///
 /// - `xdma0_control`: identifier words at 0x0k00 (H2C) and 0x1k00 (C2H) for the same channel
 ///   layout as the simulated card: H2C 0 memory-mapped, 1 stream; C2H 0 memory-mapped, 1 and 2
-///   streams;
+///   streams; and the IRQ (0x2000) and config (0x3000) blocks' identifiers;
 /// - `xdma0_user`: a 64 KiB file holding card_core's ID and VERSION words;
 /// - `xdma0_h2c_0` and `xdma0_c2h_0`: one sparse file (hard-linked), the card memory, since a
 ///   memory-mapped pread/pwrite at the card address is exactly file I/O at that offset;
@@ -62,13 +62,24 @@ impl Emu {
         ])
     }
 
-    /// An emulated driver whose `_control` holds `words` (offset, value).
+    /// An emulated driver whose `_control` holds `words` (offset, value) besides the IRQ and
+    /// config blocks' identifiers, by which the driver knows the IP's DMA BAR.
     pub fn with_control(words: &[(u64, u32)]) -> Emu {
         let dir = tempfile::tempdir().expect("temporary folder");
         let p = |s: &str| dir.path().join(format!("xdma0{s}"));
         let control = File::create(p("_control")).expect("control");
-        control.set_len(0x2000).expect("control size");
-        for &(off, v) in words {
+        control.set_len(0x4000).expect("control size");
+        let blocks = [
+            (
+                xdma_regmap::irq::BASE,
+                Target::Irq.identifier_version(0, false, EMU_XDMA_VERSION),
+            ),
+            (
+                xdma_regmap::config::BASE,
+                Target::Config.identifier_version(0, false, EMU_XDMA_VERSION),
+            ),
+        ];
+        for &(off, v) in blocks.iter().chain(words) {
             control
                 .write_all_at(&v.to_le_bytes(), off)
                 .expect("control word");
