@@ -562,12 +562,24 @@ fn clippy_env() -> Option<[(&'static str, String); 2]> {
 /// The steps of `cargo xtask test` that run on this machine after the build: every test of
 /// the workspace but the suite, the randomized build, the driver backend over the mount, and
 /// the suite on the simulated card (whose counts the guests' runs are compared with).
+///
+/// The order is chosen for the two cores. While the guests run, their card takes one core, so
+/// this lane goes first through what runs one test at a time (the mount's card serves one
+/// call at a time, and the suite over it runs one test after another); what fills both cores
+/// (the suite's parallel runs, the randomized build, the workspace's tests) comes after, and
+/// the workspace's tests last, when the guests are done and this lane has the machine.
 fn host_lane(root: &Path, extra: &[String], nextest: bool) -> Result<suite::HostCounts, String> {
-    // The card-tests suite runs in its own step below, on both backends. cargo-nextest runs
-    // each test in a process of its own, the test binaries side by side, where `cargo test`
-    // runs one binary after another: a binary whose few tests are long (a sweep, a mount)
-    // no longer leaves the other core idle. Where nextest is missing, `cargo test` runs the
-    // same tests.
+    hw_over_fuse(root)?;
+    let counts = suite::host(root)?;
+    xcheck(root)?;
+    // Doc tests are not part of --all-targets; run them on their own.
+    let mut cmd = cargo();
+    cmd.args(["test", "--workspace", "--doc"]);
+    run(root, cmd)?;
+    // The card-tests suite ran above, on both backends. cargo-nextest runs each test in a
+    // process of its own, the test binaries side by side, where `cargo test` runs one binary
+    // after another: a binary whose few tests are long (a sweep, a mount) no longer leaves the
+    // other core idle. Where nextest is missing, `cargo test` runs the same tests.
     let mut cmd = cargo();
     if nextest {
         cmd.args(["nextest", "run", "--no-fail-fast"]);
@@ -577,13 +589,7 @@ fn host_lane(root: &Path, extra: &[String], nextest: bool) -> Result<suite::Host
     cmd.args(["--workspace", "--all-targets", "--exclude", "card-tests"])
         .args(extra);
     run(root, cmd)?;
-    // Doc tests are not part of --all-targets; run them on their own.
-    let mut cmd = cargo();
-    cmd.args(["test", "--workspace", "--doc"]);
-    run(root, cmd)?;
-    xcheck(root)?;
-    hw_over_fuse(root)?;
-    suite::host(root)
+    Ok(counts)
 }
 
 /// The card's RTL tests on the randomized build (declaration initialisers removed, every
