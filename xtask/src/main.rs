@@ -411,23 +411,16 @@ const X_TESTS: &[&str] = &[
 
 fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     setup::setup(root)?;
+    // Yosys runs one process per variant, each on one core, for minutes: started first, beside
+    // every step after it, so that it is done long before the lanes below end and never
+    // becomes the run's last step. Those steps leave a core idle part of the time (linking,
+    // single-threaded tests, the mount's one-at-a-time tests), which it fills.
+    let synth = Background::start(root, "synth", &["synth"])?;
     lint(root)?;
     codegen::codegen(root, true)?;
     // Formatting and clippy are part of the test, as CI runs it.
     let mut cmd = cargo();
     cmd.args(["fmt", "--all", "--check"]);
-    run(root, cmd)?;
-    // The host API alone: it must build and pass its tests with no simulator and no driver
-    // in the build (no card-sim, so no Verilator), as programs that use one backend see it.
-    let mut cmd = cargo();
-    cmd.args([
-        "test",
-        "-p",
-        "xdma-core",
-        "-p",
-        "xdma",
-        "--no-default-features",
-    ]);
     run(root, cmd)?;
     // Clippy lints the workspace's crates while cargo builds them for the tests (clippy's
     // driver as cargo's workspace wrapper, as `cargo clippy` runs it), instead of in a
@@ -454,10 +447,6 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
             run(root, cmd)?;
         }
     }
-    // Yosys runs on one core: beside the test steps, which leave the other core idle part of
-    // the time (linking, single-threaded tests, the mount's one-at-a-time tests), it costs
-    // the run little wall time.
-    let synth = Background::start(root, "synth", &["synth"])?;
     setup::ensure_fio();
     let nextest = setup::ensure_nextest();
     // Every test target built (and linted) first, the suite's included, so that the guests'
@@ -570,6 +559,19 @@ fn clippy_env() -> Option<[(&'static str, String); 2]> {
 /// the workspace's tests last, when the guests are done and this lane has the machine.
 fn host_lane(root: &Path, extra: &[String], nextest: bool) -> Result<suite::HostCounts, String> {
     hw_over_fuse(root)?;
+    // The host API alone: it must build and pass its tests with no simulator and no driver
+    // in the build (no card-sim, so no Verilator), as programs that use one backend see it.
+    // Its own build of the two crates compiles here, on the core the guests leave.
+    let mut cmd = cargo();
+    cmd.args([
+        "test",
+        "-p",
+        "xdma-core",
+        "-p",
+        "xdma",
+        "--no-default-features",
+    ]);
+    run(root, cmd)?;
     let counts = suite::host(root)?;
     xcheck(root)?;
     // Doc tests are not part of --all-targets; run them on their own.
