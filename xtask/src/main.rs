@@ -584,7 +584,13 @@ fn host_lane(root: &Path, extra: &[String], nextest: bool) -> Result<suite::Host
     // other core idle. Where nextest is missing, `cargo test` runs the same tests.
     let mut cmd = cargo();
     if nextest {
-        cmd.args(["nextest", "run", "--no-fail-fast"]);
+        // Twice as many tests as cores: a dozen of the longest wait on the wall clock more
+        // than they compute (a sink slowed on purpose, a mount's round trips, a recording
+        // stopped by a signal), and with one test per core the cores sat idle a quarter of
+        // the time. Measured here on two cores: 186 s against 321 s, every test passing.
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
+        cmd.args(["nextest", "run", "--no-fail-fast", "--test-threads"])
+            .arg(threads.to_string());
     } else {
         cmd.arg("test");
     }
