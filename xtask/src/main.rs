@@ -484,6 +484,21 @@ extern "C" {
     fn setpriority(which: i32, who: u32, prio: i32) -> i32;
 }
 
+/// This process's nice value, from `/proc/self/stat`, 0 where it cannot be read.
+fn own_nice() -> i32 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| nice_in_stat(&s))
+        .unwrap_or(0)
+}
+
+/// The nice value in a `/proc/PID/stat` line (field 19). The command name (field 2) is in
+/// parentheses and may hold spaces, so the fields are counted after its closing one.
+fn nice_in_stat(stat: &str) -> Option<i32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(16)?.parse().ok()
+}
+
 /// Runs `guests` in a thread of its own at the normal priority and `host` here at a lower one
 /// ([`yield_to_the_guests`]); a failed `host` stops the guests' runs at once, since the run has
 /// failed already. Returns both results, the guests' an error if their thread panicked.
@@ -505,7 +520,8 @@ pub(crate) fn beside_the_guests<G: Send, H>(
     })
 }
 
-/// Lowers the calling thread, and every process it starts from now on, to nice 10. The
+/// Lowers the calling thread, and every process it starts from now on, by 10 nice steps
+/// below the run's own priority (nice 10 for a run at the default). The
 /// guests' lane stays at the normal priority: a guest's driver gives each transfer a wall-clock
 /// timeout (5 s in the suite's runs), and the card behind it simulates only as fast as the core
 /// it gets, so with this machine's tests competing as equals an 8 MiB read through a guest
@@ -515,7 +531,7 @@ fn yield_to_the_guests() {
     // SAFETY: setpriority(2) takes plain integers and touches no memory of ours. On Linux
     // `who` 0 with PRIO_PROCESS names the calling thread, whose nice value the processes it
     // forks inherit. A failure leaves the priority as it was, which only costs the margin.
-    let rc = unsafe { setpriority(PRIO_PROCESS, 0, 10) };
+    let rc = unsafe { setpriority(PRIO_PROCESS, 0, own_nice() + 10) };
     if rc != 0 {
         eprintln!(
             "xtask: could not lower this lane's priority; the guests share the cores equally"
@@ -638,6 +654,29 @@ fn hw_over_fuse(root: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod lint_tests {
     use super::*;
+
+    /// The lane's priority is counted from the run's own, so the nice value read must be the
+    /// one the system reports for this process (a run under `nice -n 5` reads 5).
+    #[test]
+    fn the_own_nice_value_is_the_systems() {
+        let out = Command::new("ps")
+            .args(["-o", "ni=", "-p"])
+            .arg(std::process::id().to_string())
+            .output()
+            .expect("ps runs");
+        let reported: i32 = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("ps prints a number");
+        assert_eq!(own_nice(), reported);
+        // A child under `nice -n 5` must read five more: the parse counts the right field.
+        let child = Command::new("nice")
+            .args(["-n", "5", "cat", "/proc/self/stat"])
+            .output()
+            .expect("nice runs");
+        let text = String::from_utf8_lossy(&child.stdout).into_owned();
+        assert_eq!(nice_in_stat(&text), Some((reported + 5).min(19)));
+    }
 
     /// The lints that `cargo xtask test` runs while building must fail a build as `cargo
     /// clippy -- -D warnings` does: a crate with one clippy lint (and no rustc warning) fails.
