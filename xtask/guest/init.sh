@@ -43,7 +43,10 @@ if out=$(insmod /lib/xdma/xdma.ko $PARAMS 2>&1); then
     echo "=== driver loaded after $(cut -d' ' -f1 /proc/uptime) s"
 else
     loaded=0
-    why=$(echo "$out" | tr '\n' ' ')
+    # insmod's errno and the kernel's own reason (a bad value, an unknown symbol...).
+    why=$(echo "$out" | tr '\n' ' ' | sed 's/ *$//')
+    kernel=$(dmesg | grep -E '^\[[ 0-9.]*\] xdma' | tail -1 | sed 's/^\[[^]]*\] //')
+    [ -n "$kernel" ] && why="$why (kernel: $kernel)"
     fail "driver loads" "insmod: $why"
     echo "=== insmod failed: $why"
 fi
