@@ -45,19 +45,6 @@ pub struct Room {
     pub problem: Option<String>,
 }
 
-/// Reserves `len` bytes from `offset` of `file` (the file's length grows to cover them).
-fn allocate(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let off = i64::try_from(offset).unwrap_or(i64::MAX);
-    let len = i64::try_from(len).unwrap_or(i64::MAX);
-    // SAFETY: fallocate on a descriptor the caller owns; no memory is passed.
-    if unsafe { libc::fallocate(file.as_raw_fd(), 0, off, len) } == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
 impl Room {
     /// Keeps room beside the recording at `recording` for its manifest, and removes the
     /// manifest and plot of an earlier recording at that path, which describe a file that is
@@ -104,7 +91,7 @@ impl Room {
         if self.problem.is_some() || bytes <= self.reserved {
             return;
         }
-        match allocate(f, self.reserved, bytes - self.reserved) {
+        match crate::sink::fallocate(f, self.reserved, bytes - self.reserved) {
             Ok(()) => self.reserved = bytes,
             Err(e) => {
                 self.problem = Some(format!(

@@ -148,8 +148,9 @@ impl std::fmt::Debug for Sink {
     }
 }
 
-/// Reserves `len` bytes from `offset` (fallocate mode 0, which extends the file's length).
-fn fallocate(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
+/// Reserves `len` bytes from `offset` (fallocate mode 0, which extends the file's length);
+/// the sink's data file and the manifest's reserve both take their room this way.
+pub(crate) fn fallocate(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
     let off = i64::try_from(offset).unwrap_or(i64::MAX);
     let len = i64::try_from(len).unwrap_or(i64::MAX);
     // SAFETY: fallocate on a descriptor the caller owns; no memory is passed.
