@@ -433,11 +433,13 @@ fn coverage_with(
         );
     }
     let started = Instant::now();
-    let vcov = tools(root)?;
+    // The scope first: a crate's name that is wrong is refused before the tools are
+    // installed, which takes minutes on a fresh machine.
     let mut scope = match krate {
         Some(name) => Scope::krate(root, name)?,
         None => Scope::card(root)?,
     };
+    let vcov = tools(root)?;
     let out = scope.out.clone();
     let raw = out.join("raw");
     if !no_run {
@@ -604,13 +606,19 @@ mod tests {
 
     #[test]
     fn a_crate_that_is_not_there_is_named_before_anything_is_installed() {
-        let args: Vec<String> = ["--crate", "nosuch"].iter().map(|a| a.to_string()).collect();
+        let args: Vec<String> = ["--crate", "nosuch"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
         let e = coverage_with(&crate::root(), &args, |_| {
             Err("the tools were installed before the crate's name was checked".into())
         })
         .expect_err("no such crate");
         assert!(e.contains("no crate `nosuch`"), "{e}");
-        assert!(e.contains("own-rtl-example"), "names the crates there are: {e}");
+        assert!(
+            e.contains("own-rtl-example"),
+            "names the crates there are: {e}"
+        );
     }
 
     #[test]
