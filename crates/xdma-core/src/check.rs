@@ -1,7 +1,8 @@
 //! Argument checks that every backend applies before touching the card, so that bad input gets
 //! the same typed error whichever backend runs.
 
-use crate::api::{CardInfo, ChannelKind, Direction};
+use crate::api::CardInfo;
+use crate::channel::{ChannelKind, Direction};
 use crate::error::{Error, Result};
 use crate::CardAddr;
 

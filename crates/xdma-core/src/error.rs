@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::api::{ChannelKind, Direction};
+use crate::channel::{ChannelKind, Direction};
 use crate::CardAddr;
 
 /// What kind of failure an [`Error`] is, the same on every backend, so that a program written

@@ -21,6 +21,7 @@
 mod addr;
 mod api;
 mod buffer;
+mod channel;
 pub mod check;
 pub mod cli;
 mod config;
@@ -29,10 +30,9 @@ pub mod progress;
 mod queue;
 
 pub use addr::CardAddr;
-pub use api::{
-    AsyncCard, BufResult, Card, CardInfo, ChannelInfo, ChannelKind, Direction, LoopRate, Transfer,
-};
+pub use api::{AsyncCard, BufResult, Card, CardInfo, ChannelInfo, LoopRate, Transfer};
 pub use buffer::{DmaBuffer, DMA_ALIGN};
+pub use channel::{ChannelKind, Direction};
 pub use config::{BackendKind, Config, BACKEND_ENV, CONFIG_ENV, DEVICE_ENV};
 pub use error::{BoxError, Error, ErrorKind, Result};
 pub use progress::{Progress, ProgressHook, ProgressReport, ProgressTracker};
