@@ -10,7 +10,7 @@
 //!   subscriber (which then decides what is shown), else on stderr;
 //! - [`ProgressReport::Callback`]: every report, of every memory-mapped transfer, to the
 //!   program's function and nowhere else;
-//! - [`ProgressReport::Off`]: nothing.
+//! - [`ProgressReport::Off`], which reports nothing.
 
 use std::fmt;
 use std::sync::Arc;
@@ -224,6 +224,13 @@ impl ProgressTracker {
 /// A line of the built-in report: a `tracing` event when a subscriber is installed, else
 /// stderr.
 fn emit(p: &Progress, line: &str) {
+    emit_to(p, line, &mut std::io::stderr().lock());
+}
+
+/// A line of the built-in report: a `tracing` event when a subscriber is installed, else a
+/// line on `plain` (stderr, or a test's buffer). A line that cannot be written is dropped:
+/// progress is no reason to fail the transfer it reports.
+fn emit_to(p: &Progress, line: &str, plain: &mut dyn std::io::Write) {
     if subscriber_installed() {
         tracing::info!(
             target: TRACING_TARGET,
@@ -237,7 +244,7 @@ fn emit(p: &Progress, line: &str) {
             "{line}"
         );
     } else {
-        eprintln!("{line}");
+        let _ = writeln!(plain, "{line}");
     }
 }
 
@@ -248,7 +255,13 @@ mod tests {
     use std::sync::Mutex;
 
     fn tracker(report: &ProgressReport) -> ProgressTracker {
-        ProgressTracker::new(report, "memory-mapped H2C write", 0, CardAddr(0x1000), 1 << 30)
+        ProgressTracker::new(
+            report,
+            "memory-mapped H2C write",
+            0,
+            CardAddr(0x1000),
+            1 << 30,
+        )
     }
 
     const S: fn(u64) -> Duration = Duration::from_secs;
@@ -257,8 +270,13 @@ mod tests {
     fn the_built_in_line_comes_after_five_seconds_then_every_ten_and_at_the_end() {
         let mut t = tracker(&ProgressReport::Auto);
         let mut shown = Vec::new();
-        for (done, at) in [(1u64 << 20, 1), (8 << 20, 4), (16 << 20, 6), (24 << 20, 12), (40 << 20, 16)]
-        {
+        for (done, at) in [
+            (1u64 << 20, 1),
+            (8 << 20, 4),
+            (16 << 20, 6),
+            (24 << 20, 12),
+            (40 << 20, 16),
+        ] {
             t.now.done = done;
             t.now.elapsed = S(at);
             if t.line_due().is_some() {
@@ -342,6 +360,22 @@ mod tests {
         }
         fn enter(&self, _: &tracing::span::Id) {}
         fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    #[test]
+    fn without_a_subscriber_the_line_goes_to_the_plain_writer_and_with_one_it_does_not() {
+        let p = tracker(&ProgressReport::Auto).now;
+        let mut plain = Vec::new();
+        emit_to(&p, &p.line(), &mut plain);
+        let text = String::from_utf8(plain).expect("text");
+        assert_eq!(text, format!("{}\n", p.line()));
+        let n = Arc::new(AtomicUsize::new(0));
+        let mut plain = Vec::new();
+        tracing::subscriber::with_default(Count(n.clone()), || {
+            emit_to(&p, &p.line(), &mut plain);
+        });
+        assert!(plain.is_empty(), "the subscriber has it");
+        assert_eq!(n.load(Ordering::Relaxed), 1);
     }
 
     #[test]

@@ -78,7 +78,10 @@ impl Default for State {
         }
         // The IRQ and config blocks, by which the driver knows the IP's DMA BAR.
         control.insert(xdma_regmap::irq::BASE, Target::Irq.identifier(0, false));
-        control.insert(xdma_regmap::config::BASE, Target::Config.identifier(0, false));
+        control.insert(
+            xdma_regmap::config::BASE,
+            Target::Config.identifier(0, false),
+        );
         let mut user = vec![0u8; 64 << 10];
         user[..4].copy_from_slice(&0x4441_5131u32.to_le_bytes());
         State {

@@ -388,7 +388,10 @@ impl NodeGuard<'_> {
                 } else {
                     ""
                 };
-                (format!("the {} before it on this node{given_up}", h.what), running)
+                (
+                    format!("the {} before it on this node{given_up}", h.what),
+                    running,
+                )
             }
             None => ("an earlier call on this node".to_string(), Duration::ZERO),
         };
@@ -1202,7 +1205,11 @@ impl HwCard {
                             timeout,
                             i.driver.describe()
                         ),
-                        after: called.elapsed(),
+                        // The driver's whole waits, or the time since the call when that
+                        // is longer (it first waited for its node behind another call).
+                        after: t
+                            .saturating_mul(u32::try_from(tried).unwrap_or(u32::MAX))
+                            .max(called.elapsed()),
                     }
                 } else {
                     e
@@ -1233,7 +1240,7 @@ impl HwCard {
                 }
             };
             // A wait its caller may give up polls in short steps, so that it notices.
-            if abandon.can_give_up() && (ms < 0 || ms > ABANDON_POLL_MS) {
+            if abandon.can_give_up() && !(0..=ABANDON_POLL_MS).contains(&ms) {
                 ms = ABANDON_POLL_MS;
             }
             let ready = match io.poll_in(ms) {
@@ -1469,7 +1476,10 @@ impl AsyncCard for HwCard {
         addr: CardAddr,
         data: DmaBuffer,
     ) -> BufResult<Transfer> {
-        blocking_buf(self, data, move |c, b, a| c.write_mm_for(channel, addr, b, a)).await
+        blocking_buf(self, data, move |c, b, a| {
+            c.write_mm_for(channel, addr, b, a)
+        })
+        .await
     }
 
     async fn read_mm_async(
@@ -1499,7 +1509,10 @@ impl AsyncCard for HwCard {
     }
 
     async fn write_reg_async(&self, offset: u64, value: u32) -> Result<()> {
-        blocking(self, "register access", move |c, _| c.write_reg(offset, value)).await
+        blocking(self, "register access", move |c, _| {
+            c.write_reg(offset, value)
+        })
+        .await
     }
 
     async fn wait_event_async(&self, event: usize, timeout: Duration) -> Result<u32> {

@@ -237,7 +237,10 @@ fn a_control_node_that_is_not_the_drivers_says_so() {
         assert_eq!(e.kind(), ErrorKind::NoDevice, "{what}: {e}");
         let msg = e.to_string();
         assert!(msg.contains("not the driver's"), "{what}: {msg}");
-        assert!(msg.contains("XDMA_DEVICE"), "{what}: says what to do: {msg}");
+        assert!(
+            msg.contains("XDMA_DEVICE"),
+            "{what}: says what to do: {msg}"
+        );
         assert!(!msg.contains("engine stopped early"), "{what}: {msg}");
         assert!(!msg.contains("Illegal seek"), "{what}: {msg}");
     }

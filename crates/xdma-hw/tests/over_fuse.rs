@@ -449,9 +449,7 @@ fn mapping_the_user_bar_over_the_mount_is_refused_with_why() {
 
 /// The card's memory as the mount serves it: the memory-mapped nodes' size.
 fn card_memory(m: &Mount) -> u64 {
-    std::fs::metadata(m.node("_h2c_0"))
-        .expect("h2c node")
-        .len()
+    std::fs::metadata(m.node("_h2c_0")).expect("h2c node").len()
 }
 
 #[test]

@@ -494,7 +494,10 @@ mod tests {
 
     #[test]
     fn the_dma_bar_is_known_by_its_irq_and_config_identifiers() {
-        let (irq, cfg) = (Target::Irq.identifier(0, false), Target::Config.identifier(0, false));
+        let (irq, cfg) = (
+            Target::Irq.identifier(0, false),
+            Target::Config.identifier(0, false),
+        );
         assert!(is_dma_bar(irq, cfg));
         // Any version field: the driver compares the upper half only.
         assert!(is_dma_bar(irq & !ID_VERSION_MASK, cfg | 0x42));

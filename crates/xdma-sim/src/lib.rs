@@ -678,18 +678,16 @@ impl SimCard {
             ChannelKind::MemoryMapped if c.node => {
                 check::mm_node(info, c.op, c.dir, c.channel, c.buf.len())?
             }
-            ChannelKind::MemoryMapped => {
-                check::mm(
-                    info,
-                    c.op,
-                    c.dir,
-                    c.channel,
-                    c.addr,
-                    ptr,
-                    c.buf.len(),
-                    "the simulated card's memory as its RTL has it",
-                )?
-            }
+            ChannelKind::MemoryMapped => check::mm(
+                info,
+                c.op,
+                c.dir,
+                c.channel,
+                c.addr,
+                ptr,
+                c.buf.len(),
+                "the simulated card's memory as its RTL has it",
+            )?,
             ChannelKind::Stream => check::stream(info, c.op, c.dir, c.channel, ptr, c.buf.len())?,
         }
         // Only the buffer's place within its page matters to the engine: it decides how the

@@ -387,7 +387,9 @@ fn a_long_transfer_reports_its_progress_to_a_callback_as_it_goes() {
     assert!(back[..] == data[..]);
     let reads = std::mem::take(&mut *seen.lock().expect("reports"));
     assert!(
-        reads.last().is_some_and(|p| p.finished && p.op == "memory-mapped C2H read"),
+        reads
+            .last()
+            .is_some_and(|p| p.finished && p.op == "memory-mapped C2H read"),
         "{reads:?}"
     );
     card.set_progress(ProgressReport::Off).expect("off");
