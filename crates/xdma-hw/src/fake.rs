@@ -19,9 +19,13 @@ use std::time::Duration;
 use xdma_core::{BackendKind, Card, CardAddr, Config, DmaBuffer, ErrorKind};
 use xdma_regmap::{engine_base, page_pieces, Target, HOST_PAGE};
 
-use crate::sys::{FileKind, Io, IocInfo, Mapping, Opener};
-use crate::IOCTL_XDMA_ALIGN_GET;
-use crate::{DriverError, HwCard, HwConfig, IOCTL_XDMA_ADDRMODE_GET, IOCTL_XDMA_ADDRMODE_SET};
+use crate::card::HwCard;
+use crate::config::HwConfig;
+use crate::error::DriverError;
+use crate::sys::{
+    FileKind, Io, IocInfo, Mapping, Opener, IOCTL_XDMA_ADDRMODE_GET, IOCTL_XDMA_ADDRMODE_SET,
+    IOCTL_XDMA_ALIGN_GET,
+};
 
 const PAGE: usize = HOST_PAGE as usize;
 /// The driver's descriptor ring per engine (XDMA_ENGINE_XFER_MAX_DESC).
@@ -456,7 +460,7 @@ fn a_timeout_reports_what_the_driver_waited() {
 fn errno_512_is_a_timeout() {
     // FUSE cannot show it: the kernel refuses a FUSE reply with an errno of 512 or more.
     let fake = Fake::default();
-    fake.state().timeout_errno = crate::ERESTARTSYS;
+    fake.state().timeout_errno = crate::sys::ERESTARTSYS;
     fake.state().version = 2_020_202;
     let (card, _p) = open(&fake, 1, |_| {});
     assert_eq!(
@@ -474,7 +478,7 @@ fn errno_512_is_a_timeout() {
         .expect_err("no data");
     assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
     // With a longer timeout the backend reads again, and a second 512 is a timeout as well.
-    fake.state().answer = Some(Answer::Errno(crate::ERESTARTSYS));
+    fake.state().answer = Some(Answer::Errno(crate::sys::ERESTARTSYS));
     let e = card
         .recv_stream(1, &mut buf, Duration::from_secs(2))
         .expect_err("no data twice");
