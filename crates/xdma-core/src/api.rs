@@ -3,9 +3,10 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::addr::CardAddr;
+use crate::buffer::DmaBuffer;
 use crate::channel::{ChannelKind, Direction};
 use crate::error::Result;
-use crate::{CardAddr, DmaBuffer};
 
 /// One DMA channel as discovery found it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -79,10 +80,10 @@ impl CardInfo {
     /// card has none (one XDMA instance is either memory-mapped or stream for all its
     /// channels).
     ///
-    /// [`Error::Unsupported`]: crate::Error::Unsupported
+    /// [`Error::Unsupported`]: crate::error::Error::Unsupported
     pub fn mm_channel(&self, dir: Direction) -> Result<usize> {
         self.find(dir, ChannelKind::MemoryMapped)
-            .ok_or_else(|| crate::Error::Unsupported {
+            .ok_or_else(|| crate::error::Error::Unsupported {
                 backend: "any",
                 what: format!("a memory-mapped {dir} transfer"),
                 why: format!(
@@ -157,7 +158,7 @@ pub trait Card: Send + Sync {
     fn send_stream(&self, channel: usize, frame: &[u8]) -> Result<Transfer>;
 
     /// Stream C2H: receives into `buf` up to the next end-of-packet or until `buf` is full;
-    /// fails with [`crate::ErrorKind::Timeout`] when no data comes within `timeout`.
+    /// fails with [`crate::error::ErrorKind::Timeout`] when no data comes within `timeout`.
     fn recv_stream(&self, channel: usize, buf: &mut [u8], timeout: Duration) -> Result<Transfer>;
 
     /// Reads the 32-bit user-BAR register at byte `offset` (a multiple of 4).

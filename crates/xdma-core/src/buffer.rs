@@ -165,7 +165,7 @@ mod tests {
     fn impossible_size_is_an_error_not_a_panic() {
         // A size no allocation can have is the caller's input, not a configuration.
         let err = DmaBuffer::new(usize::MAX - 10).expect_err("too large");
-        assert_eq!(err.kind(), crate::ErrorKind::InvalidInput);
+        assert_eq!(err.kind(), crate::error::ErrorKind::InvalidInput);
         assert!(err.to_string().contains("at most"), "{err}");
     }
 }

@@ -1,10 +1,10 @@
 //! Argument checks that every backend applies before touching the card, so that bad input gets
 //! the same typed error whichever backend runs.
 
+use crate::addr::CardAddr;
 use crate::api::CardInfo;
 use crate::channel::{ChannelKind, Direction};
 use crate::error::{Error, Result};
-use crate::CardAddr;
 
 /// Checks a memory-mapped transfer: the channel exists and is memory-mapped, the length is not
 /// zero, the range lies inside card memory, and the buffer and address meet the engine's
@@ -165,7 +165,7 @@ pub fn event(info: &CardInfo, event: usize) -> Result<()> {
 mod tests {
     use super::*;
     use crate::api::ChannelInfo;
-    use crate::ErrorKind;
+    use crate::error::ErrorKind;
 
     fn info() -> CardInfo {
         let ch = |dir, index, kind| ChannelInfo {

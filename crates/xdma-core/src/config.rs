@@ -233,7 +233,7 @@ mod tests {
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
         // Nobody writes the FIFO: reading it would never return.
         let err = with_config_path(&fifo).expect_err("a FIFO");
-        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Config);
         let msg = err.to_string();
         assert!(
             msg.contains("a FIFO") && msg.contains(&*fifo.to_string_lossy()),
@@ -263,7 +263,7 @@ mod tests {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, "backend = [").expect("write");
         let err = Config::from_file(&path).expect_err("bad TOML");
-        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Config);
         let msg = err.to_string();
         assert_eq!(
             msg.matches("invalid xdma configuration").count(),
@@ -285,7 +285,7 @@ mod tests {
     fn an_empty_device_prefix_is_refused() {
         let err = Config::from_vars(|k| (k == DEVICE_ENV).then(String::new))
             .expect_err("XDMA_DEVICE set but empty");
-        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Config);
         assert!(err.to_string().contains(DEVICE_ENV), "{err}");
     }
 
@@ -293,7 +293,7 @@ mod tests {
     fn bad_backend_name_is_a_config_error() {
         let err = Config::from_vars(|k| (k == BACKEND_ENV).then(|| "fpga".to_string()))
             .expect_err("unknown backend");
-        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Config);
         assert!(err.to_string().contains("sim"), "{err}");
     }
 
@@ -340,7 +340,7 @@ mod tests {
         let err = bad
             .section::<Settings>(BackendKind::Sim)
             .expect_err("unknown field");
-        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Config);
         assert!(
             err.to_string().contains("[sim]") && err.to_string().contains("laness"),
             "{err}"

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::addr::CardAddr;
 use crate::channel::{ChannelKind, Direction};
-use crate::CardAddr;
 
 /// What kind of failure an [`Error`] is, the same on every backend, so that a program written
 /// against the API can react without knowing which backend it runs on.

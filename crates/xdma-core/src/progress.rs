@@ -16,7 +16,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::CardAddr;
+use crate::addr::CardAddr;
 
 /// How long a transfer runs before the built-in report first shows it.
 pub const LINE_AFTER: Duration = Duration::from_secs(5);

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{BufResult, Transfer};
+use crate::api::{BufResult, Transfer};
 
 /// One async data call of [`crate::AsyncCard`], boxed so that calls of different kinds queue
 /// together.
