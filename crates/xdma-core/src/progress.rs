@@ -7,7 +7,10 @@
 //! - [`ProgressReport::Auto`], the default: nothing for a transfer that ends within
 //!   [`LINE_AFTER`]; for a longer one a line every [`LINE_EVERY`] and one at its end, as an
 //!   `INFO` event of target [`TRACING_TARGET`] when the program has installed a `tracing`
-//!   subscriber (which then decides what is shown), else on stderr;
+//!   subscriber (which then decides what is shown), else on stderr. The test is made on the
+//!   thread that reports: the simulated card reports on its simulation thread, which sees the
+//!   program's global subscriber (`tracing::subscriber::set_global_default`, what
+//!   `tracing_subscriber::fmt::init` sets) but not one set for a scope of the caller's thread;
 //! - [`ProgressReport::Callback`]: every report, of every memory-mapped transfer, to the
 //!   program's function and nowhere else;
 //! - [`ProgressReport::Off`], which reports nothing.
