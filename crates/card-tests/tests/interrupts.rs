@@ -5,14 +5,14 @@
 use std::time::{Duration, Instant};
 
 use card_regs::{control, irq_enable, irq_status};
-use card_tests::bench::ok;
 use card_tests::capture::Ring;
-use card_tests::{regs, Bench, Mode};
+use card_tests::fixture::ok;
+use card_tests::{regs, Fixture, Mode};
 use xdma::{Card, ErrorKind};
 
 /// Opens the card, skipping when it has no event or no CAPTURE mode.
-fn bench() -> Option<Bench> {
-    let b = Bench::open();
+fn fixture() -> Option<Fixture> {
+    let b = Fixture::open();
     if b.card.info().events == 0 {
         b.skip("the card has no user interrupt event");
         return None;
@@ -24,11 +24,11 @@ fn bench() -> Option<Bench> {
     Some(b)
 }
 
-fn status(b: &Bench) -> u64 {
+fn status(b: &Fixture) -> u64 {
     ok("IRQ_STATUS", regs::read_named(&b.card, "IRQ_STATUS"))
 }
 
-fn expect_timeout(b: &Bench, wait: Duration, why: &str) {
+fn expect_timeout(b: &Fixture, wait: Duration, why: &str) {
     match b.card.wait_event(0, wait) {
         Err(e) if e.kind() == ErrorKind::Timeout => {}
         other => panic!("{why}: the wait gave {other:?}"),
@@ -37,7 +37,7 @@ fn expect_timeout(b: &Bench, wait: Duration, why: &str) {
 
 #[test]
 fn the_capture_fill_level_raises_an_event() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     let ring = Ring {
         base: 0x60_0000,
         size: 64 << 10,
@@ -108,7 +108,7 @@ fn the_capture_fill_level_raises_an_event() {
 
 #[test]
 fn an_event_wait_times_out_within_its_timeout() {
-    let b = Bench::open();
+    let b = Fixture::open();
     if b.card.info().events == 0 {
         return b.skip("the card has no user interrupt event");
     }
@@ -128,7 +128,7 @@ fn an_event_wait_times_out_within_its_timeout() {
 
 #[test]
 fn no_stale_event_after_an_interrupt_is_taken() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     let ring = Ring {
         base: 0x70_0000,
         size: 16 << 10,

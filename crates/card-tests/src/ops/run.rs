@@ -61,7 +61,7 @@ pub fn run_case(case: &Case, base: &Config) -> Result<(), Failure> {
     if let Some(why) = caps.lacks_registers() {
         return Err(setup(why));
     }
-    let waits = Waits::new(crate::bench::data_wait(), card.info().min_stream_timeout);
+    let waits = Waits::new(crate::fixture::data_wait(), card.info().min_stream_timeout);
     crate::regs::restore(&card).map_err(|e| setup(format!("rest state: {e}")))?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
