@@ -112,6 +112,19 @@ impl Fixture {
         Fixture::open_config(&cfg)
     }
 
+    /// Opens the card as [`Fixture::open`] does, with its memory-mapped channel pair (H2C,
+    /// C2H). A card without one skips the test (recorded with the reason) and gives None.
+    pub fn open_mm() -> Option<(Fixture, usize, usize)> {
+        let b = Fixture::open();
+        match b.caps.mm() {
+            Ok((h, c)) => Some((b, h, c)),
+            Err(why) => {
+                b.skip(&why);
+                None
+            }
+        }
+    }
+
     /// Opens the card that `cfg` describes.
     pub fn open_config(cfg: &Config) -> Fixture {
         let card = Xdma::open(cfg).unwrap_or_else(|e| {

@@ -13,20 +13,9 @@ use card_tests::model::CardModel;
 use card_tests::{pattern, regs, stream, Fixture, Mode};
 use xdma::{AsyncCard, Card, CardAddr, DmaBuffer};
 
-fn mm_fixture() -> Option<(Fixture, usize, usize)> {
-    let b = Fixture::open();
-    match b.caps.mm() {
-        Ok((h, c)) => Some((b, h, c)),
-        Err(why) => {
-            b.skip(&why);
-            None
-        }
-    }
-}
-
 #[test]
 fn h2c_and_c2h_from_two_threads() {
-    let Some((b, h2c, c2h)) = mm_fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     // The reader's range is written first; then one thread writes elsewhere while another
@@ -184,7 +173,7 @@ fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
 
 #[test]
 fn several_tokio_tasks_on_one_card() {
-    let Some((b, h2c, c2h)) = mm_fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     let moved = std::sync::Arc::new(AtomicU64::new(0));
@@ -223,7 +212,7 @@ fn several_tokio_tasks_on_one_card() {
 
 #[test]
 fn several_threads_on_one_channel() {
-    let Some((b, h2c, c2h)) = mm_fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     // Four threads write their own blocks through the one H2C channel (the calls take turns

@@ -60,14 +60,7 @@ fn the_capture_fill_level_raises_an_event() {
     // Nothing has been captured: no interrupt yet.
     expect_timeout(&b, Duration::from_micros(50), "before capture");
     assert_eq!(status(&b), 0);
-    ok(
-        "CONTROL",
-        regs::write(
-            &b.card,
-            card_regs::CONTROL,
-            Mode::Capture.value() | control::CH0_EN_MASK as u32,
-        ),
-    );
+    ok("CONTROL", regs::start(&b.card, Mode::Capture));
     let v = ok(
         "the fill interrupt",
         b.card

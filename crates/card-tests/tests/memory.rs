@@ -10,18 +10,6 @@ use card_tests::{pattern, Fixture};
 use rstest::rstest;
 use xdma::{AsyncCard, Card, CardAddr, DmaBuffer};
 
-/// Opens the card, skipping when it has no memory-mapped pair.
-fn fixture() -> Option<(Fixture, usize, usize)> {
-    let b = Fixture::open();
-    match b.caps.mm() {
-        Ok((h, c)) => Some((b, h, c)),
-        Err(why) => {
-            b.skip(&why);
-            None
-        }
-    }
-}
-
 fn round_trip(b: &Fixture, h2c: usize, c2h: usize, addr: u64, len: usize, seed: u32) {
     let mut data = vec![0u8; len];
     pattern(seed, &mut data);
@@ -45,7 +33,7 @@ fn round_trip(b: &Fixture, h2c: usize, c2h: usize, addr: u64, len: usize, seed: 
 #[case::one_mib_odd(1_048_573)]
 #[case::eight_mib(8 << 20)]
 fn every_size_comes_back(#[case] len: usize) {
-    let Some((b, h2c, c2h)) = fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     // An address that is no multiple of anything, and one on a 4 KiB boundary.
@@ -55,7 +43,7 @@ fn every_size_comes_back(#[case] len: usize) {
 
 #[test]
 fn every_alignment_modulo_64() {
-    let Some((b, h2c, c2h)) = fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     // Every start offset within a 64-byte DDR line, with lengths that end at every offset too.
@@ -75,7 +63,7 @@ fn every_alignment_modulo_64() {
 
 #[test]
 fn both_ends_of_card_memory() {
-    let Some((b, h2c, c2h)) = fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     let size = b.card.info().memory_size;
@@ -90,7 +78,7 @@ fn both_ends_of_card_memory() {
 
 #[test]
 fn overlapping_writes_leave_the_last_one_on_top() {
-    let Some((b, h2c, c2h)) = fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     let base = 0x50_0000u64;
@@ -122,7 +110,7 @@ fn overlapping_writes_leave_the_last_one_on_top() {
 
 #[test]
 fn read_after_write_across_the_width_and_clock_crossings() {
-    let Some((b, h2c, c2h)) = fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     // Each write is read at once, partly and in whole: a read that overtook the write's last
@@ -161,7 +149,7 @@ fn read_after_write_across_the_width_and_clock_crossings() {
 #[case::different_ranges(false)]
 #[case::overlapping_ranges(true)]
 fn h2c_and_c2h_at_once(#[case] overlap: bool) {
-    let Some((b, h2c, c2h)) = fixture() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     let len = 256 << 10;

@@ -16,7 +16,6 @@
 
 use std::time::{Duration, Instant};
 
-use card_regs::control;
 use card_tests::capture::Ring;
 use card_tests::fixture::{ok, record_skip, test_name};
 use card_tests::model::CardModel;
@@ -103,14 +102,7 @@ fn gen(b: &Fixture, n: u64) -> Phase {
     let len_reg = regs::by_name("SRC0_FRAME_LEN");
     ok("len", regs::write(&b.card, len_reg.offset, LEN as u32));
     model.write_reg(len_reg, LEN as u32);
-    ok(
-        "CONTROL",
-        regs::write(
-            &b.card,
-            card_regs::CONTROL,
-            Mode::Gen.value() | control::CH0_EN_MASK as u32,
-        ),
-    );
+    ok("CONTROL", regs::start(&b.card, Mode::Gen));
     let pb = bar("GEN", n);
     let mut prev = None;
     receive_queued(b, ch, n, &pb, |f| {
@@ -262,14 +254,7 @@ fn capture(b: &Fixture, n: u64) -> Phase {
         size: 64 << 20,
     };
     ok("ring", ring.set_up(&b.card, 0));
-    ok(
-        "CONTROL",
-        regs::write(
-            &b.card,
-            card_regs::CONTROL,
-            Mode::Capture.value() | control::CH0_EN_MASK as u32,
-        ),
-    );
+    ok("CONTROL", regs::start(&b.card, Mode::Capture));
     let pb = bar("CAPTURE", n);
     let mut prev = None;
     let mut taken = 0u64;
