@@ -49,6 +49,14 @@ impl XdmaFs {
             reply.ok();
         });
     }
+
+    /// Answers with the attributes of node `ino`, or ENOENT for a node the mount lacks.
+    fn reply_attr(&self, ino: INodeNo, reply: ReplyAttr) {
+        match self.shared.attr(ino.0) {
+            Some(a) => reply.attr(&TTL, &a),
+            None => reply.error(Errno::ENOENT),
+        }
+    }
 }
 
 impl Filesystem for XdmaFs {
@@ -83,10 +91,7 @@ impl Filesystem for XdmaFs {
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
-        match self.shared.attr(ino.0) {
-            Some(a) => reply.attr(&TTL, &a),
-            None => reply.error(Errno::ENOENT),
-        }
+        self.reply_attr(ino, reply);
     }
 
     fn setattr(
@@ -109,10 +114,7 @@ impl Filesystem for XdmaFs {
     ) {
         // A truncate (O_TRUNC, or dd's ftruncate) means nothing to a device: accepted, as the
         // driver's nodes accept O_TRUNC, and ignored.
-        match self.shared.attr(ino.0) {
-            Some(a) => reply.attr(&TTL, &a),
-            None => reply.error(Errno::ENOENT),
-        }
+        self.reply_attr(ino, reply);
     }
 
     fn readdir(
