@@ -24,6 +24,24 @@ fn fixture() -> Option<Fixture> {
     Some(b)
 }
 
+/// Sets up `ring` with fill level `level`, frames of `len` bytes from source 0, and the fill
+/// level's interrupt enabled; capture itself is left off.
+fn arm_fill_event(b: &Fixture, ring: &Ring, level: u32, len: u32) {
+    ok("ring", ring.set_up(&b.card, level));
+    ok(
+        "length",
+        regs::write(&b.card, card_regs::SRC0_FRAME_LEN, len),
+    );
+    ok(
+        "IRQ_ENABLE",
+        regs::write(
+            &b.card,
+            card_regs::IRQ_ENABLE,
+            irq_enable::CAP_FILL_MASK as u32,
+        ),
+    );
+}
+
 fn status(b: &Fixture) -> u64 {
     ok("IRQ_STATUS", regs::read_named(&b.card, "IRQ_STATUS"))
 }
@@ -43,20 +61,8 @@ fn the_capture_fill_level_raises_an_event() {
         size: 64 << 10,
     };
     let level = 8192u32;
-    ok("ring", ring.set_up(&b.card, level));
-    ok(
-        "length",
-        regs::write(&b.card, card_regs::SRC0_FRAME_LEN, 1024),
-    );
     ok("gap", regs::write(&b.card, card_regs::SRC0_GAP, 100));
-    ok(
-        "IRQ_ENABLE",
-        regs::write(
-            &b.card,
-            card_regs::IRQ_ENABLE,
-            irq_enable::CAP_FILL_MASK as u32,
-        ),
-    );
+    arm_fill_event(&b, &ring, level, 1024);
     // Nothing has been captured: no interrupt yet.
     expect_timeout(&b, Duration::from_micros(50), "before capture");
     assert_eq!(status(&b), 0);
@@ -126,19 +132,7 @@ fn no_stale_event_after_an_interrupt_is_taken() {
         base: 0x70_0000,
         size: 16 << 10,
     };
-    ok("ring", ring.set_up(&b.card, 2048));
-    ok(
-        "length",
-        regs::write(&b.card, card_regs::SRC0_FRAME_LEN, 512),
-    );
-    ok(
-        "IRQ_ENABLE",
-        regs::write(
-            &b.card,
-            card_regs::IRQ_ENABLE,
-            irq_enable::CAP_FILL_MASK as u32,
-        ),
-    );
+    arm_fill_event(&b, &ring, 2048, 512);
     let run = |on: bool| {
         let v = Mode::Capture.value() | if on { control::CH0_EN_MASK as u32 } else { 0 };
         ok("CONTROL", regs::write(&b.card, card_regs::CONTROL, v));
