@@ -56,7 +56,7 @@ fn main() {
     if std::env::var_os(ops::TRACE_ENV).is_none() {
         eprintln!("(set {}=1 to see every operation)", ops::TRACE_ENV);
     }
-    let mut base = card_tests::bench::config();
+    let mut base = card_tests::fixture::config();
     if let Some(top) = top {
         if base.backend != xdma::BackendKind::Sim {
             eprintln!(

@@ -5,10 +5,10 @@
 //! `cargo xtask test` also plays with an `xdma-fuse` mount of the simulated card.
 //!
 //! The library is the suite's harness; the tests are under `tests/`:
-//! - [`Bench`] opens the card from the environment with the suite's configuration
+//! - [`Fixture`] opens the card from the environment with the suite's configuration
 //!   (`suite.toml` unless `XDMA_CONFIG` names another file), finds what it has
 //!   ([`Capabilities`], the one place that decides), skips a test that needs what the card
-//!   lacks with a printed reason ([`Bench::skip`]), and puts every register it may have
+//!   lacks with a printed reason ([`Fixture::skip`]), and puts every register it may have
 //!   changed back to its reset value when the test ends, so that tests on one board follow
 //!   each other from the same state;
 //! - [`regs`] reads and writes the register table's registers (64-bit counters included);
@@ -26,18 +26,18 @@
 //! and what differs between backends is only what the API itself says (a stream wait that a
 //! backend cannot honour, [`stream::Waits`]).
 
-pub mod bench;
 pub mod campaign;
 pub mod caps;
 pub mod capture;
+pub mod fixture;
 pub mod mm;
 pub mod model;
 pub mod ops;
 pub mod regs;
 pub mod stream;
 
-pub use bench::{Bench, SKIP_LOG_ENV, WAIT_ENV};
 pub use caps::{Capabilities, Mode};
+pub use fixture::{Fixture, SKIP_LOG_ENV, WAIT_ENV};
 
 use rand::{Rng as _, SeedableRng};
 use rand_xorshift::XorShiftRng;

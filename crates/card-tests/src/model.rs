@@ -509,13 +509,7 @@ mod tests {
 
     #[test]
     fn faults_follow_the_format() {
-        let h = frame::Header {
-            channel: 0,
-            pattern: Pattern::Counter,
-            sequence: 9,
-            timestamp: 0,
-            seed: 0,
-        };
+        let h = frame::Header::counter(9);
         let good = frame::build(&h, 100).expect("frame");
         assert_eq!(Faults::of(&good), Faults::default());
         let mut bad = good.clone();

@@ -1,8 +1,11 @@
 //! The register table's registers on a card: lookups by name, 64-bit counters read as the map
-//! says (low word first, which latches the high word), and the rest state.
+//! says (low word first, which latches the high word), frame source 0 started in a mode, and
+//! the rest state.
 
 use card_regs::{Access, Register, REGISTERS};
 use xdma::{Card, Result};
+
+use crate::caps::Mode;
 
 /// The register of this name in the table. A name the table lacks is a bug in the test.
 pub fn by_name(name: &str) -> &'static Register {
@@ -31,6 +34,15 @@ pub fn read_named(card: &impl Card, name: &str) -> Result<u64> {
 /// Writes a 32-bit register by offset constant.
 pub fn write(card: &impl Card, offset: u32, value: u32) -> Result<()> {
     card.write_reg(u64::from(offset), value)
+}
+
+/// Starts frame source 0 in `mode`: CONTROL set to the mode with channel 0 enabled.
+pub fn start(card: &impl Card, mode: Mode) -> Result<()> {
+    write(
+        card,
+        card_regs::CONTROL,
+        mode.value() | card_regs::control::CH0_EN_MASK as u32,
+    )
 }
 
 /// The registers that the host can set and that keep what it wrote: read/write and not

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use card_tests::bench::ok;
-use card_tests::Bench;
+use card_tests::fixture::ok;
+use card_tests::Fixture;
 use xdma::{AsyncCard, Card, CardAddr, Config, DmaBuffer, ErrorKind, Xdma};
 
 /// A wait that nothing ends.
@@ -25,7 +25,7 @@ fn kind_of<T: std::fmt::Debug>(what: &str, r: xdma::Result<T>) -> ErrorKind {
 
 #[test]
 fn memory_mapped_bad_inputs() {
-    let b = Bench::open();
+    let b = Fixture::open();
     let (h2c, c2h) = match b.caps.mm() {
         Ok(p) => p,
         Err(why) => return b.skip(&why),
@@ -114,7 +114,7 @@ fn memory_mapped_bad_inputs() {
 
 #[test]
 fn stream_bad_inputs() {
-    let b = Bench::open();
+    let b = Fixture::open();
     let (Some(&tx), Some(&rx)) = (b.caps.h2c_stream.first(), b.caps.c2h_stream.first()) else {
         return b.skip(&format!(
             "the card has no H2C and C2H stream channels (H2C {:?}, C2H {:?})",
@@ -164,7 +164,7 @@ fn stream_bad_inputs() {
 
 #[test]
 fn register_and_event_bad_inputs() {
-    let b = Bench::open();
+    let b = Fixture::open();
     let c = &b.card;
     let bar = c.info().user_bar_size;
     // Offsets that are not 4-aligned or lie outside the BAR.
@@ -205,7 +205,7 @@ fn register_and_event_bad_inputs() {
 
 #[test]
 fn async_calls_give_the_same_errors_and_the_buffer_back() {
-    let b = Bench::open();
+    let b = Fixture::open();
     let c = b.card.clone();
     let caps = b.caps.clone();
     b.block_on(async move {
@@ -255,7 +255,7 @@ fn async_calls_give_the_same_errors_and_the_buffer_back() {
 #[test]
 fn a_missing_device_is_no_device() {
     let dir = tempfile::tempdir().expect("folder");
-    let mut cfg: Config = card_tests::bench::config();
+    let mut cfg: Config = card_tests::fixture::config();
     cfg.device = dir.path().join("xdma7");
     // A variant names its own top; the missing one replaces it.
     card_tests::ops::edit_sim(&mut cfg, |s| {

@@ -21,7 +21,7 @@
 
 use std::path::PathBuf;
 
-use card_tests::bench::{self, record_skip, test_name};
+use card_tests::fixture::{self, record_skip, test_name};
 use card_tests::ops::{self, Case};
 use proptest::test_runner::{
     Config as ProptestConfig, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
@@ -38,7 +38,7 @@ const CASES: u32 = 64;
 /// The suite's configuration with the simulated card `top` (`[sim] top`), or None (after a
 /// printed skip) when the environment names a backend on which a card cannot be chosen.
 fn config_with_top(top: &str) -> Option<Config> {
-    let mut cfg = bench::config();
+    let mut cfg = fixture::config();
     if cfg.backend != BackendKind::Sim {
         record_skip(
             &test_name(),

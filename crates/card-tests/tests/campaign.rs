@@ -13,8 +13,8 @@
 
 use std::time::Instant;
 
-use card_tests::bench::{self, record_skip};
 use card_tests::campaign::{self, Plan, SLICES};
+use card_tests::fixture::{self, record_skip};
 use card_tests::ops::{self, Case};
 use proptest::test_runner::{
     Config as ProptestConfig, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
@@ -28,7 +28,7 @@ const MAX_OPS: usize = 24;
 /// The suite's configuration with the campaign's top, or None (after a printed skip) when a
 /// top is asked for on a backend where none can be chosen.
 fn model_config(plan: &Plan, test: &str) -> Option<Config> {
-    let mut cfg = bench::config();
+    let mut cfg = fixture::config();
     if let Some(top) = &plan.top {
         if cfg.backend != BackendKind::Sim {
             record_skip(

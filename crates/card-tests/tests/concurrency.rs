@@ -7,26 +7,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use card_regs::control;
-use card_tests::bench::ok;
+use card_tests::fixture::ok;
 use card_tests::mm::{self, first_difference};
 use card_tests::model::CardModel;
-use card_tests::{pattern, regs, stream, Bench, Mode};
+use card_tests::{pattern, regs, stream, Fixture, Mode};
 use xdma::{AsyncCard, Card, CardAddr, DmaBuffer};
-
-fn mm_bench() -> Option<(Bench, usize, usize)> {
-    let b = Bench::open();
-    match b.caps.mm() {
-        Ok((h, c)) => Some((b, h, c)),
-        Err(why) => {
-            b.skip(&why);
-            None
-        }
-    }
-}
 
 #[test]
 fn h2c_and_c2h_from_two_threads() {
-    let Some((b, h2c, c2h)) = mm_bench() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     // The reader's range is written first; then one thread writes elsewhere while another
@@ -69,7 +58,7 @@ fn h2c_and_c2h_from_two_threads() {
 
 #[test]
 fn both_c2h_streams_at_once() {
-    let b = Bench::open();
+    let b = Fixture::open();
     if let Some(why) = b.caps.lacks_mode(Mode::Gen) {
         return b.skip(&why);
     }
@@ -133,7 +122,7 @@ fn both_c2h_streams_at_once() {
 fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
     // A program whose main ends with a receive pending must not hang at exit: dropping the
     // runtime returns at once, and the receive given up ends in the backend on its own.
-    let b = Bench::open();
+    let b = Fixture::open();
     if let Some(why) = b.caps.lacks_mode(Mode::Off) {
         return b.skip(&why);
     }
@@ -184,7 +173,7 @@ fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
 
 #[test]
 fn several_tokio_tasks_on_one_card() {
-    let Some((b, h2c, c2h)) = mm_bench() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     let moved = std::sync::Arc::new(AtomicU64::new(0));
@@ -223,7 +212,7 @@ fn several_tokio_tasks_on_one_card() {
 
 #[test]
 fn several_threads_on_one_channel() {
-    let Some((b, h2c, c2h)) = mm_bench() else {
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
         return;
     };
     // Four threads write their own blocks through the one H2C channel (the calls take turns

@@ -5,14 +5,14 @@
 use std::time::{Duration, Instant};
 
 use card_regs::{control, irq_enable, irq_status};
-use card_tests::bench::ok;
 use card_tests::capture::Ring;
-use card_tests::{regs, Bench, Mode};
+use card_tests::fixture::ok;
+use card_tests::{regs, Fixture, Mode};
 use xdma::{Card, ErrorKind};
 
 /// Opens the card, skipping when it has no event or no CAPTURE mode.
-fn bench() -> Option<Bench> {
-    let b = Bench::open();
+fn fixture() -> Option<Fixture> {
+    let b = Fixture::open();
     if b.card.info().events == 0 {
         b.skip("the card has no user interrupt event");
         return None;
@@ -24,31 +24,14 @@ fn bench() -> Option<Bench> {
     Some(b)
 }
 
-fn status(b: &Bench) -> u64 {
-    ok("IRQ_STATUS", regs::read_named(&b.card, "IRQ_STATUS"))
-}
-
-fn expect_timeout(b: &Bench, wait: Duration, why: &str) {
-    match b.card.wait_event(0, wait) {
-        Err(e) if e.kind() == ErrorKind::Timeout => {}
-        other => panic!("{why}: the wait gave {other:?}"),
-    }
-}
-
-#[test]
-fn the_capture_fill_level_raises_an_event() {
-    let Some(b) = bench() else { return };
-    let ring = Ring {
-        base: 0x60_0000,
-        size: 64 << 10,
-    };
-    let level = 8192u32;
+/// Sets up `ring` with fill level `level`, frames of `len` bytes from source 0, and the fill
+/// level's interrupt enabled; capture itself is left off.
+fn arm_fill_event(b: &Fixture, ring: &Ring, level: u32, len: u32) {
     ok("ring", ring.set_up(&b.card, level));
     ok(
         "length",
-        regs::write(&b.card, card_regs::SRC0_FRAME_LEN, 1024),
+        regs::write(&b.card, card_regs::SRC0_FRAME_LEN, len),
     );
-    ok("gap", regs::write(&b.card, card_regs::SRC0_GAP, 100));
     ok(
         "IRQ_ENABLE",
         regs::write(
@@ -57,17 +40,33 @@ fn the_capture_fill_level_raises_an_event() {
             irq_enable::CAP_FILL_MASK as u32,
         ),
     );
+}
+
+fn status(b: &Fixture) -> u64 {
+    ok("IRQ_STATUS", regs::read_named(&b.card, "IRQ_STATUS"))
+}
+
+fn expect_timeout(b: &Fixture, wait: Duration, why: &str) {
+    match b.card.wait_event(0, wait) {
+        Err(e) if e.kind() == ErrorKind::Timeout => {}
+        other => panic!("{why}: the wait gave {other:?}"),
+    }
+}
+
+#[test]
+fn the_capture_fill_level_raises_an_event() {
+    let Some(b) = fixture() else { return };
+    let ring = Ring {
+        base: 0x60_0000,
+        size: 64 << 10,
+    };
+    let level = 8192u32;
+    ok("gap", regs::write(&b.card, card_regs::SRC0_GAP, 100));
+    arm_fill_event(&b, &ring, level, 1024);
     // Nothing has been captured: no interrupt yet.
     expect_timeout(&b, Duration::from_micros(50), "before capture");
     assert_eq!(status(&b), 0);
-    ok(
-        "CONTROL",
-        regs::write(
-            &b.card,
-            card_regs::CONTROL,
-            Mode::Capture.value() | control::CH0_EN_MASK as u32,
-        ),
-    );
+    ok("CONTROL", regs::start(&b.card, Mode::Capture));
     let v = ok(
         "the fill interrupt",
         b.card
@@ -108,7 +107,7 @@ fn the_capture_fill_level_raises_an_event() {
 
 #[test]
 fn an_event_wait_times_out_within_its_timeout() {
-    let b = Bench::open();
+    let b = Fixture::open();
     if b.card.info().events == 0 {
         return b.skip("the card has no user interrupt event");
     }
@@ -128,24 +127,12 @@ fn an_event_wait_times_out_within_its_timeout() {
 
 #[test]
 fn no_stale_event_after_an_interrupt_is_taken() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     let ring = Ring {
         base: 0x70_0000,
         size: 16 << 10,
     };
-    ok("ring", ring.set_up(&b.card, 2048));
-    ok(
-        "length",
-        regs::write(&b.card, card_regs::SRC0_FRAME_LEN, 512),
-    );
-    ok(
-        "IRQ_ENABLE",
-        regs::write(
-            &b.card,
-            card_regs::IRQ_ENABLE,
-            irq_enable::CAP_FILL_MASK as u32,
-        ),
-    );
+    arm_fill_event(&b, &ring, 2048, 512);
     let run = |on: bool| {
         let v = Mode::Capture.value() | if on { control::CH0_EN_MASK as u32 } else { 0 };
         ok("CONTROL", regs::write(&b.card, card_regs::CONTROL, v));

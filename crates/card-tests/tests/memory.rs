@@ -4,25 +4,13 @@
 //! (axi_aclk to ddr_clk), and H2C and C2H at once on different and on overlapping ranges.
 //! What a read must return is what the test wrote, kept in plain host memory.
 
-use card_tests::bench::ok;
+use card_tests::fixture::ok;
 use card_tests::mm::{self, first_difference};
-use card_tests::{pattern, Bench};
+use card_tests::{pattern, Fixture};
 use rstest::rstest;
 use xdma::{AsyncCard, Card, CardAddr, DmaBuffer};
 
-/// Opens the card, skipping when it has no memory-mapped pair.
-fn bench() -> Option<(Bench, usize, usize)> {
-    let b = Bench::open();
-    match b.caps.mm() {
-        Ok((h, c)) => Some((b, h, c)),
-        Err(why) => {
-            b.skip(&why);
-            None
-        }
-    }
-}
-
-fn round_trip(b: &Bench, h2c: usize, c2h: usize, addr: u64, len: usize, seed: u32) {
+fn round_trip(b: &Fixture, h2c: usize, c2h: usize, addr: u64, len: usize, seed: u32) {
     let mut data = vec![0u8; len];
     pattern(seed, &mut data);
     ok("write", mm::write(&b.card, h2c, addr, &data));
@@ -45,7 +33,9 @@ fn round_trip(b: &Bench, h2c: usize, c2h: usize, addr: u64, len: usize, seed: u3
 #[case::one_mib_odd(1_048_573)]
 #[case::eight_mib(8 << 20)]
 fn every_size_comes_back(#[case] len: usize) {
-    let Some((b, h2c, c2h)) = bench() else { return };
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
+        return;
+    };
     // An address that is no multiple of anything, and one on a 4 KiB boundary.
     round_trip(&b, h2c, c2h, 0x10_0000 + 7 * 64 + 13, len, len as u32);
     round_trip(&b, h2c, c2h, 0x200_0000, len, !(len as u32));
@@ -53,7 +43,9 @@ fn every_size_comes_back(#[case] len: usize) {
 
 #[test]
 fn every_alignment_modulo_64() {
-    let Some((b, h2c, c2h)) = bench() else { return };
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
+        return;
+    };
     // Every start offset within a 64-byte DDR line, with lengths that end at every offset too.
     for off in 0..64u64 {
         let len = 1 + (off as usize * 37) % 200;
@@ -71,7 +63,9 @@ fn every_alignment_modulo_64() {
 
 #[test]
 fn both_ends_of_card_memory() {
-    let Some((b, h2c, c2h)) = bench() else { return };
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
+        return;
+    };
     let size = b.card.info().memory_size;
     for len in [1usize, 64, 4096, 100_000] {
         round_trip(&b, h2c, c2h, 0, len, 1);
@@ -84,7 +78,9 @@ fn both_ends_of_card_memory() {
 
 #[test]
 fn overlapping_writes_leave_the_last_one_on_top() {
-    let Some((b, h2c, c2h)) = bench() else { return };
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
+        return;
+    };
     let base = 0x50_0000u64;
     let mut expect = vec![0u8; 8192];
     pattern(10, &mut expect);
@@ -114,7 +110,9 @@ fn overlapping_writes_leave_the_last_one_on_top() {
 
 #[test]
 fn read_after_write_across_the_width_and_clock_crossings() {
-    let Some((b, h2c, c2h)) = bench() else { return };
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
+        return;
+    };
     // Each write is read at once, partly and in whole: a read that overtook the write's last
     // beats in the 512-bit converter or the DDR clock crossing would see old bytes. The old
     // bytes are set first so that they differ.
@@ -151,7 +149,9 @@ fn read_after_write_across_the_width_and_clock_crossings() {
 #[case::different_ranges(false)]
 #[case::overlapping_ranges(true)]
 fn h2c_and_c2h_at_once(#[case] overlap: bool) {
-    let Some((b, h2c, c2h)) = bench() else { return };
+    let Some((b, h2c, c2h)) = Fixture::open_mm() else {
+        return;
+    };
     let len = 256 << 10;
     let (w_addr, r_addr) = if overlap {
         (0x90_0000u64, 0x90_0000u64 + (64 << 10))

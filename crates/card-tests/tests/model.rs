@@ -8,7 +8,7 @@
 //! every later run: commit it with the fix. The sequences the deliberately broken cards shrank
 //! to are committed beside it (`broken-*.txt`, see `tests/broken.rs`).
 
-use card_tests::{ops, Bench};
+use card_tests::{ops, Fixture};
 use proptest::prelude::*;
 
 /// Cases per run when PROPTEST_CASES is not set: what fits the CI budget on both runs.
@@ -19,7 +19,7 @@ proptest! {
 
     #[test]
     fn the_card_agrees_with_the_model(case in ops::case(24)) {
-        let base = card_tests::bench::config();
+        let base = card_tests::fixture::config();
         if let Err(f) = ops::run_case(&case, &base) {
             prop_assert!(false, "{f}");
         }
@@ -31,7 +31,7 @@ proptest! {
 /// mode does nothing), and the modes it lacks are printed here.
 #[test]
 fn the_model_applies_to_this_card() {
-    let b = Bench::open();
+    let b = Fixture::open();
     if let Some(why) = b.caps.lacks_registers() {
         b.skip(&why);
         return;

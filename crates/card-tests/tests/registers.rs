@@ -3,13 +3,13 @@
 //! access type.
 
 use card_regs::{Access, Register, REGISTERS};
-use card_tests::bench::ok;
-use card_tests::{regs, Bench};
+use card_tests::fixture::ok;
+use card_tests::{regs, Fixture};
 use xdma::Card;
 
 /// Opens the card and skips when its registers are not the table's.
-fn bench() -> Option<Bench> {
-    let b = Bench::open();
+fn fixture() -> Option<Fixture> {
+    let b = Fixture::open();
     match b.caps.lacks_registers() {
         Some(why) => {
             b.skip(&why);
@@ -21,7 +21,7 @@ fn bench() -> Option<Bench> {
 
 #[test]
 fn identifier_and_version_are_the_tables() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     let id = ok("ID", regs::read_named(&b.card, "ID"));
     assert_eq!(id, card_regs::id::RESET);
     assert_eq!(
@@ -38,7 +38,7 @@ fn identifier_and_version_are_the_tables() {
 
 #[test]
 fn scratch_keeps_every_bit() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     for v in [0u32, 0xffff_ffff, 0xdead_beef, 0x0123_4567, 1, 1 << 31] {
         ok("write", regs::write(&b.card, card_regs::SCRATCH, v));
         assert_eq!(
@@ -85,7 +85,7 @@ fn check_rest_value(card: &impl Card, r: &Register) {
 
 #[test]
 fn every_register_reads_its_reset_value() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     // A board keeps what earlier programs set: the rest state first (what reset leaves, as far
     // as the host can set it). On a fresh simulated card it changes nothing.
     ok("rest state", regs::restore(&b.card));
@@ -118,7 +118,7 @@ fn probe(r: &Register, caps: &card_tests::Capabilities) -> u32 {
 
 #[test]
 fn every_register_has_its_access_type() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     ok("rest state", regs::restore(&b.card));
     let c = &b.card;
     for r in REGISTERS {
@@ -194,7 +194,7 @@ fn every_register_has_its_access_type() {
 
 #[test]
 fn a_64_bit_counter_reads_as_one_sample() {
-    let Some(b) = bench() else { return };
+    let Some(b) = fixture() else { return };
     // TIMESTAMP runs at axi_aclk: low then high is one sample, so consecutive samples increase
     // even across a low-word carry.
     let ts = regs::by_name("TIMESTAMP");

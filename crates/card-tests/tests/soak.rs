@@ -16,12 +16,11 @@
 
 use std::time::{Duration, Instant};
 
-use card_regs::control;
-use card_tests::bench::{ok, record_skip, test_name};
 use card_tests::capture::Ring;
+use card_tests::fixture::{ok, record_skip, test_name};
 use card_tests::model::CardModel;
 use card_tests::ops::Fault;
-use card_tests::{campaign, mm, pattern, regs, Bench, Mode};
+use card_tests::{campaign, mm, pattern, regs, Fixture, Mode};
 use indicatif::{ProgressBar, ProgressStyle};
 use xdma::{AsyncCard, Card, DmaBuffer, Xdma};
 
@@ -60,7 +59,7 @@ struct Phase {
 }
 
 /// Receives `n` frames of `LEN` bytes on `ch` in queued calls, handing each to `each`.
-fn receive_queued(b: &Bench, ch: usize, n: u64, pb: &ProgressBar, mut each: impl FnMut(&[u8])) {
+fn receive_queued(b: &Fixture, ch: usize, n: u64, pb: &ProgressBar, mut each: impl FnMut(&[u8])) {
     let card = &b.card;
     let wait = b.waits.data();
     let mut left = n;
@@ -96,21 +95,14 @@ async fn send_queued(card: &Xdma, ch: usize, frames: Vec<DmaBuffer>) {
     }
 }
 
-fn gen(b: &Bench, n: u64) -> Phase {
+fn gen(b: &Fixture, n: u64) -> Phase {
     let started = Instant::now();
     let ch = b.caps.source_channel(0).unwrap_or_else(|e| panic!("{e}"));
     let mut model = CardModel::new(b.caps.memory_size);
     let len_reg = regs::by_name("SRC0_FRAME_LEN");
     ok("len", regs::write(&b.card, len_reg.offset, LEN as u32));
     model.write_reg(len_reg, LEN as u32);
-    ok(
-        "CONTROL",
-        regs::write(
-            &b.card,
-            card_regs::CONTROL,
-            Mode::Gen.value() | control::CH0_EN_MASK as u32,
-        ),
-    );
+    ok("CONTROL", regs::start(&b.card, Mode::Gen));
     let pb = bar("GEN", n);
     let mut prev = None;
     receive_queued(b, ch, n, &pb, |f| {
@@ -145,7 +137,7 @@ fn gen(b: &Bench, n: u64) -> Phase {
     }
 }
 
-fn check(b: &Bench, n: u64) -> Phase {
+fn check(b: &Fixture, n: u64) -> Phase {
     let started = Instant::now();
     let ch = b.caps.h2c_stream[0];
     ok(
@@ -185,7 +177,7 @@ fn check(b: &Bench, n: u64) -> Phase {
 
 /// LOOP and ECHO: frames sent on H2C0 while their results are received on C2H0, in queued
 /// calls; `answer` checks the i-th result against the i-th frame sent.
-fn round_trip(b: &Bench, mode: Mode, n: u64, mut answer: impl FnMut(u64, &[u8], &[u8])) -> Phase {
+fn round_trip(b: &Fixture, mode: Mode, n: u64, mut answer: impl FnMut(u64, &[u8], &[u8])) -> Phase {
     let started = Instant::now();
     let (tx, rx) = (b.caps.h2c_stream[0], b.caps.c2h_stream[0]);
     ok(
@@ -248,7 +240,7 @@ fn round_trip(b: &Bench, mode: Mode, n: u64, mut answer: impl FnMut(u64, &[u8], 
     }
 }
 
-fn capture(b: &Bench, n: u64) -> Phase {
+fn capture(b: &Fixture, n: u64) -> Phase {
     let started = Instant::now();
     let (_, c2h) = b.caps.mm().unwrap_or_else(|e| panic!("{e}"));
     let mut model = CardModel::new(b.caps.memory_size);
@@ -262,14 +254,7 @@ fn capture(b: &Bench, n: u64) -> Phase {
         size: 64 << 20,
     };
     ok("ring", ring.set_up(&b.card, 0));
-    ok(
-        "CONTROL",
-        regs::write(
-            &b.card,
-            card_regs::CONTROL,
-            Mode::Capture.value() | control::CH0_EN_MASK as u32,
-        ),
-    );
+    ok("CONTROL", regs::start(&b.card, Mode::Capture));
     let pb = bar("CAPTURE", n);
     let mut prev = None;
     let mut taken = 0u64;
@@ -324,7 +309,7 @@ fn capture(b: &Bench, n: u64) -> Phase {
 
 /// 1 GiB (or `bytes`) written in 8 MiB blocks over 512 MiB of card memory and each block read
 /// back and compared.
-fn memory(b: &Bench, bytes: u64) -> (u64, f64) {
+fn memory(b: &Fixture, bytes: u64) -> (u64, f64) {
     let started = Instant::now();
     let (h2c, c2h) = b.caps.mm().unwrap_or_else(|e| panic!("{e}"));
     let block = 8usize << 20;
@@ -371,7 +356,7 @@ fn run_soak(wanted: &dyn Fn(&str) -> bool) -> Option<Soaked> {
     let n = env_u64("CARD_SOAK_FRAMES", 1_000_000);
     let mm_bytes = env_u64("CARD_SOAK_MM_BYTES", 1 << 30);
     let started = Instant::now();
-    let b = Bench::open();
+    let b = Fixture::open();
     if let Some(why) = b.caps.lacks_registers() {
         b.skip(&why);
         return None;

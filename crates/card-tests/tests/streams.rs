@@ -7,17 +7,17 @@
 use std::time::Duration;
 
 use card_regs::control;
-use card_tests::bench::ok;
 use card_tests::capture::{padded, Ring};
+use card_tests::fixture::ok;
 use card_tests::model::CardModel;
 use card_tests::ops::Fault;
-use card_tests::{regs, stream, Bench, Mode};
+use card_tests::{regs, stream, Fixture, Mode};
 use rstest::rstest;
 use xdma::{Card, ErrorKind};
 
 /// Opens the card, skipping (with the reason printed) when it lacks `mode`.
-fn bench_for(mode: Mode) -> Option<Bench> {
-    let b = Bench::open();
+fn bench_for(mode: Mode) -> Option<Fixture> {
+    let b = Fixture::open();
     match b.caps.lacks_mode(mode) {
         Some(why) => {
             b.skip(&why);
@@ -28,23 +28,23 @@ fn bench_for(mode: Mode) -> Option<Bench> {
 }
 
 /// Writes a register of the table and the model's copy of it.
-fn set(b: &Bench, model: &mut CardModel, name: &str, value: u32) {
+fn set(b: &Fixture, model: &mut CardModel, name: &str, value: u32) {
     let r = regs::by_name(name);
     ok(name, regs::write(&b.card, r.offset, value));
     model.write_reg(r, value);
 }
 
-fn control(b: &Bench, value: u32) {
+fn control(b: &Fixture, value: u32) {
     ok("CONTROL", regs::write(&b.card, card_regs::CONTROL, value));
 }
 
-fn counter(b: &Bench, name: &str) -> u64 {
+fn counter(b: &Fixture, name: &str) -> u64 {
     ok(name, regs::read_named(&b.card, name))
 }
 
 /// Lets card time pass without touching the streams: a wait for an interrupt that no source
 /// raises (every interrupt is disabled at rest), or register reads on a card without events.
-fn idle(b: &Bench, us: u64) {
+fn idle(b: &Fixture, us: u64) {
     if b.card.info().events > 0 {
         let r = b.card.wait_event(0, Duration::from_micros(us));
         assert!(
@@ -88,7 +88,7 @@ fn loop_returns_what_it_was_sent(#[case] len: usize) {
 /// Receives `n` frames from each source, stops them, drains the streams, checks every frame
 /// against the model, and reconciles the counters: frames received equal SRC<n>_SENT, and the
 /// sequence gaps equal SRC<n>_DROPPED (zero under the stall policy).
-fn run_sources(b: &Bench, model: &mut CardModel, sources: &[usize], n: u32, pause_us: u64) {
+fn run_sources(b: &Fixture, model: &mut CardModel, sources: &[usize], n: u32, pause_us: u64) {
     let chans: Vec<usize> = sources
         .iter()
         .map(|&s| match b.caps.source_channel(s) {

@@ -199,6 +199,20 @@ pub struct Header {
     pub seed: u32,
 }
 
+impl Header {
+    /// The header of a frame a host makes up to send (a loop or ECHO request, a test frame):
+    /// channel 0, the counter pattern, sequence number `sequence`, no timestamp and no seed.
+    pub fn counter(sequence: u32) -> Header {
+        Header {
+            channel: 0,
+            pattern: Pattern::Counter,
+            sequence,
+            timestamp: 0,
+            seed: 0,
+        }
+    }
+}
+
 /// A frame that passed every check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Parsed {

@@ -318,14 +318,7 @@ fn gen_two_channels() -> Result<()> {
 
 /// A valid request frame for the checker or ECHO.
 fn request(seq: u32, len: usize) -> Vec<u8> {
-    let h = frame::Header {
-        channel: 0,
-        pattern: frame::Pattern::Counter,
-        sequence: seq,
-        timestamp: 0,
-        seed: 0,
-    };
-    frame::build(&h, len).expect("a valid frame")
+    frame::build(&frame::Header::counter(seq), len).expect("a valid frame")
 }
 
 /// ECHO: stop and wait; each request is answered by one valid frame on C2H0 that carries the

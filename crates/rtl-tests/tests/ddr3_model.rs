@@ -124,6 +124,14 @@ fn master(b: &mut Tb, which: (&str, &str, &str)) -> (AxiMaster, Rc<RefCell<AxiLo
     (a, log)
 }
 
+/// A fresh testbench with a [`master`] on instance `which` and that instance's timing.
+fn timed_master(which: (&str, &str, &str)) -> (Tb, Timing, AxiMaster, Rc<RefCell<AxiLog>>) {
+    let mut b = tb();
+    let t = Timing::read(b.env.model(), which.2);
+    let (a, log) = master(&mut b, which);
+    (b, t, a, log)
+}
+
 /// Reads one beat at `addr` and returns the cycles from the AR handshake to the R handshake.
 fn read_latency(b: &mut Tb, a: &AxiMaster, log: &RefCell<AxiLog>, addr: u64) -> u64 {
     let bytes = a.bus_bytes();
@@ -135,9 +143,7 @@ fn read_latency(b: &mut Tb, a: &AxiMaster, log: &RefCell<AxiLog>, addr: u64) -> 
 #[test]
 fn read_latency_follows_timing_parameters() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         assert_eq!(a.bus_bytes(), 64, "a 512-bit port");
         let row = 1u64 << ROW_SHIFT;
         let bank = 1u64 << BANK_SHIFT;
@@ -189,9 +195,7 @@ fn read_latency_follows_timing_parameters() {
 #[test]
 fn back_to_back_conflict_waits_for_t_ras() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         // Two reads of different rows of bank 0 queued together: the second's PRE must wait
         // until the first row has been open T_RAS and T_RTP has passed since its read (which
         // came T_RCD after the ACT), then T_RP and T_RCD.
@@ -215,9 +219,7 @@ fn back_to_back_conflict_waits_for_t_ras() {
 #[test]
 fn refresh_stalls_as_parameterised() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         // Stream 8-beat row hits through one 8 KiB row; with reads always waiting, the
         // scheduler idles one cycle between bursts, so beats arrive in runs of 8 with a
         // one-cycle hole, except where a refresh gets in the way.
@@ -325,9 +327,7 @@ fn open_row(b: &mut Tb, a: &AxiMaster, addr: u64) {
 #[test]
 fn write_then_read_pays_t_wtr() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         let w = record_w(&mut b, which.0);
         let bytes = a.bus_bytes();
         let beat = bytes as u64;
@@ -365,9 +365,7 @@ fn write_then_read_pays_t_wtr() {
 #[test]
 fn read_then_write_pays_t_rtw() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         let bytes = a.bus_bytes();
         let beat = bytes as u64;
         open_row(&mut b, &a, 0);
@@ -430,24 +428,26 @@ fn small_bursts_after(t: &Timing, m: u64, grouped: bool) -> (Vec<u64>, Vec<u64>)
     (reads, writes)
 }
 
+/// A 64-beat read that holds the slot while eight single-beat reads and eight single-beat
+/// writes to the same row queue up behind it, run until the bus is idle.
+fn queue_behind_a_long_read(b: &mut Tb, a: &AxiMaster) {
+    let bytes = a.bus_bytes();
+    let beat = bytes as u64;
+    a.start_read(0, 0, 64 * bytes).expect("long read");
+    for i in 0..8u64 {
+        a.start_read(1 + i as u32, (64 + i) * beat, bytes)
+            .expect("read");
+        a.start_write(1 + i as u32, (80 + i) * beat, &vec![i as u8; bytes])
+            .expect("write");
+    }
+    a.wait_idle(&mut b.env).expect("idle");
+}
+
 #[test]
 fn arbitration_groups_or_alternates_as_hold_beats_says() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
-        let bytes = a.bus_bytes();
-        let beat = bytes as u64;
-        // A 64-beat read holds the slot while eight single-beat reads and eight single-beat
-        // writes to the same row queue up behind it.
-        a.start_read(0, 0, 64 * bytes).expect("long read");
-        for i in 0..8u64 {
-            a.start_read(1 + i as u32, (64 + i) * beat, bytes)
-                .expect("read");
-            a.start_write(1 + i as u32, (80 + i) * beat, &vec![i as u8; bytes])
-                .expect("write");
-        }
-        a.wait_idle(&mut b.env).expect("idle");
+        let (mut b, t, a, log) = timed_master(which);
+        queue_behind_a_long_read(&mut b, &a);
         let l = log.borrow();
         assert_eq!((l.r.len(), l.b.len()), (72, 8));
         assert!(
@@ -515,16 +515,7 @@ fn a_write_qos_ends_the_reads_hold_at_their_burst_end() {
     };
     let a = AxiMaster::attach_with(&mut b.env, STD.0, b.clk, cfg).expect("attach");
     let log = record_axi(&mut b.env, STD.0, b.clk).expect("record");
-    let bytes = a.bus_bytes();
-    let beat = bytes as u64;
-    a.start_read(0, 0, 64 * bytes).expect("long read");
-    for i in 0..8u64 {
-        a.start_read(1 + i as u32, (64 + i) * beat, bytes)
-            .expect("read");
-        a.start_write(1 + i as u32, (80 + i) * beat, &vec![i as u8; bytes])
-            .expect("write");
-    }
-    a.wait_idle(&mut b.env).expect("idle");
+    queue_behind_a_long_read(&mut b, &a);
     let l = log.borrow();
     assert!(
         l.aw[7] < l.r[0].cycle,
@@ -629,9 +620,7 @@ fn act_limited_cols(t: &Timing, ar: &[u64], rrd: u64, faw: u64) -> Vec<u64> {
 #[test]
 fn acts_to_five_banks_keep_t_rrd_and_t_faw() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         let bytes = a.bus_bytes();
         // Five single-beat reads to five banks, all closed after reset, queued together.
         for bank in 0..5u64 {
@@ -675,9 +664,7 @@ fn acts_to_five_banks_keep_t_rrd_and_t_faw() {
 fn hold_idle_lets_the_waiting_direction_in() {
     let mut released = Vec::new();
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         let w = record_w(&mut b, which.0);
         let bytes = a.bus_bytes();
         let beat = bytes as u64;
@@ -723,9 +710,7 @@ fn hold_idle_lets_the_waiting_direction_in() {
 #[test]
 fn conflict_after_reads_waits_for_t_rtp() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         let bytes = a.bus_bytes();
         // A 16-beat read of row 0 of bank 0, then a read of row 1 of the same bank: its PRE
         // waits T_RTP after the last read, long after the row has been open T_RAS.
@@ -755,9 +740,7 @@ fn conflict_after_reads_waits_for_t_rtp() {
 #[test]
 fn conflict_after_writes_waits_for_t_wr() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         let w = record_w(&mut b, which.0);
         let bytes = a.bus_bytes();
         // A 16-beat write to row 0 of bank 0 (closed: its ACT goes the cycle after AW), then a
@@ -798,9 +781,7 @@ fn saturated_share(t: &Timing, burst: u64) -> f64 {
 #[test]
 fn two_saturating_streams_share_the_slot_as_the_policy_predicts() {
     for which in [STD, ALT] {
-        let mut b = tb();
-        let t = Timing::read(b.env.model(), which.2);
-        let (a, log) = master(&mut b, which);
+        let (mut b, t, a, log) = timed_master(which);
         let w = record_w(&mut b, which.0);
         // 1 MiB each way, in 4 KiB (64-beat) bursts, to regions 16 MiB + 32 KiB apart: the
         // streams advance at one pace, so the write stays four banks (4 x 8 KiB rows) away

@@ -6,7 +6,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -202,7 +202,7 @@ fn one_process_blocks_on_a_stream_read_while_another_writes() {
     // With O_TRUNC a read ends at end-of-packet, however large the buffer.
     let mut c2h = OpenOptions::new()
         .read(true)
-        .custom_flags_trunc()
+        .custom_flags(libc::O_TRUNC)
         .open(s.node("_c2h_1"))
         .expect("c2h stream");
     std::thread::scope(|sc| {
@@ -299,16 +299,6 @@ fn a_stream_node_opens_again_right_after_its_opener_closed_it() {
     );
 }
 
-trait TruncFlag {
-    fn custom_flags_trunc(&mut self) -> &mut Self;
-}
-
-impl TruncFlag for OpenOptions {
-    fn custom_flags_trunc(&mut self) -> &mut Self {
-        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_TRUNC)
-    }
-}
-
 #[test]
 fn a_stream_read_without_data_fails_with_etimedout_after_c2h_timeout() {
     let Some(s) = Server::start(CONFIG) else {
@@ -327,22 +317,12 @@ fn a_stream_read_without_data_fails_with_etimedout_after_c2h_timeout() {
     // O_NONBLOCK changes nothing, as with the driver.
     let mut nb = OpenOptions::new()
         .read(true)
-        .custom_flags_nonblock()
+        .custom_flags(libc::O_NONBLOCK)
         .open(s.node("_c2h_1"))
         .expect("c2h stream");
     let started = Instant::now();
     assert!(nb.read(&mut buf).is_err());
     assert!(started.elapsed() >= Duration::from_secs(2));
-}
-
-trait NonblockFlag {
-    fn custom_flags_nonblock(&mut self) -> &mut Self;
-}
-
-impl NonblockFlag for OpenOptions {
-    fn custom_flags_nonblock(&mut self) -> &mut Self {
-        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_NONBLOCK)
-    }
 }
 
 #[test]

@@ -141,13 +141,9 @@ fn check(bytes: &[u8]) -> Result<Summary, String> {
 fn build_frames(frames: u64, len: usize) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     for sequence in 0..frames {
-        let header = frame::Header {
-            channel: 0,
-            pattern: frame::Pattern::Counter,
-            sequence: u32::try_from(sequence).map_err(|_| "too many frames".to_string())?,
-            timestamp: 0,
-            seed: 0,
-        };
+        let header = frame::Header::counter(
+            u32::try_from(sequence).map_err(|_| "too many frames".to_string())?,
+        );
         out.extend(frame::build(&header, len).map_err(|e| format!("--len {len}: {e}"))?);
     }
     Ok(out)

@@ -86,7 +86,7 @@ pub fn record_skip(test: &str, why: &str) {
 /// back to its reset value, write-1-to-clear bits are cleared and the counters zeroed, so that
 /// the next test on the same board finds the card as reset left it.
 #[derive(Debug)]
-pub struct Bench {
+pub struct Fixture {
     /// The card.
     pub card: Xdma,
     /// What it has.
@@ -97,23 +97,36 @@ pub struct Bench {
     test: String,
 }
 
-impl Bench {
+impl Fixture {
     /// Opens the card the environment names with the suite's configuration. A card that cannot
     /// be opened fails the test, saying why.
-    pub fn open() -> Bench {
-        Bench::open_with(|_| {})
+    pub fn open() -> Fixture {
+        Fixture::open_with(|_| {})
     }
 
-    /// As [`Bench::open`], with the configuration adjusted first (for example a `[sim]`
+    /// As [`Fixture::open`], with the configuration adjusted first (for example a `[sim]`
     /// setting, which the driver backend ignores).
-    pub fn open_with(adjust: impl FnOnce(&mut Config)) -> Bench {
+    pub fn open_with(adjust: impl FnOnce(&mut Config)) -> Fixture {
         let mut cfg = config();
         adjust(&mut cfg);
-        Bench::open_config(&cfg)
+        Fixture::open_config(&cfg)
+    }
+
+    /// Opens the card as [`Fixture::open`] does, with its memory-mapped channel pair (H2C,
+    /// C2H). A card without one skips the test (recorded with the reason) and gives None.
+    pub fn open_mm() -> Option<(Fixture, usize, usize)> {
+        let b = Fixture::open();
+        match b.caps.mm() {
+            Ok((h, c)) => Some((b, h, c)),
+            Err(why) => {
+                b.skip(&why);
+                None
+            }
+        }
     }
 
     /// Opens the card that `cfg` describes.
-    pub fn open_config(cfg: &Config) -> Bench {
+    pub fn open_config(cfg: &Config) -> Fixture {
         let card = Xdma::open(cfg).unwrap_or_else(|e| {
             panic!(
                 "cannot open the {} card ({e}); XDMA_BACKEND=hw needs XDMA_DEVICE=<node prefix>",
@@ -122,7 +135,7 @@ impl Bench {
         });
         let caps = Capabilities::discover(&card);
         let waits = Waits::new(data_wait(), xdma::Card::info(&card).min_stream_timeout);
-        Bench {
+        Fixture {
             card,
             caps,
             waits,
@@ -136,7 +149,7 @@ impl Bench {
         record_skip(&self.test, why);
     }
 
-    /// Runs a future to completion on the bench's tokio runtime (two worker threads, so that
+    /// Runs a future to completion on the fixture's tokio runtime (two worker threads, so that
     /// tasks of the test run at once).
     pub fn block_on<F: Future>(&self, f: F) -> F::Output {
         self.runtime
@@ -151,7 +164,7 @@ impl Bench {
     }
 }
 
-impl Drop for Bench {
+impl Drop for Fixture {
     fn drop(&mut self) {
         // A card whose registers are not this map's is left alone.
         if self.caps.lacks_registers().is_some() {
