@@ -404,6 +404,7 @@ mod tests {
         let records = dir.join("records");
         std::fs::create_dir_all(&records).expect("a folder");
         std::fs::write(records.join("odd.json"), r#"{"kind":"odd","test":"t"}"#).expect("written");
+        std::fs::write(records.join("cut.json"), r#"{"kind":"fuzz","te"#).expect("written");
         let written =
             ::campaign::write_record(&records, &fuzz_record("campaign_fuzz_slice_00", 1, None));
         written.expect("a record written");
@@ -412,11 +413,14 @@ mod tests {
         assert_eq!(shard.records.len(), 1);
         let r = merge(&[shard], 1);
         assert!(!r.passed);
-        assert!(
-            r.problems.iter().any(|p| p.contains("odd.json")),
-            "{:?}",
-            r.problems
-        );
+        // A cut file (a shard stopped while writing) is named too, not silently left out.
+        for file in ["odd.json", "cut.json"] {
+            assert!(
+                r.problems.iter().any(|p| p.contains(file)),
+                "{file}: {:?}",
+                r.problems
+            );
+        }
     }
 
     #[test]
