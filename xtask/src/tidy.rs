@@ -349,6 +349,10 @@ const FRONT_END_CRATES: &[&str] = &[FUSE, "xdma-vm"];
 const RTL_TEST_CRATES: &[&str] = &["rtl-tests"];
 /// The card's test suite over the API.
 const API_TEST_CRATES: &[&str] = &["card-tests"];
+/// A campaign's plan, seed rule and records, which its tests write and xtask reads.
+const CAMPAIGN: &str = "campaign";
+/// The crate every workspace crate depends on for one feature resolution of third-party crates.
+const WORKSPACE_HACK: &str = "workspace-hack";
 /// The host API with no backend.
 const API_CORE: &str = "xdma-core";
 /// The facade programs depend on, which picks a backend at run time.
@@ -643,6 +647,34 @@ fn a_dependency_on_a_test_crate_is_caught() {
         test_crate_violations(&with_dep(&g, SIM_BACKEND, API_TEST_CRATES[0], false, true))
             .is_empty()
     );
+}
+
+/// The campaign crate depends on no other workspace crate (serde only), so that xtask reads
+/// the campaign's records through their types without reaching the simulation or the card.
+fn campaign_violations(g: &Graph) -> Vec<String> {
+    let others: Vec<&str> = g
+        .keys()
+        .map(String::as_str)
+        .filter(|c| *c != CAMPAIGN && *c != WORKSPACE_HACK)
+        .collect();
+    forbidden_reach(g, CAMPAIGN, true, &others)
+}
+
+#[test]
+fn the_campaign_crate_depends_on_serde_only() {
+    let v = campaign_violations(&workspace_graph());
+    assert!(v.is_empty(), "{v:?}");
+}
+
+#[test]
+fn a_campaign_crate_that_reaches_the_card_is_caught() {
+    let g = workspace_graph();
+    let v = campaign_violations(&with_dep(&g, CAMPAIGN, API_TEST_CRATES[0], false, true));
+    assert!(
+        v.contains(&format!("{CAMPAIGN} -> {}", API_TEST_CRATES[0])),
+        "{v:?}"
+    );
+    assert!(!campaign_violations(&with_dep(&g, CAMPAIGN, HARNESS, false, false)).is_empty());
 }
 
 /// The IP model knows neither a driver nor a guest nor the API's backends; the driver model

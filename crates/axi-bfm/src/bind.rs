@@ -4,6 +4,7 @@ use sim_runtime::{Model, Port};
 
 use crate::env::Env;
 use crate::error::{BfmError, Result};
+use crate::signal_map::SignalMapping;
 
 /// The widest data bus the models carry, in 32-bit words (1024 bits); buffers of this size
 /// live inside each model so the per-cycle path never allocates.
@@ -16,14 +17,6 @@ pub(crate) struct Bind<'a> {
     pub model: &'a Model,
     pub prefix: &'a str,
     map: &'a [SignalMapping],
-}
-
-/// An explicit name for one signal of one bus ([`crate::Env::map_signal`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SignalMapping {
-    pub prefix: String,
-    pub signal: String,
-    pub port: String,
 }
 
 impl<'a> Bind<'a> {

@@ -5,10 +5,10 @@ use std::rc::Rc;
 
 use sim_runtime::{ClockId, Edges, Model, Port, PortSet};
 
-use crate::bind::SignalMapping;
 use crate::error::{BfmError, Result};
 use crate::pause::PauseSpec;
 use crate::protocol::Violation;
+use crate::signal_map::SignalMapping;
 
 /// The cycle limit of blocking bus operations unless a bus model is configured otherwise.
 pub const DEFAULT_TIMEOUT_CYCLES: u64 = 100_000;

@@ -1,7 +1,9 @@
-//! The one shape of every bus model's handle: the core shared with the environment, the clock
-//! it runs on, the bus's name, its idle flag and the protocol monitor attached with it.
+//! The one shape of every bus model's and monitor's handle: the core shared with the
+//! environment, the clock it runs on, the bus's name, its idle flag and the protocol monitor
+//! attached with it (none for a monitor's own handle).
 
 use std::cell::{Ref, RefCell, RefMut};
+use std::convert::Infallible;
 use std::rc::Rc;
 
 use sim_runtime::ClockId;
@@ -45,6 +47,9 @@ impl<C, M> std::fmt::Debug for Handle<C, M> {
     }
 }
 
+/// The handle of an agent that has no monitor of its own: a protocol monitor's.
+pub(crate) type Bare<C> = Handle<C, Infallible>;
+
 impl<C: Agent + 'static, M> Handle<C, M> {
     /// Adds `core` to the environment on `clock`, with the monitor `attach` makes for the bus
     /// `prefix` unless the environment's default monitors are off.
@@ -55,22 +60,34 @@ impl<C: Agent + 'static, M> Handle<C, M> {
         core: C,
         attach: impl FnOnce(&mut Env, &str, ClockId) -> Result<M>,
     ) -> Result<Handle<C, M>> {
+        let mut handle = Handle::add(env, prefix, clock, core);
+        if env.monitors_enabled() {
+            handle.monitor = Some(attach(env, prefix, clock)?);
+        }
+        Ok(handle)
+    }
+
+    /// Adds `core` to the environment on `clock`, without a monitor.
+    fn add(env: &mut Env, prefix: &str, clock: ClockId, core: C) -> Handle<C, M> {
         let idle = core.idle().map(|(flag, _)| flag);
         let core = Rc::new(RefCell::new(core));
         env.add_agent(clock, core.clone());
-        let monitor = if env.monitors_enabled() {
-            Some(attach(env, prefix, clock)?)
-        } else {
-            None
-        };
-        Ok(Handle {
+        Handle {
             core,
             idle,
             clock,
             bus: prefix.to_string(),
             timeout: DEFAULT_TIMEOUT_CYCLES,
-            monitor,
-        })
+            monitor: None,
+        }
+    }
+}
+
+impl<C: Agent + 'static> Bare<C> {
+    /// Adds `core`, a protocol monitor watching the bus `prefix`, to the environment on
+    /// `clock`: a monitor watches the bus and has no monitor of its own.
+    pub(crate) fn attach_bare(env: &mut Env, prefix: &str, clock: ClockId, core: C) -> Bare<C> {
+        Handle::add(env, prefix, clock, core)
     }
 }
 

@@ -18,15 +18,14 @@
 //! - [`model`] is a plain Rust model of what the card holds and emits (memory, frame
 //!   sequences and payloads, counters), and [`ops`] the operations of the model-based
 //!   property tests, their strategies, the runner that checks card and model against each
-//!   other after every step, and the replayable text form of a failing sequence;
-//! - [`campaign`] cuts the model-based property into seeded slices that cargo-nextest
-//!   partitions over shards (`cargo xtask campaign`), and writes each slice's record.
+//!   other after every step, and the replayable text form of a failing sequence, which the
+//!   campaign's model-based slices (`tests/campaign.rs`, planned and recorded by the
+//!   `campaign` crate) run in seeded shares.
 //!
 //! No test asks which backend it runs on: what differs between cards is in [`Capabilities`],
 //! and what differs between backends is only what the API itself says (a stream wait that a
 //! backend cannot honour, [`stream::Waits`]).
 
-pub mod campaign;
 pub mod caps;
 pub mod capture;
 pub mod fixture;

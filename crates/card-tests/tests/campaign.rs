@@ -1,7 +1,8 @@
 //! The campaign's model-based fuzz slices: [`SLICES`] tests, `campaign_fuzz_slice_00` to
 //! `_15`, each running its share of the model-based property's cases (case `i` in slice
-//! `i % 16`, seeded from the campaign's seed and `i`, see `card_tests::campaign`). The protocol
-//! fuzzers' slices are card-harness's (`tests/campaign_protocol.rs`), beside the bus models.
+//! `i % 16`, seeded from the campaign's seed and `i`, see the `campaign` crate). The protocol
+//! fuzzers' slices are axi-bfm's (`tests/campaign_protocol.rs`), beside the pass-throughs' other
+//! tests.
 //! cargo-nextest partitions the slices over shards (`cargo xtask campaign`); the union of the
 //! shards is one campaign whatever their count.
 //!
@@ -13,13 +14,12 @@
 
 use std::time::Instant;
 
-use card_tests::campaign::{self, Plan, SLICES};
+use campaign::{Failure, ModelFailure, ModelSlice, Plan, Record, SLICES};
 use card_tests::fixture::{self, record_skip};
 use card_tests::ops::{self, Case};
 use proptest::test_runner::{
     Config as ProptestConfig, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
 };
-use serde_json::json;
 use xdma::{BackendKind, Config};
 
 /// The longest case drawn: as the model-based test draws them.
@@ -112,19 +112,18 @@ fn fuzz_slice(slice: u64) {
                     .map(|c| format!("replay the sequence: {c}\n"))
                     .unwrap_or_default()
             ));
-            failures.push(json!({
-                "kind": "model",
-                "case": index,
-                "case_seed": campaign::case_seed(plan.seed, index)
+            failures.push(Failure::Model(ModelFailure {
+                case: index,
+                case_seed: campaign::case_seed(plan.seed, index)
                     .iter()
                     .map(|b| format!("{b:02x}"))
                     .collect::<String>(),
-                "operations": case.ops.len(),
-                "error": why,
-                "sequence": sequence,
-                "sequence_file": file.map(|f| f.display().to_string()),
-                "replay_seed": seed_replay,
-                "replay_sequence": sequence_replay,
+                operations: case.ops.len() as u64,
+                error: why,
+                sequence,
+                sequence_file: file.map(|f| f.display().to_string()),
+                replay_seed: seed_replay,
+                replay_sequence: sequence_replay,
             }));
             // A slice stops at its first failure, as a property test does: one shrunk
             // failure per slice is the report, and the rest of its cases would mostly find
@@ -149,22 +148,21 @@ fn fuzz_slice(slice: u64) {
         ran,
         failures.len()
     );
-    let record = json!({
-            "kind": "fuzz",
-            "test": test,
-            "slice": slice,
-            "seed": format!("{:#x}", plan.seed),
-            "campaign_cases": plan.cases,
-            "top": plan.top,
-            "cases": ran.len(),
-            "case_indices": ran,
-            "failures": failures,
-            "secs": secs,
+    let record = Record::Fuzz(ModelSlice {
+        test,
+        slice,
+        seed: format!("{:#x}", plan.seed),
+        campaign_cases: plan.cases,
+        top: plan.top.clone(),
+        cases: ran.len() as u64,
+        case_indices: ran,
+        failures,
+        secs,
     });
-    campaign::finish_slice(plan.out.as_deref(), &test, &record, &messages);
+    campaign::finish_slice(plan.out.as_deref(), &record, &messages);
 }
 
-card_tests::campaign_slices! {
+campaign::campaign_slices! {
     fuzz_slice;
     campaign_fuzz_slice_00 = 0;
     campaign_fuzz_slice_01 = 1;

@@ -20,7 +20,7 @@ use card_tests::capture::Ring;
 use card_tests::fixture::{ok, record_skip, test_name};
 use card_tests::model::CardModel;
 use card_tests::ops::Fault;
-use card_tests::{campaign, mm, pattern, regs, Fixture, Mode};
+use card_tests::{mm, pattern, regs, Fixture, Mode};
 use indicatif::{ProgressBar, ProgressStyle};
 use xdma::{AsyncCard, Card, DmaBuffer, Xdma};
 
@@ -471,18 +471,16 @@ fn soak_phase(phase: &str) {
     };
     let frames: u64 = s.phases.iter().map(|p| p.frames).sum();
     let secs: f64 = s.phases.iter().map(|p| p.secs).sum::<f64>() + s.mm_secs;
-    let record = serde_json::json!({
-        "kind": "soak",
-        "test": test,
-        "phase": phase,
-        "backend": s.backend,
-        "frames": frames,
-        "mm_bytes": s.mm_bytes,
-        "lacking": s.skipped.iter().map(|m| m.name()).collect::<Vec<_>>(),
-        "secs": secs,
+    let record = campaign::Record::Soak(campaign::SoakPhase {
+        test,
+        phase: phase.to_string(),
+        backend: s.backend,
+        frames,
+        mm_bytes: s.mm_bytes,
+        lacking: s.skipped.iter().map(|m| m.name().to_string()).collect(),
+        secs,
     });
-    campaign::write_record(std::path::Path::new(&out), &test, &record)
-        .unwrap_or_else(|e| panic!("{e}"));
+    campaign::write_record(std::path::Path::new(&out), &record).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

@@ -341,22 +341,25 @@ fn grid_point(test: &str, settings: &[(&str, &str)]) {
             "; the reference scenarios run with CAMPAIGN_WHATIF=1"
         }
     );
-    if let Some(out) = std::env::var_os("CAMPAIGN_OUT").filter(|o| !o.is_empty()) {
-        let out = std::path::PathBuf::from(out);
-        std::fs::create_dir_all(&out).expect("the campaign's record folder");
-        let record = serde_json::json!({
-            "kind": "whatif",
-            "test": test,
-            "settings": settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
-            "reference_plan": full,
-            "figures": measured.figures,
-            "skipped": measured.skipped,
-            "simulated_s": measured.simulated_s,
-            "secs": secs,
+    if let Some(out) = std::env::var_os(campaign::OUT_ENV).filter(|o| !o.is_empty()) {
+        let record = campaign::Record::Whatif(campaign::WhatIfPoint {
+            test: test.to_string(),
+            settings: settings.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            reference_plan: full,
+            figures: measured
+                .figures
+                .iter()
+                .map(|f| campaign::WhatIfFigure {
+                    scenario: f.scenario.clone(),
+                    mb_s: f.mb_s,
+                })
+                .collect(),
+            skipped: measured.skipped.clone(),
+            simulated_s: measured.simulated_s,
+            secs,
         });
-        let path = out.join(format!("{test}.json"));
-        std::fs::write(&path, record.to_string())
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        campaign::write_record(std::path::Path::new(&out), &record)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
     // Every scenario the plan names either measured a finite, positive rate or says why the
     // card could not run it.

@@ -1,8 +1,6 @@
 //! The AXI4 protocol monitor.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
 
 use sim_runtime::{ClockId, Model, Port};
 
@@ -11,6 +9,7 @@ use super::{handshakes, violation, Chan, Channel, Coverage, Event, Events, Situa
 use crate::bind::{Bind, IdMap};
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
+use crate::handle::Bare;
 
 /// Bounds of the AXI4 and AXI4-Lite monitors; 0 turns a bound off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,12 +107,13 @@ pub(crate) struct AxiCheck {
 /// A handle on an AXI4 monitor attached to an environment.
 #[derive(Clone)]
 pub struct AxiMonitor {
-    inner: Rc<RefCell<AxiCheck>>,
+    /// The bus models' one handle shape, on the monitor's checks.
+    handle: Bare<AxiCheck>,
 }
 
 impl std::fmt::Debug for AxiMonitor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         f.debug_struct("AxiMonitor")
             .field("bus", &c.bus)
             .field("cfg", &c.cfg)
@@ -216,26 +216,25 @@ impl AxiMonitor {
             events: Events::default(),
             idle: Idle::new(),
         };
-        let inner = Rc::new(RefCell::new(check));
-        env.add_agent(clock, inner.clone());
-        Ok(AxiMonitor { inner })
+        Ok(AxiMonitor {
+            handle: Bare::attach_bare(env, prefix, clock, check),
+        })
     }
 
     /// The bounds in force.
     pub fn config(&self) -> AxiMonitorConfig {
-        self.inner.borrow().cfg
+        self.handle.core().cfg
     }
 
     /// Changes the bounds.
     pub fn set_config(&self, cfg: AxiMonitorConfig) {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.handle.edit();
         c.cfg = cfg;
-        c.idle.set(false);
     }
 
     /// The protocol situations this monitor has seen so far (functional coverage).
     pub fn coverage(&self) -> Coverage {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         let mut cov = Coverage::default();
         c.chans().for_each(|ch| ch.add_paces(&mut cov));
         cov.add_events(&c.events);
@@ -248,7 +247,7 @@ impl AxiMonitor {
     /// out-of-order responses, interleaved read data (with read channels), outstanding
     /// requests and error responses.
     pub fn situations(&self) -> Vec<Situation> {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         let channels: Vec<Channel> = c.chans().map(Chan::channel).collect();
         let mut all = handshakes(&channels);
         let mut events = vec![
@@ -277,14 +276,14 @@ impl AxiMonitor {
 
     /// Requests accepted but not yet answered.
     pub fn outstanding(&self) -> usize {
-        self.inner.borrow().outstanding
+        self.handle.core().outstanding
     }
 
     /// The requests accepted but not yet answered, oldest first: channel (AW or AR), ID,
     /// address and the cycle each was accepted.
     pub fn unanswered(&self) -> Vec<(Channel, u64, u64, u64)> {
-        self.inner
-            .borrow()
+        self.handle
+            .core()
             .unanswered()
             .into_iter()
             .map(|(c, id, a, s, _)| (c, id, a, s))

@@ -1,8 +1,6 @@
 //! The AXI4-Lite protocol monitor.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
 
 use sim_runtime::{ClockId, Model, Port};
 
@@ -14,6 +12,7 @@ use super::{
 use crate::bind::Bind;
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
+use crate::handle::Bare;
 
 pub(crate) struct AxilCheck {
     bus: String,
@@ -44,12 +43,13 @@ pub(crate) struct AxilCheck {
 /// A handle on an AXI4-Lite monitor attached to an environment.
 #[derive(Clone)]
 pub struct AxilMonitor {
-    inner: Rc<RefCell<AxilCheck>>,
+    /// The bus models' one handle shape, on the monitor's checks.
+    handle: Bare<AxilCheck>,
 }
 
 impl std::fmt::Debug for AxilMonitor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         f.debug_struct("AxilMonitor")
             .field("bus", &c.bus)
             .field("cfg", &c.cfg)
@@ -100,26 +100,25 @@ impl AxilMonitor {
             events: Events::default(),
             idle: Idle::new(),
         };
-        let inner = Rc::new(RefCell::new(check));
-        env.add_agent(clock, inner.clone());
-        Ok(AxilMonitor { inner })
+        Ok(AxilMonitor {
+            handle: Bare::attach_bare(env, prefix, clock, check),
+        })
     }
 
     /// The bounds in force.
     pub fn config(&self) -> AxiMonitorConfig {
-        self.inner.borrow().cfg
+        self.handle.core().cfg
     }
 
     /// Changes the bounds.
     pub fn set_config(&self, cfg: AxiMonitorConfig) {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.handle.edit();
         c.cfg = cfg;
-        c.idle.set(false);
     }
 
     /// The protocol situations this monitor has seen so far (functional coverage).
     pub fn coverage(&self) -> Coverage {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         let mut cov = Coverage::default();
         for ch in [&c.aw, &c.w, &c.b, &c.ar, &c.r] {
             ch.add_paces(&mut cov);
@@ -147,14 +146,14 @@ impl AxilMonitor {
 
     /// Requests accepted but not yet answered (writes and reads).
     pub fn outstanding(&self) -> usize {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         c.aw_pending.len() + c.ar_pending.len()
     }
 
     /// The requests accepted but not yet answered, oldest first per direction: channel (AW or
     /// AR), address and the cycle each was accepted.
     pub fn unanswered(&self) -> Vec<(Channel, u64, u64)> {
-        self.inner.borrow().unanswered()
+        self.handle.core().unanswered()
     }
 }
 

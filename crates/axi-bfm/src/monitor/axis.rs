@@ -1,8 +1,5 @@
 //! The AXI-Stream protocol monitor, which also records frames when asked.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
@@ -11,6 +8,7 @@ use crate::axis::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
+use crate::handle::Bare;
 
 /// Rules of an AXI-Stream bus that depend on its sink, and the stall bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,12 +79,13 @@ pub(crate) struct AxisCheck {
 /// A handle on an AXI-Stream monitor attached to an environment.
 #[derive(Clone)]
 pub struct AxisMonitor {
-    inner: Rc<RefCell<AxisCheck>>,
+    /// The bus models' one handle shape, on the monitor's checks.
+    handle: Bare<AxisCheck>,
 }
 
 impl std::fmt::Debug for AxisMonitor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         f.debug_struct("AxisMonitor")
             .field("bus", &c.bus)
             .field("cfg", &c.cfg)
@@ -155,32 +154,31 @@ impl AxisMonitor {
             frames: Vec::new(),
             idle: Idle::new(),
         };
-        let inner = Rc::new(RefCell::new(check));
-        env.add_agent(clock, inner.clone());
-        Ok(AxisMonitor { inner })
+        Ok(AxisMonitor {
+            handle: Bare::attach_bare(env, prefix, clock, check),
+        })
     }
 
     /// The rules in force.
     pub fn config(&self) -> AxisMonitorConfig {
-        self.inner.borrow().cfg
+        self.handle.core().cfg
     }
 
     /// Changes the rules.
     pub fn set_config(&self, cfg: AxisMonitorConfig) {
-        let mut c = self.inner.borrow_mut();
+        let mut c = self.handle.edit();
         c.cfg = cfg;
         c.plain = plain(&cfg);
-        c.idle.set(false);
     }
 
     /// The frames recorded so far (with `record` on).
     pub fn frames(&self) -> Vec<RecordedFrame> {
-        self.inner.borrow().frames.clone()
+        self.handle.core().frames.clone()
     }
 
     /// The protocol situations this monitor has seen so far (functional coverage).
     pub fn coverage(&self) -> Coverage {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         let mut cov = Coverage::default();
         c.t.add_paces(&mut cov);
         cov.add_events(&c.events);
@@ -193,7 +191,7 @@ impl AxisMonitor {
     /// full beats, null bytes (with TKEEP), frames of one and of several beats (with TLAST)
     /// and back-pressure on a TLAST beat.
     pub fn situations(&self) -> Vec<Situation> {
-        let c = self.inner.borrow();
+        let c = self.handle.core();
         let mut all = handshakes(&[Channel::T]);
         all.push(Situation::Event(Event::FullBeat));
         if c.tkeep.is_some() {
@@ -209,7 +207,7 @@ impl AxisMonitor {
 
     /// Takes the frames recorded so far.
     pub fn take_frames(&self) -> Vec<RecordedFrame> {
-        std::mem::take(&mut self.inner.borrow_mut().frames)
+        std::mem::take(&mut self.handle.edit().frames)
     }
 }
 

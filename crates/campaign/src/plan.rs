@@ -1,6 +1,4 @@
-//! Campaigns: the model-based property and the protocol fuzzers split into a fixed number of
-//! slice tests that cargo-nextest partitions over processes and machines
-//! (`cargo xtask campaign`), each slice writing a JSON record of what it ran.
+//! The plan: what a slice runs, read from the `CAMPAIGN_*` variables, and the seed rule.
 //!
 //! The split does not depend on how many shards run it: case `i` of a campaign of
 //! `CAMPAIGN_CASES` belongs to slice `i % SLICES`, and its random generator is seeded from
@@ -151,6 +149,12 @@ pub fn mix(seed: u64, stream: u64, index: u64) -> u64 {
 
 /// The stream of the model-based cases in [`mix`].
 pub const MODEL_STREAM: u64 = 0;
+/// The stream of the AXI4 pass-through's protocol fuzz cases in [`mix`].
+pub const AXI_STREAM: u64 = 1;
+/// The stream of the AXI-Stream pass-through's protocol fuzz cases in [`mix`].
+pub const AXIS_STREAM: u64 = 2;
+/// The stream of the AXI4-Lite pass-through's protocol fuzz cases in [`mix`].
+pub const AXIL_STREAM: u64 = 3;
 
 /// The 32-byte seed of proptest's ChaCha generator for model-based case `index`.
 pub fn case_seed(seed: u64, index: u64) -> [u8; 32] {
@@ -160,64 +164,6 @@ pub fn case_seed(seed: u64, index: u64) -> [u8; 32] {
         chunk.copy_from_slice(&splitmix(first ^ k as u64).to_le_bytes());
     }
     out
-}
-
-/// Writes `value` as `<out>/<name>.json`, creating the folder, and returns the file.
-pub fn write_record(out: &Path, name: &str, value: &serde_json::Value) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let path = out.join(format!("{name}.json"));
-    let text = serde_json::to_string_pretty(value)
-        .map_err(|e| format!("cannot write the record {name}: {e}"))?;
-    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
-}
-
-/// Ends a slice test: writes its record into the shard's folder when there is one, then fails
-/// the test with every failure the slice found (each with its replay command).
-pub fn finish_slice(
-    out: Option<&Path>,
-    test: &str,
-    record: &serde_json::Value,
-    failures: &[String],
-) {
-    if let Some(out) = out {
-        write_record(out, test, record).unwrap_or_else(|e| panic!("{e}"));
-    }
-    assert!(
-        failures.is_empty(),
-        "{test} found {} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-/// Defines one test per slice, `name = slice;`, each calling `run(slice)`, and a test that the
-/// list names every slice exactly once.
-#[macro_export]
-macro_rules! campaign_slices {
-    ($run:ident; $($name:ident = $slice:expr;)*) => {
-        $(
-            #[test]
-            fn $name() {
-                $run($slice);
-            }
-        )*
-        /// The slice tests above cover every slice, each once.
-        #[test]
-        fn every_slice_has_its_test() {
-            let mut slices = vec![$($slice),*];
-            slices.sort_unstable();
-            assert_eq!(slices, (0..$crate::campaign::SLICES).collect::<Vec<u64>>());
-        }
-    };
-}
-
-/// Writes `text` as `<out>/<name>`, creating the folder, and returns the file.
-pub fn write_text(out: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let path = out.join(name);
-    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
 }
 
 /// The command that runs model-based case `index` of the campaign seeded with `seed` again,

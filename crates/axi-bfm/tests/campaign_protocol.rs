@@ -2,9 +2,10 @@
 //! fuzzing the RTL pass-throughs (AXI4 and AXI4-Lite with a slave memory behind them,
 //! AXI-Stream from a source to a sink) with its share of `CAMPAIGN_PROTOCOL_CASES` cases per protocol, seeded
 //! from the campaign's seed and the slice, and recording the functional coverage the monitors
-//! counted (`axi_bfm::fuzz::FuzzReport`). They live here, beside the bus models, because only
-//! the harness and the crates beneath it look ports up by name; the model-based slices are
-//! card-tests' (`tests/campaign.rs`). `cargo xtask campaign` merges the slices' coverage into
+//! counted (`axi_bfm::fuzz::FuzzReport`). They live here, beside the pass-throughs' other tests
+//! (`tests/axi.rs`, `tests/env.rs`), because only the harness and the crates beneath it look
+//! ports up by name; the model-based slices are card-tests' (`tests/campaign.rs`), and both
+//! take their plan, seeds and records from the `campaign` crate. `cargo xtask campaign` merges the slices' coverage into
 //! one table per protocol.
 //!
 //! A failing case fails the slice with proptest's shrunk sequence (as Rust, for
@@ -20,26 +21,14 @@ use axi_bfm::fuzz::{
 use axi_bfm::{
     AxiMaster, AxiSlave, AxilMaster, AxilSlave, AxisSink, AxisSource, Env, ResetPolarity,
 };
+use campaign::{
+    Failure, Plan, ProtocolCoverage, ProtocolFailure, ProtocolSlice, Record, SituationCount,
+    AXIL_STREAM, AXIS_STREAM, AXI_STREAM,
+};
 use card_sim::{ClockId, Model, Top};
-use serde_json::{json, Value};
-
-// The campaign's plan, seeds and records are card-tests' (`card_tests::campaign`); the same
-// source is compiled in here so that both kinds of slices derive their seeds and cut the
-// campaign by one definition, without a dependency between the two crates (card-tests reaches
-// the harness through the API's simulated backend).
-#[path = "../../card-tests/src/campaign.rs"]
-#[allow(dead_code)]
-mod campaign;
-
-use campaign::Plan;
 
 /// The pass-throughs' clock: the reference board's AXI clock.
 const AXI_HZ: u64 = 250_000_000;
-
-/// The streams of `campaign::mix` of the two protocols, apart from the model-based cases' 0.
-const AXI_STREAM: u64 = 1;
-const AXIS_STREAM: u64 = 2;
-const AXIL_STREAM: u64 = 3;
 
 fn env_of(top: Top) -> axi_bfm::Result<(Env, ClockId)> {
     let model = Model::new(top).unwrap_or_else(|e| panic!("the {top:?} model: {e}"));
@@ -50,23 +39,25 @@ fn env_of(top: Top) -> axi_bfm::Result<(Env, ClockId)> {
 }
 
 /// A protocol fuzz run's record: cases, every situation with its count, the missing ones.
-fn coverage_record(protocol: &str, seed: u64, report: &FuzzReport) -> Value {
-    let situations: Vec<Value> = report
-        .situations
-        .iter()
-        .map(|s| json!({ "situation": s.to_string(), "count": report.coverage.count(*s) }))
-        .collect();
-    json!({
-        "protocol": protocol,
-        "seed": format!("{seed:#x}"),
-        "cases": report.cases,
-        "situations": situations,
-        "missing": report.missing().iter().map(ToString::to_string).collect::<Vec<_>>(),
-    })
+fn coverage_record(protocol: &str, seed: u64, report: &FuzzReport) -> ProtocolCoverage {
+    ProtocolCoverage {
+        protocol: protocol.to_string(),
+        seed: format!("{seed:#x}"),
+        cases: u64::from(report.cases),
+        situations: report
+            .situations
+            .iter()
+            .map(|s| SituationCount {
+                situation: s.to_string(),
+                count: report.coverage.count(*s),
+            })
+            .collect(),
+        missing: report.missing().iter().map(ToString::to_string).collect(),
+    }
 }
 
 /// The AXI4 pass-through fuzzed with `cases` cases from `seed`.
-fn axi(cases: u32, seed: u64) -> Result<Value, String> {
+fn axi(cases: u32, seed: u64) -> Result<ProtocolCoverage, String> {
     let bus = env_of(Top::AxiPassthrough)
         .and_then(|(mut env, clk)| AxiMaster::attach(&mut env, "s_axi", clk))
         .map_err(|e| format!("the AXI4 pass-through: {e}"))?
@@ -87,7 +78,7 @@ fn axi(cases: u32, seed: u64) -> Result<Value, String> {
 }
 
 /// The AXI4-Lite pass-through fuzzed with `cases` cases from `seed`.
-fn axil(cases: u32, seed: u64) -> Result<Value, String> {
+fn axil(cases: u32, seed: u64) -> Result<ProtocolCoverage, String> {
     let bus = env_of(Top::AxilPassthrough)
         .and_then(|(mut env, clk)| AxilMaster::attach(&mut env, "s_axil", clk))
         .map_err(|e| format!("the AXI4-Lite pass-through: {e}"))?
@@ -106,7 +97,7 @@ fn axil(cases: u32, seed: u64) -> Result<Value, String> {
 }
 
 /// The AXI-Stream pass-through fuzzed with `cases` cases from `seed`, null bytes included.
-fn axis(cases: u32, seed: u64) -> Result<Value, String> {
+fn axis(cases: u32, seed: u64) -> Result<ProtocolCoverage, String> {
     let cfg = AxisFuzz {
         tkeep_gaps: true,
         cases,
@@ -161,30 +152,32 @@ fn protocol_slice(slice: u64) {
             Ok(r) => records.push(r),
             Err(e) => {
                 messages.push(format!("{e}\nreplay it from its seed: {replay}\n"));
-                failures.push(json!({ "kind": "protocol", "error": e, "replay_seed": replay }));
+                failures.push(Failure::Protocol(ProtocolFailure {
+                    error: e,
+                    replay_seed: replay.clone(),
+                }));
             }
         }
     }
     let secs = started.elapsed().as_secs_f64();
-    let ran: u64 = records.iter().filter_map(|r| r["cases"].as_u64()).sum();
+    let ran: u64 = records.iter().map(|r| r.cases).sum();
     eprintln!(
         "{test}: {ran} protocol fuzz cases over {} protocols, {} failures, {secs:.1} s",
         records.len(),
         failures.len()
     );
-    let record = json!({
-            "kind": "protocol",
-            "test": test,
-            "slice": slice,
-            "seed": format!("{:#x}", plan.seed),
-            "protocol": records,
-            "failures": failures,
-            "secs": secs,
+    let record = Record::Protocol(ProtocolSlice {
+        test,
+        slice,
+        seed: format!("{:#x}", plan.seed),
+        protocol: records,
+        failures,
+        secs,
     });
-    campaign::finish_slice(plan.out.as_deref(), &test, &record, &messages);
+    campaign::finish_slice(plan.out.as_deref(), &record, &messages);
 }
 
-crate::campaign_slices! {
+campaign::campaign_slices! {
     protocol_slice;
     campaign_fuzz_protocol_00 = 0;
     campaign_fuzz_protocol_01 = 1;
