@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use sim_build::{Build, BuildError, Top};
+use sim_build::{Build, BuildError, TopSpec};
 
 fn main() {
     if let Err(e) = run() {
@@ -48,7 +48,7 @@ fn run() -> Result<(), BuildError> {
                 t
             })
         })
-        .collect::<Result<Vec<Top>, BuildError>>()?;
+        .collect::<Result<Vec<TopSpec>, BuildError>>()?;
     let names: Vec<String> = tops.iter().map(|t| t.top_name().to_string()).collect();
 
     let built = Build::new()

@@ -9,7 +9,7 @@ use crate::error::io;
 use crate::library::coverage_requested;
 use crate::recipe::{Recipe, RuntimeInfo, RECIPE_FORMAT};
 use crate::verilate::{build_args, find_verilator, resolve, Run};
-use crate::{BuildError, Port, Top, Verilator};
+use crate::{BuildError, Port, TopSpec, Verilator};
 
 /// A top that was built.
 #[derive(Debug, Clone)]
@@ -38,7 +38,7 @@ pub struct Built {
 /// A set of tops to verilate and compile, with options common to all of them.
 #[derive(Debug, Clone)]
 pub struct Build {
-    pub(crate) tops: Vec<Top>,
+    pub(crate) tops: Vec<TopSpec>,
     pub(crate) includes: Vec<PathBuf>,
     pub(crate) lib_dirs: Vec<PathBuf>,
     pub(crate) defines: Vec<(String, Option<String>)>,
@@ -80,13 +80,13 @@ impl Build {
     }
 
     /// Adds a top.
-    pub fn top(mut self, top: Top) -> Build {
+    pub fn top(mut self, top: TopSpec) -> Build {
         self.tops.push(top);
         self
     }
 
     /// Adds several tops (from [`parse_tops`], say).
-    pub fn tops(mut self, tops: impl IntoIterator<Item = Top>) -> Build {
+    pub fn tops(mut self, tops: impl IntoIterator<Item = TopSpec>) -> Build {
         self.tops.extend(tops);
         self
     }
@@ -229,7 +229,7 @@ impl Build {
             if names.contains(&top.name.as_str()) {
                 return Err(BuildError::BadTop {
                     top: top.name.clone(),
-                    problem: "two tops have this name; name variants with Top::name".into(),
+                    problem: "two tops have this name; name variants with TopSpec::name".into(),
                 });
             }
             names.push(&top.name);
@@ -320,7 +320,7 @@ impl Build {
 }
 
 /// A top's name names a C++ class and a Rust constant.
-fn check_name(top: &Top) -> Result<(), BuildError> {
+fn check_name(top: &TopSpec) -> Result<(), BuildError> {
     if top.name.is_empty()
         || !top
             .name

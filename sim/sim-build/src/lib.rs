@@ -7,18 +7,18 @@
 //!
 //! ```no_run
 //! // build.rs of a user crate that depends on sim-runtime (and on sim-build for building).
-//! use sim_build::{Build, Top};
+//! use sim_build::{Build, TopSpec};
 //!
 //! fn main() {
 //!     let result = Build::new()
 //!         .include("rtl/include")
 //!         .define("VENDOR_SIM", None)
 //!         .top(
-//!             Top::new("vendor_axi_slave")
+//!             TopSpec::new("vendor_axi_slave")
 //!                 .file("rtl/VendorAxiSlave.v")
 //!                 .param("C_S_AXI_DATA_WIDTH", "64"),
 //!         )
-//!         .top(Top::new("stream_fifo").file_list("rtl/fifo.f").assert(false))
+//!         .top(TopSpec::new("stream_fifo").file_list("rtl/fifo.f").assert(false))
 //!         .compile();
 //!     if let Err(e) = result {
 //!         e.emit();
@@ -38,7 +38,7 @@
 //! content, the compiler and the flags: a copied checkout, a second crate, a switch between
 //! debug and release, and several test processes at once share them.
 //!
-//! Code map: `builder.rs` the API ([`Build`]), `top.rs` one top's options ([`Top`]),
+//! Code map: `builder.rs` the API ([`Build`]), `top_spec.rs` one top's options ([`TopSpec`]),
 //! `recipe.rs` what a build script records per top, `library.rs` a top's library built or
 //! found on first use, `verilate.rs` Verilator's invocation, `strip.rs` the randomized build's
 //! sources, `ports.rs` the port table from the generated header, `codegen.rs` the generated
@@ -57,7 +57,7 @@ mod ports;
 mod recipe;
 mod runtime;
 mod strip;
-mod top;
+mod top_spec;
 mod tops_file;
 mod verilate;
 
@@ -68,7 +68,7 @@ pub use library::{build_library, LibraryBuild};
 pub use ports::{parse_ports, Port};
 pub use recipe::{Recipe, RuntimeInfo};
 pub use runtime::RUNTIME_FILES;
-pub use top::Top;
+pub use top_spec::TopSpec;
 pub use tops_file::{parse as parse_tops, parse_line as parse_top_line};
 pub use verilate::verilator_watch_paths;
 pub use verilator_find::Verilator;

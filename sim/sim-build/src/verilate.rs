@@ -7,7 +7,7 @@ use crate::builder::Build;
 use crate::codegen::write_if_changed;
 use crate::error::io;
 use crate::ports::parse_ports;
-use crate::{BuildError, Port, Top, Verilator};
+use crate::{BuildError, Port, TopSpec, Verilator};
 
 /// The Verilator sim-runtime was built with (so that the generated code matches its runtime),
 /// else the one `verilator_find` finds from the crate's folder up.
@@ -83,7 +83,7 @@ pub(crate) fn define_flag((k, v): &(String, Option<String>)) -> String {
 /// Verilator's arguments for `top` of build `b`, but the model's class, its output folder and
 /// the coverage flags: what a recipe records. Paths stay relative to the base folder, so the
 /// generated code holds none of the checkout's absolute paths.
-pub(crate) fn build_args(b: &Build, base: &Path, top: &Top) -> Result<Vec<String>, BuildError> {
+pub(crate) fn build_args(b: &Build, base: &Path, top: &TopSpec) -> Result<Vec<String>, BuildError> {
     let mut args: Vec<String> = [
         "--cc",
         "--make",
