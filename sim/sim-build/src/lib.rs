@@ -38,19 +38,23 @@
 //! content, the compiler and the flags: a copied checkout, a second crate, a switch between
 //! debug and release, and several test processes at once share them.
 //!
-//! Code map: `builder.rs` the API ([`Build`]), `top_spec.rs` one top's options ([`TopSpec`]),
+//! Code map: `builder.rs` the API ([`Build`]) and each top's Verilator arguments, `built.rs`
+//! what it gives back per top ([`BuiltTop`]), `top_spec.rs` one top's options ([`TopSpec`]),
 //! `recipe.rs` what a build script records per top, `library.rs` a top's library built or
-//! found on first use, `verilate.rs` Verilator's invocation, `strip.rs` the randomized build's
-//! sources, `ports.rs` the port table from the generated header, `codegen.rs` the generated
-//! C++ glue and Rust constants, `compile.rs` the C++ compilation and the link,
-//! `cache.rs` the cache's hashes, locks and atomic writes, `runtime.rs` the Verilator runtime
-//! every library links, `tops_file.rs` the one-line-per-top list syntax, `error.rs`
-//! [`BuildError`].
+//! found on first use, `ctx.rs` what every step of that build shares, `verilate.rs`
+//! Verilator's invocation, `strip.rs` the randomized build's sources, `ports.rs` the port table
+//! from the generated header, `codegen.rs` the generated C++ glue and Rust constants,
+//! `compile.rs` the C++ compilation and the link, `cache.rs` the cache's hashes, locks and
+//! file writes, `runtime.rs` the Verilator runtime every library links, `tops_file.rs` the
+//! one-line-per-top list syntax, `error.rs` [`BuildError`]. No two of these import each other
+//! in a circle: what several steps share (`ctx.rs`, `built.rs`) is a leaf of its own.
 
 mod builder;
+mod built;
 mod cache;
 mod codegen;
 mod compile;
+mod ctx;
 mod error;
 mod library;
 mod ports;
@@ -61,8 +65,9 @@ mod top_spec;
 mod tops_file;
 mod verilate;
 
-pub use builder::{Build, Built, BuiltTop};
-pub use codegen::write_if_changed;
+pub use builder::Build;
+pub use built::{Built, BuiltTop};
+pub use cache::write_if_changed;
 pub use error::{cargo_error_lines, BuildError};
 pub use library::{build_library, LibraryBuild};
 pub use ports::{parse_ports, Port};
