@@ -25,19 +25,24 @@
 //! ```
 
 mod clock;
+mod env;
 mod error;
 mod ffi;
 mod library;
+mod memory;
 mod model;
+mod port;
 mod top;
 
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
+pub use env::{
+    coverage_dir, waves_dir, COVERAGE_DIR_ENV, ECHO_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
+};
 pub use error::{Result, SimError};
 pub use library::{build_tops, Library};
-pub use model::{
-    coverage_dir, waves_dir, MemoryInfo, Model, ModelBuilder, Port, PortSet, COVERAGE_DIR_ENV,
-    ECHO_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
-};
+pub use memory::MemoryInfo;
+pub use model::{Model, ModelBuilder};
+pub use port::{Port, PortSet};
 #[doc(hidden)]
 pub use top::ModelOptions;
 pub use top::TopDef;
