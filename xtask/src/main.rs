@@ -46,7 +46,7 @@ tasks:
   demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
           with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
-  xcheck  the card's RTL tests on the randomized build (CARD_SIM_X) under several seeds
+  xcheck  the card's RTL tests on the randomized build (SIM_X) under several seeds
   vm      the unmodified XDMA driver and vendor tools in a QEMU guest whose PCIe function is
           the simulated card: builds the guest, boots it per variant and interrupt mode, runs the
           check list (`cargo xtask vm --help` for the options)
@@ -623,8 +623,7 @@ fn xcheck(root: &Path) -> Result<(), String> {
     for seed in X_SEEDS {
         eprintln!("xcheck: randomized build, seed {seed}");
         let mut cmd = build::tests(X_TESTS);
-        cmd.env("CARD_SIM_X", "1")
-            .env("CARD_SIM_SEED", seed.to_string());
+        cmd.env("SIM_X", "1").env("SIM_X_SEED", seed.to_string());
         run(root, cmd)?;
     }
     Ok(())

@@ -36,7 +36,7 @@ impl ModelBuilder {
         self
     }
 
-    /// Writes an FST waveform to `path` whatever `CARD_WAVES` says.
+    /// Writes an FST waveform to `path` whatever `SIM_WAVES` says.
     pub fn waves(mut self, path: impl Into<PathBuf>) -> Self {
         self.waves = Some(path.into());
         self
@@ -49,7 +49,7 @@ impl ModelBuilder {
         self
     }
 
-    /// Copies what the RTL prints to stdout as well as capturing it (default: `CARD_RTL_ECHO`).
+    /// Copies what the RTL prints to stdout as well as capturing it (default: `SIM_RTL_ECHO`).
     pub fn echo(mut self, on: bool) -> Self {
         self.echo = Some(on);
         self
