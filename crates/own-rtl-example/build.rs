@@ -1,22 +1,22 @@
 //! Builds the vendor IP under third_party/ as tops of this crate; card-sim is not involved.
 
-use sim_build::{Build, Top};
+use sim_build::{Build, TopSpec};
 
 fn main() {
     let ram = || {
-        Top::new("vendor_axi4_ram")
+        TopSpec::new("vendor_axi4_ram")
             .file("third_party/vendor_ip/VendorAxiRam.v")
             // The IP needs its memory size as a define; without it Verilator stops and says so.
             .define("VENDOR_RAM_ADDR_BITS", "12")
             .param("C_S_AXI_DATA_WIDTH", "32")
     };
-    let regs = || Top::new("vendor_axil_regs").file("third_party/vendor_ip/VendorAxilRegs.v");
-    let gen = || Top::new("vendor_frame_gen").file("third_party/vendor_ip/VendorFrameGen.v");
+    let regs = || TopSpec::new("vendor_axil_regs").file("third_party/vendor_ip/VendorAxilRegs.v");
+    let gen = || TopSpec::new("vendor_frame_gen").file("third_party/vendor_ip/VendorFrameGen.v");
     let result = Build::new()
         .top(ram())
         // The same RAM with its deliberate bug, as a top of its own.
         .top(ram().name("vendor_axi4_ram_broken").param("BROKEN", "1"))
-        .top(Top::new("vendor_axis_fifo").file_list("third_party/vendor_ip/fifo.f"))
+        .top(TopSpec::new("vendor_axis_fifo").file_list("third_party/vendor_ip/fifo.f"))
         // An AXI4-Lite register bank and a stream source, each with seeded bugs that only a
         // master with several accesses outstanding, garbage while idle, or a sink that holds
         // TREADY low at TLAST exposes.
@@ -35,7 +35,7 @@ fn main() {
         .top(gen().name("vendor_frame_gen_broken").param("BUG", "1"))
         // A variant with Verilator's random initial values, seeded at run time.
         .top(
-            Top::new("vendor_axis_fifo")
+            TopSpec::new("vendor_axis_fifo")
                 .name("vendor_axis_fifo_xrand")
                 .file_list("third_party/vendor_ip/fifo.f")
                 .flag("--x-initial")

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use sim_build::{Build, BuildError, Top};
+use sim_build::{Build, BuildError, TopSpec};
 
 fn main() {
     if let Err(e) = run() {
@@ -48,7 +48,7 @@ fn run() -> Result<(), BuildError> {
                 t
             })
         })
-        .collect::<Result<Vec<Top>, BuildError>>()?;
+        .collect::<Result<Vec<TopSpec>, BuildError>>()?;
     let names: Vec<String> = tops.iter().map(|t| t.top_name().to_string()).collect();
 
     let built = Build::new()
@@ -86,7 +86,7 @@ fn run() -> Result<(), BuildError> {
     rs.push_str("];\n\n    /// The top's name.\n    pub fn name(self) -> &'static str {\n        self.def().name()\n    }\n\n");
     rs.push_str("    /// The top as a [`TopDef`].\n    pub fn def(self) -> TopDef {\n        match self {\n");
     for b in &built.tops {
-        // A top with a randomized twin carries it, so that any model of it honours CARD_SIM_X.
+        // A top with a randomized twin carries it, so that any model of it honours SIM_X.
         let twin = format!("{}_x", b.name);
         let with_twin = if names.contains(&twin) {
             format!(".with_randomized(&own::{})", twin.to_ascii_uppercase())

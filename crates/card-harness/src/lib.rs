@@ -318,7 +318,7 @@ impl CardHarness {
         env.set_monitors(cfg.monitors);
         let clk = env.add_clock("axi_aclk", AXI_HZ)?;
         let has_ddr_clk = env.model().port("ddr_clk").is_ok();
-        // In the randomized build (`CARD_SIM_X`) a DDR side without a clock would never take
+        // In the randomized build (`SIM_X`) a DDR side without a clock would never take
         // its reset and would keep its random state: its clock runs whenever that build is
         // asked for.
         let ddr_clock = cfg.ddr_clock || randomized_build();
@@ -763,7 +763,7 @@ fn model_name(cfg: &HarnessConfig) -> Option<String> {
 }
 
 /// Holds every fault input the top has, before the first edge: high for `selected`, low for
-/// the others. They are driven even when low because a randomized build (`CARD_SIM_X`) need
+/// the others. They are driven even when low because a randomized build (`SIM_X`) need
 /// not start an input at 0. A fault selected on a top without its input is an error: running
 /// the good card in its place would pass the tests that must catch the fault.
 fn drive_faults(model: &mut Model, selected: Option<Fault>) -> Result<()> {
@@ -790,9 +790,9 @@ fn drive_faults(model: &mut Model, selected: Option<Fault>) -> Result<()> {
     Ok(())
 }
 
-/// Whether the randomized build is asked for (`CARD_SIM_X`, see card-sim).
+/// Whether the randomized build is asked for (`SIM_X`, see card-sim).
 pub fn randomized_build() -> bool {
-    std::env::var(card_sim::X_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+    card_sim::randomized_build_requested()
 }
 
 /// Runs two edges of `clock` with its resets asserted before any bus model is attached. A

@@ -408,7 +408,7 @@ fn from_driver(e: DriverError, kind: Kind, len: usize, timeout: Option<Duration>
             after: timeout.unwrap_or_default(),
         },
         Errno::Io => Error::Bus(format!(
-            "{what} of {len} bytes: the engine stopped with an error ({why}); look at the card's AXI slave in the waves (CARD_WAVES=1)"
+            "{what} of {len} bytes: the engine stopped with an error ({why}); look at the card's AXI slave in the waves (SIM_WAVES=1)"
         )),
         Errno::NoMemory => Error::Backend(format!(
             "{what} of {len} bytes: the simulated host memory cannot hold it ({why})"

@@ -3,7 +3,7 @@
 //! `build.rs` verilates each top listed in `tops.txt` through the sim-build API, the same way
 //! any crate builds its own RTL, with the DDR3 model's storage (`cpp/ddr3_mem.cpp`, behind
 //! `hdl/sim/ddr3_model.v`'s DPI-C imports) beside them. [`Top`] names them; a top with a
-//! randomized twin (`<name>_x`) carries it, so `CARD_SIM_X` swaps it in. [`DdrBackdoor`] reads
+//! randomized twin (`<name>_x`) carries it, so `SIM_X` swaps it in. [`DdrBackdoor`] reads
 //! and writes a DDR3 model's memory without bus cycles, through sim-runtime's named memories
 //! (see `docs/ddr3-model.md`).
 //!

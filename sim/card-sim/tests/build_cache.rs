@@ -31,7 +31,7 @@ fn recipe(dir: &Path) -> Recipe {
         .out_dir(dir.join("out"))
         .cache_dir(dir.join("cache"))
         .runtime_of(&card)
-        .top(sim_build::Top::new("counter").file("counter.v"))
+        .top(sim_build::TopSpec::new("counter").file("counter.v"))
         .recipes()
         .expect("describes the top");
     r.remove(0)

@@ -1,5 +1,5 @@
-//! The randomized build (`CARD_SIM_X`): a card top is built as its `_x` twin, whose RTL has no
-//! declaration initialisers and whose open values come from `CARD_SIM_SEED`, so the values the
+//! The randomized build (`SIM_X`): a card top is built as its `_x` twin, whose RTL has no
+//! declaration initialisers and whose open values come from `SIM_X_SEED`, so the values the
 //! card shows before its first reset follow the seed; without it they are the initialisers'.
 //! One test in its own binary, because it sets the process's environment.
 
@@ -40,7 +40,7 @@ fn the_randomized_twin_starts_from_the_seed() {
             std::env::set_var(SEED_ENV, seed);
         }
         let (top, values) = outputs_at_start();
-        assert_eq!(top, "sim_top_x", "CARD_SIM_X builds the twin");
+        assert_eq!(top, "sim_top_x", "SIM_X builds the twin");
         let (_, again) = outputs_at_start();
         assert_eq!(values, again, "seed {seed}: one seed gives one start");
         seen.push(values);
@@ -49,4 +49,29 @@ fn the_randomized_twin_starts_from_the_seed() {
         seen.windows(2).any(|w| w[0] != w[1]) && seen.iter().any(|v| *v != plain),
         "the outputs before reset do not depend on the seed: {seen:?} against {plain:?}"
     );
+
+    // The deprecated names, alone, still choose the twin and its seed.
+    // SAFETY: as above.
+    unsafe {
+        std::env::remove_var(X_ENV);
+        std::env::remove_var(SEED_ENV);
+        std::env::set_var("CARD_SIM_X", "1");
+        std::env::set_var("CARD_SIM_SEED", "2");
+    }
+    let (top, values) = outputs_at_start();
+    assert_eq!(top, "sim_top_x", "CARD_SIM_X still builds the twin");
+    assert_eq!(values, seen[1], "CARD_SIM_SEED=2 gives seed 2's start");
+    // Beside the new names, the new ones win: SIM_X=0 builds the plain top.
+    // SAFETY: as above.
+    unsafe {
+        std::env::set_var("SIM_X", "0");
+    }
+    let (top, _) = outputs_at_start();
+    assert_eq!(top, "sim_top", "SIM_X=0 wins over CARD_SIM_X=1");
+    // SAFETY: as above.
+    unsafe {
+        for k in ["SIM_X", "CARD_SIM_X", "CARD_SIM_SEED"] {
+            std::env::remove_var(k);
+        }
+    }
 }

@@ -1,4 +1,5 @@
-//! `CARD_WAVES` turns waveforms on for every model, named after the test that built it.
+//! `SIM_WAVES` turns waveforms on for every model, named after the test that built it; the
+//! deprecated `CARD_WAVES` and `CARD_WAVES_DIR` still do while the new names are unset.
 //!
 //! This file holds a single test so that it is the only thread of its process that touches the
 //! environment.
@@ -55,7 +56,20 @@ fn waves_follow_the_environment_variable() {
     .expect("models ran");
     std::env::remove_var(WAVES_ENV);
 
-    let on = on.expect("waves on with CARD_WAVES=1");
+    // The deprecated names, alone: they still turn waves on and move the folder.
+    let old_dir = dir.join("old");
+    std::env::remove_var(WAVES_DIR_ENV);
+    std::env::set_var("CARD_WAVES_DIR", &old_dir);
+    std::env::set_var("CARD_WAVES", "1");
+    let old = on_thread("tests::waves_old_names", model_waves).expect("model ran");
+    // Beside the new name, the new name wins: SIM_WAVES=0 keeps waves off.
+    std::env::set_var("SIM_WAVES", "0");
+    let overridden = on_thread("tests::waves_overridden", model_waves).expect("model ran");
+    for k in ["CARD_WAVES", "CARD_WAVES_DIR", "SIM_WAVES"] {
+        std::env::remove_var(k);
+    }
+
+    let on = on.expect("waves on with SIM_WAVES=1");
     assert_eq!(on, dir.join("tests__waves_on.fst"), "named after the test");
     assert!(std::fs::metadata(&on).expect("written").len() > 100);
     assert_eq!(off, None);
@@ -71,7 +85,17 @@ fn waves_follow_the_environment_variable() {
     for f in &two {
         assert!(std::fs::metadata(f).expect("written").len() > 100, "{f:?}");
     }
-    let files: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
+    assert_eq!(
+        old,
+        Some(old_dir.join("tests__waves_old_names.fst")),
+        "CARD_WAVES and CARD_WAVES_DIR still work while SIM_WAVES and SIM_WAVES_DIR are unset"
+    );
+    assert_eq!(overridden, None, "SIM_WAVES=0 wins over CARD_WAVES=1");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .flatten()
+        .filter(|f| f.path().is_file())
+        .collect();
     assert_eq!(files.len(), 3, "only the models with waves on wrote files");
     std::fs::remove_dir_all(&dir).ok();
 }

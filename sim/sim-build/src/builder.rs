@@ -1,44 +1,20 @@
 //! The builder API: a set of tops and the options they share, compiled into the crate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::cache::cache_dir;
-use crate::codegen::{ident, rust_consts, write_if_changed};
+use crate::built::{Built, BuiltTop};
+use crate::cache::{cache_dir, write_if_changed};
+use crate::codegen::{ident, rust_consts};
 use crate::compile::slow_profile_hint;
 use crate::error::io;
-use crate::library::coverage_requested;
-use crate::recipe::{Recipe, RuntimeInfo, RECIPE_FORMAT};
-use crate::verilate::{build_args, find_verilator, resolve, Run};
-use crate::{BuildError, Port, Top, Verilator};
-
-/// A top that was built.
-#[derive(Debug, Clone)]
-pub struct BuiltTop {
-    /// The top's name.
-    pub name: String,
-    /// The module.
-    pub module: String,
-    /// The C symbol of its model factory.
-    pub symbol: String,
-    /// The Rust constant generated for it (`UPPER_SNAKE` of the name).
-    pub constant: String,
-    /// How to build it.
-    pub recipe: Recipe,
-}
-
-/// What [`Build::compile`] made.
-#[derive(Debug, Clone)]
-pub struct Built {
-    /// The tops, in the order they were added.
-    pub tops: Vec<BuiltTop>,
-    /// The Rust file with one `TopDef` constant per top, for `sim_runtime::include_tops!()`.
-    pub rust_file: PathBuf,
-}
+use crate::recipe::{coverage_requested, Recipe, RuntimeInfo, RECIPE_FORMAT};
+use crate::verilate::{define_flag, find_verilator, resolve, Run};
+use crate::{BuildError, Port, TopSpec, Verilator};
 
 /// A set of tops to verilate and compile, with options common to all of them.
 #[derive(Debug, Clone)]
 pub struct Build {
-    pub(crate) tops: Vec<Top>,
+    pub(crate) tops: Vec<TopSpec>,
     pub(crate) includes: Vec<PathBuf>,
     pub(crate) lib_dirs: Vec<PathBuf>,
     pub(crate) defines: Vec<(String, Option<String>)>,
@@ -80,13 +56,13 @@ impl Build {
     }
 
     /// Adds a top.
-    pub fn top(mut self, top: Top) -> Build {
+    pub fn top(mut self, top: TopSpec) -> Build {
         self.tops.push(top);
         self
     }
 
     /// Adds several tops (from [`parse_tops`], say).
-    pub fn tops(mut self, tops: impl IntoIterator<Item = Top>) -> Build {
+    pub fn tops(mut self, tops: impl IntoIterator<Item = TopSpec>) -> Build {
         self.tops.extend(tops);
         self
     }
@@ -229,7 +205,7 @@ impl Build {
             if names.contains(&top.name.as_str()) {
                 return Err(BuildError::BadTop {
                     top: top.name.clone(),
-                    problem: "two tops have this name; name variants with Top::name".into(),
+                    problem: "two tops have this name; name variants with TopSpec::name".into(),
                 });
             }
             names.push(&top.name);
@@ -319,8 +295,75 @@ impl Build {
     }
 }
 
+/// Verilator's arguments for `top` of build `b`, but the model's class, its output folder and
+/// the coverage flags: what a recipe records. Paths stay relative to the base folder, so the
+/// generated code holds none of the checkout's absolute paths.
+pub(crate) fn build_args(b: &Build, base: &Path, top: &TopSpec) -> Result<Vec<String>, BuildError> {
+    let mut args: Vec<String> = [
+        "--cc",
+        "--make",
+        "json",
+        "--trace-fst",
+        "--no-timing",
+        // Warnings are the lint task's job; here they must not stop a build.
+        "-Wno-fatal",
+        "-O3",
+        "--x-assign",
+        "fast",
+        "--x-initial",
+        "fast",
+        "--quiet",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .collect();
+    // Verilator 5 keeps immediate assertions without `--assert`, so off must be said.
+    args.push(
+        if top.assert {
+            "--assert"
+        } else {
+            "--no-assert"
+        }
+        .into(),
+    );
+    let rel = |p: &PathBuf| resolve(base, p).to_string_lossy().into_owned();
+    for d in b.includes.iter().chain(&top.includes) {
+        args.push(format!("-I{}", rel(d)));
+    }
+    for d in b.lib_dirs.iter().chain(&top.lib_dirs) {
+        args.push("-y".into());
+        args.push(rel(d));
+    }
+    for d in b.defines.iter().chain(&top.defines) {
+        args.push(define_flag(d));
+    }
+    for (k, v) in &top.params {
+        args.push(format!("-G{k}={v}"));
+    }
+    args.extend(b.flags.iter().chain(&top.flags).cloned());
+    for f in &top.file_lists {
+        args.push("-f".into());
+        args.push(rel(f));
+    }
+    for f in &top.files {
+        args.push(rel(f));
+    }
+    if top.files.is_empty()
+        && top.file_lists.is_empty()
+        && b.lib_dirs.is_empty()
+        && top.lib_dirs.is_empty()
+    {
+        return Err(BuildError::BadTop {
+            top: top.name.clone(),
+            problem: "no sources: give files, a .f list or a library folder".into(),
+        });
+    }
+    args.extend(["--top-module".to_string(), top.module.clone()]);
+    Ok(args)
+}
+
 /// A top's name names a C++ class and a Rust constant.
-fn check_name(top: &Top) -> Result<(), BuildError> {
+fn check_name(top: &TopSpec) -> Result<(), BuildError> {
     if top.name.is_empty()
         || !top
             .name

@@ -108,6 +108,14 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), BuildError> {
     publish(&tmp, path)
 }
 
+/// Keeps a file's timestamp when its text is unchanged, so nothing downstream rebuilds.
+pub fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
+    if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| io(path, e))
+}
+
 /// Archives objects into a static library at `out` with the archiver `build` would use.
 pub(crate) fn archive(
     build: &cc::Build,

@@ -1,11 +1,10 @@
 //! The code generated per top: the C++ glue (port table and factory) and the Rust constants.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use crate::error::io;
+use crate::built::BuiltTop;
+use crate::error::BuildError;
 use crate::verilate::Verilated;
-use crate::{BuildError, BuiltTop};
 
 /// The C++ glue of one top: its port table and the `extern "C"` factory Rust calls.
 pub(crate) fn glue_cpp(v: &Verilated, symbol: &str) -> String {
@@ -67,12 +66,4 @@ pub(crate) fn ident(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
-}
-
-/// Keeps a file's timestamp when its text is unchanged, so nothing downstream rebuilds.
-pub fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
-    if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
-        return Ok(());
-    }
-    std::fs::write(path, text).map_err(|e| io(path, e))
 }

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::ctx::Ctx;
 use crate::error::io;
-use crate::library::Ctx;
 use crate::verilate::Verilated;
 use crate::BuildError;
 

@@ -7,18 +7,18 @@
 //!
 //! ```no_run
 //! // build.rs of a user crate that depends on sim-runtime (and on sim-build for building).
-//! use sim_build::{Build, Top};
+//! use sim_build::{Build, TopSpec};
 //!
 //! fn main() {
 //!     let result = Build::new()
 //!         .include("rtl/include")
 //!         .define("VENDOR_SIM", None)
 //!         .top(
-//!             Top::new("vendor_axi_slave")
+//!             TopSpec::new("vendor_axi_slave")
 //!                 .file("rtl/VendorAxiSlave.v")
 //!                 .param("C_S_AXI_DATA_WIDTH", "64"),
 //!         )
-//!         .top(Top::new("stream_fifo").file_list("rtl/fifo.f").assert(false))
+//!         .top(TopSpec::new("stream_fifo").file_list("rtl/fifo.f").assert(false))
 //!         .compile();
 //!     if let Err(e) = result {
 //!         e.emit();
@@ -38,37 +38,42 @@
 //! content, the compiler and the flags: a copied checkout, a second crate, a switch between
 //! debug and release, and several test processes at once share them.
 //!
-//! Code map: `builder.rs` the API ([`Build`]), `top.rs` one top's options ([`Top`]),
+//! Code map: `builder.rs` the API ([`Build`]) and each top's Verilator arguments, `built.rs`
+//! what it gives back per top ([`BuiltTop`]), `top_spec.rs` one top's options ([`TopSpec`]),
 //! `recipe.rs` what a build script records per top, `library.rs` a top's library built or
-//! found on first use, `verilate.rs` Verilator's invocation, `strip.rs` the randomized build's
-//! sources, `ports.rs` the port table from the generated header, `codegen.rs` the generated
-//! C++ glue and Rust constants, `compile.rs` the C++ compilation and the link,
-//! `cache.rs` the cache's hashes, locks and atomic writes, `runtime.rs` the Verilator runtime
-//! every library links, `tops_file.rs` the one-line-per-top list syntax, `error.rs`
-//! [`BuildError`].
+//! found on first use, `ctx.rs` what every step of that build shares, `verilate.rs`
+//! Verilator's invocation, `strip.rs` the randomized build's sources, `ports.rs` the port table
+//! from the generated header, `codegen.rs` the generated C++ glue and Rust constants,
+//! `compile.rs` the C++ compilation and the link, `cache.rs` the cache's hashes, locks and
+//! file writes, `runtime.rs` the Verilator runtime every library links, `tops_file.rs` the
+//! one-line-per-top list syntax, `error.rs` [`BuildError`]. No two of these import each other
+//! in a circle: what several steps share (`ctx.rs`, `built.rs`) is a leaf of its own.
 
 mod builder;
+mod built;
 mod cache;
 mod codegen;
 mod compile;
+mod ctx;
 mod error;
 mod library;
 mod ports;
 mod recipe;
 mod runtime;
 mod strip;
-mod top;
+mod top_spec;
 mod tops_file;
 mod verilate;
 
-pub use builder::{Build, Built, BuiltTop};
-pub use codegen::write_if_changed;
+pub use builder::Build;
+pub use built::{Built, BuiltTop};
+pub use cache::write_if_changed;
 pub use error::{cargo_error_lines, BuildError};
 pub use library::{build_library, LibraryBuild};
 pub use ports::{parse_ports, Port};
 pub use recipe::{Recipe, RuntimeInfo};
 pub use runtime::RUNTIME_FILES;
-pub use top::Top;
+pub use top_spec::TopSpec;
 pub use tops_file::{parse as parse_tops, parse_line as parse_top_line};
 pub use verilate::verilator_watch_paths;
 pub use verilator_find::Verilator;

@@ -22,8 +22,9 @@ use crate::cache::{
 };
 use crate::codegen::glue_cpp;
 use crate::compile::{compile_top, fast_opt_level, link_library};
+use crate::ctx::Ctx;
 use crate::error::io;
-use crate::recipe::Recipe;
+use crate::recipe::{coverage_requested, Recipe};
 use crate::runtime::{runtime_lib, RUNTIME_FILES};
 use crate::strip::strip_dir;
 use crate::verilate::{find_verilator, redirect, Run, Verilated};
@@ -32,13 +33,6 @@ use crate::{BuildError, Verilator};
 /// How many manifests a top keeps per set of arguments: the states of its sources most
 /// recently built, so that switching between a few edits finds each one built.
 const MANIFESTS_KEPT: usize = 8;
-
-/// What every step of one top's build shares.
-pub(crate) struct Ctx<'a> {
-    pub(crate) recipe: &'a Recipe,
-    pub(crate) verilator: Verilator,
-    pub(crate) compiler: String,
-}
 
 /// The files a library was built from, with their contents' hashes, and the library.
 #[derive(Debug, Serialize, Deserialize)]
@@ -340,11 +334,6 @@ fn check_runtime_files(recipe: &Recipe, v: &Verilated) -> Result<(), BuildError>
         }
     }
     Ok(())
-}
-
-/// Whether [`crate::COVERAGE_ENV`] asks for coverage builds (any value but empty or `0`).
-pub(crate) fn coverage_requested() -> bool {
-    std::env::var(crate::COVERAGE_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The Verilator of sim-runtime's build if it is still there, else the one found from the

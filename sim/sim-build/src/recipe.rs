@@ -143,3 +143,8 @@ impl Recipe {
         format!("sim_new_{}__{}", self.package, self.name)
     }
 }
+
+/// Whether [`crate::COVERAGE_ENV`] asks for coverage builds (any value but empty or `0`).
+pub(crate) fn coverage_requested() -> bool {
+    std::env::var(crate::COVERAGE_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::cache::{archive, files_in, hash_files, lock, publish, scratch, CACHE_FORMAT};
 use crate::compile::{base_cc, try_objects};
-use crate::library::Ctx;
+use crate::ctx::Ctx;
 use crate::BuildError;
 
 /// The Verilator runtime files every top links against; a top may need no other (one that

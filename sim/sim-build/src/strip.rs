@@ -1,5 +1,5 @@
 //! The randomized build's sources: a folder of Verilog read without the initialisers of its
-//! `reg` declarations ([`crate::Top::strip_initialisers`]).
+//! `reg` declarations ([`crate::TopSpec::strip_initialisers`]).
 
 use std::path::Path;
 

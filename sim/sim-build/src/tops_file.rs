@@ -1,5 +1,5 @@
 //! The line syntax of a tops list such as `sim/tops.txt`: the declarative list of a crate's own
-//! tops, each line turned into a [`Top`].
+//! tops, each line turned into a [`TopSpec`].
 //!
 //! ```text
 //! # a comment
@@ -11,10 +11,10 @@
 //! After `name = module`, words of the form `PARAM=value` override parameters; everything after
 //! a bare `--` is passed to Verilator as it is, for this top only.
 
-use crate::{BuildError, Top};
+use crate::{BuildError, TopSpec};
 
 /// Parses one line (already stripped of comments and blank lines).
-pub fn parse_line(line: &str) -> Result<Top, String> {
+pub fn parse_line(line: &str) -> Result<TopSpec, String> {
     let (spec, flags) = match line.split_once(" -- ") {
         Some((s, f)) => (s.trim(), f.split_whitespace().collect::<Vec<_>>()),
         None => match line.strip_suffix(" --") {
@@ -29,7 +29,7 @@ pub fn parse_line(line: &str) -> Result<Top, String> {
                     "`{line}`: a line is a module name, or `name = module PARAM=value ... [-- flags]`"
                 ));
             }
-            Top::new(spec)
+            TopSpec::new(spec)
         }
         Some((name, rest)) => {
             let name = name.trim();
@@ -42,7 +42,7 @@ pub fn parse_line(line: &str) -> Result<Top, String> {
             let module = words
                 .next()
                 .ok_or_else(|| format!("`{line}` names no module after `=`"))?;
-            let mut top = Top::new(module).name(name);
+            let mut top = TopSpec::new(module).name(name);
             for w in words {
                 let (k, v) = w
                     .split_once('=')
@@ -59,7 +59,7 @@ pub fn parse_line(line: &str) -> Result<Top, String> {
 }
 
 /// Parses a whole tops list; `origin` names it in errors.
-pub fn parse(text: &str, origin: &str) -> Result<Vec<Top>, BuildError> {
+pub fn parse(text: &str, origin: &str) -> Result<Vec<TopSpec>, BuildError> {
     text.lines()
         .enumerate()
         .map(|(i, l)| (i, l.split_once('#').map_or(l, |(a, _)| a).trim()))

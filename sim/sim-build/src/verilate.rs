@@ -3,11 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::builder::Build;
-use crate::codegen::write_if_changed;
+use crate::cache::write_if_changed;
 use crate::error::io;
 use crate::ports::parse_ports;
-use crate::{BuildError, Port, Top, Verilator};
+use crate::{BuildError, Port, Verilator};
 
 /// The Verilator sim-runtime was built with (so that the generated code matches its runtime),
 /// else the one `verilator_find` finds from the crate's folder up.
@@ -78,73 +77,6 @@ pub(crate) fn define_flag((k, v): &(String, Option<String>)) -> String {
         Some(v) => format!("-D{k}={v}"),
         None => format!("-D{k}"),
     }
-}
-
-/// Verilator's arguments for `top` of build `b`, but the model's class, its output folder and
-/// the coverage flags: what a recipe records. Paths stay relative to the base folder, so the
-/// generated code holds none of the checkout's absolute paths.
-pub(crate) fn build_args(b: &Build, base: &Path, top: &Top) -> Result<Vec<String>, BuildError> {
-    let mut args: Vec<String> = [
-        "--cc",
-        "--make",
-        "json",
-        "--trace-fst",
-        "--no-timing",
-        // Warnings are the lint task's job; here they must not stop a build.
-        "-Wno-fatal",
-        "-O3",
-        "--x-assign",
-        "fast",
-        "--x-initial",
-        "fast",
-        "--quiet",
-    ]
-    .iter()
-    .map(|s| (*s).to_string())
-    .collect();
-    // Verilator 5 keeps immediate assertions without `--assert`, so off must be said.
-    args.push(
-        if top.assert {
-            "--assert"
-        } else {
-            "--no-assert"
-        }
-        .into(),
-    );
-    let rel = |p: &PathBuf| resolve(base, p).to_string_lossy().into_owned();
-    for d in b.includes.iter().chain(&top.includes) {
-        args.push(format!("-I{}", rel(d)));
-    }
-    for d in b.lib_dirs.iter().chain(&top.lib_dirs) {
-        args.push("-y".into());
-        args.push(rel(d));
-    }
-    for d in b.defines.iter().chain(&top.defines) {
-        args.push(define_flag(d));
-    }
-    for (k, v) in &top.params {
-        args.push(format!("-G{k}={v}"));
-    }
-    args.extend(b.flags.iter().chain(&top.flags).cloned());
-    for f in &top.file_lists {
-        args.push("-f".into());
-        args.push(rel(f));
-    }
-    for f in &top.files {
-        args.push(rel(f));
-    }
-    if top.files.is_empty()
-        && top.file_lists.is_empty()
-        && b.lib_dirs.is_empty()
-        && top.lib_dirs.is_empty()
-    {
-        return Err(BuildError::BadTop {
-            top: top.name.clone(),
-            problem: "no sources: give files, a .f list or a library folder".into(),
-        });
-    }
-    args.extend(["--top-module".to_string(), top.module.clone()]);
-    Ok(args)
 }
 
 /// The arguments with every path inside the folder `strip` (relative to the base) pointed at

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sim_build::{cargo_error_lines, Build, BuildError, Top};
+use sim_build::{cargo_error_lines, Build, BuildError, TopSpec};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,7 +30,7 @@ fn a_missing_submodule_is_reported_with_verilators_own_message() {
         .base_dir(dir.path())
         .out_dir(dir.path().join("out"))
         .verilator(verilator())
-        .top(Top::new("vendor_top").file("VendorTop.v"))
+        .top(TopSpec::new("vendor_top").file("VendorTop.v"))
         .compile_verilate_only()
         .expect_err("the submodule is missing");
     let BuildError::Verilator { diagnostics, .. } = &err else {
@@ -56,7 +56,7 @@ fn a_define_and_a_free_file_name_verilate() {
         .base_dir(dir.path())
         .out_dir(dir.path().join("out"))
         .verilator(verilator())
-        .top(Top::new("needs_define").file("odd_name.sv"))
+        .top(TopSpec::new("needs_define").file("odd_name.sv"))
         .compile_verilate_only();
     assert!(without.is_err(), "the macro is undefined without -D");
     let ports = Build::new()
@@ -64,7 +64,7 @@ fn a_define_and_a_free_file_name_verilate() {
         .out_dir(dir.path().join("out2"))
         .verilator(verilator())
         .top(
-            Top::new("needs_define")
+            TopSpec::new("needs_define")
                 .file("odd_name.sv")
                 .define("VENDOR_WIDTH", "5"),
         )
@@ -90,7 +90,7 @@ fn assertions_are_in_the_model_only_when_asked_for() {
             .base_dir(dir.path())
             .out_dir(&out)
             .verilator(verilator())
-            .top(Top::new("checked").file("checked.sv").assert(on))
+            .top(TopSpec::new("checked").file("checked.sv").assert(on))
             .compile_verilate_only()
             .expect("verilates");
         std::fs::read_dir(out.join("vl/checked"))

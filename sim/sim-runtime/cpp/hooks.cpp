@@ -65,7 +65,7 @@ void sim_runtime_vl_printf(const char* fmt, ...) {
     if (len > 0) std::vsnprintf(buf.data(), buf.size(), fmt, ap);
     va_end(ap);
     // Captured, not printed: the model hands it to the test (Model::take_output and errors),
-    // and CARD_RTL_ECHO=1 copies it to stdout.
+    // and SIM_RTL_ECHO=1 copies it to stdout.
     std::string& log = sim_runtime::thread_log();
     log += buf.data();
     if (log.size() > LOG_LIMIT) log.erase(0, log.size() - LOG_LIMIT);

@@ -63,11 +63,8 @@ impl PortDesc {
 }
 
 impl MemoryDesc {
-    pub(crate) fn into_info(self) -> crate::MemoryInfo {
-        crate::MemoryInfo {
-            kind: self.kind,
-            name: self.name,
-            size: self.size,
-        }
+    /// Its kind, hierarchical name and size in bytes.
+    pub(crate) fn into_parts(self) -> (String, String, u64) {
+        (self.kind, self.name, self.size)
     }
 }

@@ -8,7 +8,7 @@
 //! to direct accessors, a picosecond-exact clock scheduler for any number of clock domains, RTL
 //! errors (`$fatal`, `$stop`, `$error`, failed assertions) returned as [`SimError::Rtl`] with
 //! the text the RTL printed (captured per model, [`Model::take_output`], not printed), FST
-//! waveforms on demand (`CARD_WAVES=1`), and backdoor access to the named memories that
+//! waveforms on demand (`SIM_WAVES=1`), and backdoor access to the named memories that
 //! simulation-only models register (`cpp/sim_memory.h`; [`Model::memory_read`],
 //! [`Model::memory_write`]).
 //!
@@ -25,19 +25,25 @@
 //! ```
 
 mod clock;
+mod env;
 mod error;
 mod ffi;
 mod library;
+mod memory;
 mod model;
+mod port;
 mod top;
 
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
-pub use error::{Result, SimError};
-pub use library::{build_tops, Library};
-pub use model::{
-    coverage_dir, waves_dir, MemoryInfo, Model, ModelBuilder, Port, PortSet, COVERAGE_DIR_ENV,
+pub use env::{
+    coverage_dir, randomized_build_requested, waves_dir, COVERAGE_DIR_ENV, DEPRECATED_ENV,
     ECHO_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
 };
+pub use error::{Result, SimError};
+pub use library::{build_tops, Library};
+pub use memory::MemoryInfo;
+pub use model::{Model, ModelBuilder};
+pub use port::{Port, PortSet};
 #[doc(hidden)]
 pub use top::ModelOptions;
 pub use top::TopDef;

@@ -1,4 +1,6 @@
-//! A verilated model driven from Rust: ports, clocks, evaluation, waveforms.
+//! One verilated model from build to drop: its options, clocks, evaluation, waveform and
+//! coverage files. Its port table (`port.rs`), the look-up of its named memories
+//! (`memory.rs`) and the environment it reads (`env.rs`) live in files of their own.
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -7,128 +9,14 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
+use crate::env::{coverage_dir, env_flag, randomized, waves_dir, waves_requested, ECHO_ENV};
 use crate::error::{Result, SimError};
 use crate::ffi;
+use crate::memory::{self, MemoryInfo};
+use crate::port::{Port, PortSet, Ports};
 use crate::top::{ModelOptions, TopDef};
 
-/// Environment variable that turns waveforms on for every model: any value but `0` or empty.
-pub const WAVES_ENV: &str = "CARD_WAVES";
-/// Environment variable that overrides the waveform folder (default `target/waves`).
-pub const WAVES_DIR_ENV: &str = "CARD_WAVES_DIR";
-/// Environment variable that copies what the RTL prints to stdout as it prints it (any value
-/// but `0` or empty). Without it the text is only captured: [`Model::take_output`] and
-/// [`SimError::Rtl`] carry it.
-pub const ECHO_ENV: &str = "CARD_RTL_ECHO";
-/// Environment variable that selects the randomized build: any value but `0` or empty builds
-/// each top that has a randomized twin ([`TopDef::with_randomized`]) as that twin, with random
-/// values where Verilator leaves them open. The names keep the `CARD_` prefix that the
-/// project's scripts and docs use.
-pub const X_ENV: &str = "CARD_SIM_X";
-/// Environment variable with the seed of the randomized build's values (default 1).
-pub const SEED_ENV: &str = "CARD_SIM_SEED";
-/// Environment variable that overrides the folder where a model of a top built with coverage
-/// (`sim_build::Build::coverage`) writes what it counted when it is dropped (default
-/// `target/coverage/raw`): one file per model, named after its test.
-pub const COVERAGE_DIR_ENV: &str = "SIM_COVERAGE_DIR";
-
 static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
-
-/// How a port's value is stored inside the model, from Verilator's width classes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Storage {
-    U8,
-    U16,
-    U32,
-    U64,
-    /// `VlWide<N>`: N 32-bit words, least significant first.
-    Wide(u32),
-}
-
-impl Storage {
-    #[inline]
-    fn of_width(width: u32) -> Storage {
-        match width {
-            0..=8 => Storage::U8,
-            9..=16 => Storage::U16,
-            17..=32 => Storage::U32,
-            33..=64 => Storage::U64,
-            w => Storage::Wide(w.div_ceil(32)),
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Slot {
-    name: String,
-    width: u32,
-    output: bool,
-    addr: *mut u8,
-}
-
-/// A resolved port of one model: the address of its storage inside the model and its width,
-/// so that per-cycle access is one load or store with no look-up at all.
-///
-/// A `Port` belongs to the model that resolved it; using it with another model panics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Port {
-    model: u64,
-    /// The storage's address (as a number, so that a `Port` stays a plain value); it is only
-    /// dereferenced by the model whose id is `model`, which owns the storage.
-    addr: usize,
-    /// The bits an input of this width keeps, for ports of up to 64 bits.
-    mask: u64,
-    idx: u32,
-    width: u32,
-    /// Worked out once here rather than at every access: the per-cycle accessors run for
-    /// every port of every agent at every edge.
-    storage: Storage,
-}
-
-impl Port {
-    fn new(model: u64, addr: *mut u8, idx: usize, width: u32) -> Port {
-        Port {
-            model,
-            addr: addr as usize,
-            mask: if width >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << width) - 1
-            },
-            idx: u32::try_from(idx).unwrap_or(u32::MAX),
-            width,
-            storage: Storage::of_width(width),
-        }
-    }
-
-    /// The port's width in bits.
-    pub fn width(self) -> u32 {
-        self.width
-    }
-    /// How many 32-bit words hold its value.
-    pub fn words(self) -> usize {
-        self.width.div_ceil(32) as usize
-    }
-}
-
-/// Ports of one model asked together whether any of them is non-zero, such as the VALID
-/// signals that wake an idle agent at every edge: checked against the model once, when the set
-/// is made ([`Model::port_set`]), and then read without a check or a dispatch per port.
-#[derive(Debug, Clone, Default)]
-pub struct PortSet {
-    /// The model that made the set (0, which no model has, for an empty set).
-    model: u64,
-    /// The storage of each port of up to 8 bits: one byte each, the common case.
-    bytes: Vec<usize>,
-    /// The wider ports, read through [`Model::get`].
-    wide: Vec<Port>,
-}
-
-impl PortSet {
-    /// True when the set has no port.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty() && self.wide.is_empty()
-    }
-}
 
 /// How to build a [`Model`].
 #[derive(Debug, Clone)]
@@ -148,7 +36,7 @@ impl ModelBuilder {
         self
     }
 
-    /// Writes an FST waveform to `path` whatever `CARD_WAVES` says.
+    /// Writes an FST waveform to `path` whatever `SIM_WAVES` says.
     pub fn waves(mut self, path: impl Into<PathBuf>) -> Self {
         self.waves = Some(path.into());
         self
@@ -161,7 +49,7 @@ impl ModelBuilder {
         self
     }
 
-    /// Copies what the RTL prints to stdout as well as capturing it (default: `CARD_RTL_ECHO`).
+    /// Copies what the RTL prints to stdout as well as capturing it (default: `SIM_RTL_ECHO`).
     pub fn echo(mut self, on: bool) -> Self {
         self.echo = Some(on);
         self
@@ -221,22 +109,18 @@ impl ModelBuilder {
             message: "the model constructor returned nothing".to_string(),
         })?;
         let descs = ffi::model_ports(pin(&mut inner, top)?.as_ref().get_ref());
-        let slots = descs
-            .iter()
-            .map(|d| Slot {
-                name: d.name().to_string(),
-                width: d.width(),
-                output: d.is_output(),
-                addr: d.addr() as *mut u8,
-            })
-            .collect();
+        let id = NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the descriptions come from the model `inner` owns, which lives on the heap
+        // at a fixed address until the `Model` that holds both is dropped; the table is a field
+        // of that `Model`, and a `Model` never leaves its thread.
+        let ports = unsafe { Ports::new(id, top, &descs) };
         let mut model = Model {
             inner,
             ptr,
-            id: NEXT_MODEL_ID.fetch_add(1, Ordering::Relaxed),
+            id,
             top: def,
             name,
-            slots,
+            ports,
             sched: Scheduler::default(),
             clock_bits: Vec::new(),
             time_ps: 0,
@@ -249,60 +133,11 @@ impl ModelBuilder {
         // Every input starts at zero, as a testbench drives it: a randomized build draws the
         // top's inputs at random too, and the agents set them only after the first edge.
         if seed.is_some() {
-            let inputs: Vec<Port> = (0..model.slots.len())
-                .filter(|&i| !model.slots[i].output)
-                .map(|i| Port::new(model.id, model.slots[i].addr, i, model.slots[i].width))
-                .collect();
-            for p in inputs {
-                model.set_words(p, &[]);
-            }
+            model.ports.zero_inputs();
         }
         model.eval()?;
         Ok(model)
     }
-}
-
-/// The panic of a port used with a model that did not resolve it, out of line so that the
-/// per-cycle accessors carry only the comparison.
-#[cold]
-#[inline(never)]
-fn foreign_port() -> ! {
-    panic!("port handle used with a model that did not resolve it");
-}
-
-/// The top to build and the seed of its random values. A seed given with
-/// [`ModelBuilder::random_init`] randomizes the top itself. Otherwise, when `CARD_SIM_X` asks
-/// for the randomized build and the top has a twin ([`TopDef::with_randomized`]; card-sim's
-/// are the `<name>_x` lines of its `tops.txt`),
-/// the twin is built with the seed of `CARD_SIM_SEED` (default 1); else the top itself with no
-/// randomization.
-fn randomized(top: TopDef, seed: Option<u64>) -> (TopDef, Option<u64>) {
-    if seed.is_some() || !env_flag(X_ENV) {
-        return (top, seed);
-    }
-    match top.randomized() {
-        Some(twin) => {
-            let seed = std::env::var(SEED_ENV)
-                .ok()
-                .and_then(|s| s.parse::<u64>().ok())
-                .filter(|&s| s != 0)
-                .unwrap_or(1);
-            (twin, Some(seed))
-        }
-        None => (top, None),
-    }
-}
-
-/// A named memory of a model: storage a simulation-only model keeps outside the RTL's arrays
-/// and registered with the runtime (`cpp/sim_memory.h`), reachable without bus cycles.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryInfo {
-    /// The kind the model registered it as (its own word, e.g. `ddr3`).
-    pub kind: String,
-    /// Its hierarchical name in the RTL.
-    pub name: String,
-    /// Its size in bytes.
-    pub size: u64,
 }
 
 /// One verilated model with its own `VerilatedContext`.
@@ -318,7 +153,7 @@ pub struct Model {
     id: u64,
     top: TopDef,
     name: String,
-    slots: Vec<Slot>,
+    ports: Ports,
     sched: Scheduler,
     /// The storage of each clock's port, by clock index: a 1-bit input, so one byte (see
     /// [`Model::add_clock`]), written at every edge without a port look-up.
@@ -408,250 +243,83 @@ impl Model {
 
     /// The names of the top's ports, in declaration order.
     pub fn port_names(&self) -> impl Iterator<Item = &str> {
-        self.slots.iter().map(|s| s.name.as_str())
+        self.ports.names()
     }
 
     /// Resolves a port by name, once; the returned handle is used in the per-cycle path.
     pub fn port(&self, name: &str) -> Result<Port> {
-        let idx = self
-            .slots
-            .iter()
-            .position(|s| s.name == name)
-            .ok_or_else(|| SimError::NoSuchPort {
-                top: self.top.name().to_string(),
-                port: name.to_string(),
-                known: self
-                    .slots
-                    .iter()
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
-        Ok(Port::new(
-            self.id,
-            self.slots[idx].addr,
-            idx,
-            self.slots[idx].width,
-        ))
+        self.ports.port(name)
     }
 
     /// Resolves an input port, refusing outputs.
     pub fn input(&self, name: &str) -> Result<Port> {
-        let p = self.port(name)?;
-        if self.slot(p).output {
-            return Err(self.misuse(p, "is an output and cannot be driven"));
-        }
-        Ok(p)
+        self.ports.input(name)
     }
 
     /// True if the port is an output of the model.
     pub fn is_output(&self, port: Port) -> bool {
-        self.slot(port).output
-    }
-
-    fn misuse(&self, port: Port, problem: &str) -> SimError {
-        let s = self.slot(port);
-        SimError::PortUse {
-            top: self.top.name().to_string(),
-            port: s.name.clone(),
-            width: s.width,
-            direction: if s.output { "output" } else { "input" },
-            problem: problem.to_string(),
-        }
-    }
-
-    #[inline]
-    fn slot(&self, port: Port) -> &Slot {
-        self.own(port);
-        &self.slots[port.idx as usize]
-    }
-
-    /// Panics unless this model resolved `port`: only then does its address point into this
-    /// model's storage.
-    #[inline]
-    fn own(&self, port: Port) {
-        // A plain comparison rather than `assert_eq!`: the latter takes references to both
-        // values for its message, which makes every accessor copy the whole `Port` to memory.
-        if port.model != self.id {
-            foreign_port();
-        }
-    }
-
-    /// Where `port`'s value lives and how it is stored, for the per-cycle accessors.
-    #[inline]
-    fn place(&self, port: Port) -> (*mut u8, Storage) {
-        self.own(port);
-        (port.addr as *mut u8, port.storage)
+        self.ports.is_output(port)
     }
 
     /// Reads a port of up to 64 bits; for a wider port, its low 64 bits.
     #[inline]
     pub fn get(&self, port: Port) -> u64 {
-        let (addr, storage) = self.place(port);
-        // SAFETY: `addr` is the address of this port's storage inside the C++ model (`place`
-        // checked that this model resolved the port), which `self.inner` owns and keeps at a
-        // fixed address until `self` is dropped; the storage has the type that Verilator's
-        // width classes give for the port's width (see `Storage`), and a VlWide has at least
-        // two words whenever it is read as one u64 from two u32s.
-        unsafe {
-            match storage {
-                Storage::U8 => u64::from(addr.cast::<u8>().read()),
-                Storage::U16 => u64::from(addr.cast::<u16>().read()),
-                Storage::U32 => u64::from(addr.cast::<u32>().read()),
-                Storage::U64 => addr.cast::<u64>().read(),
-                Storage::Wide(_) => {
-                    let w = addr.cast::<u32>();
-                    u64::from(w.read()) | (u64::from(w.add(1).read()) << 32)
-                }
-            }
-        }
+        self.ports.get(port)
     }
 
     /// Reads a 1-bit (or any) port as a boolean: true when non-zero.
     #[inline]
     pub fn get_bool(&self, port: Port) -> bool {
-        self.get(port) != 0
+        self.ports.get_bool(port)
     }
 
     /// Gathers ports of this model into a set for [`Model::any_nonzero`]. Panics, as every
     /// accessor does, if a port was resolved by another model.
     pub fn port_set(&self, ports: &[Port]) -> PortSet {
-        let mut set = PortSet {
-            model: if ports.is_empty() { 0 } else { self.id },
-            ..PortSet::default()
-        };
-        for &p in ports {
-            let (addr, storage) = self.place(p);
-            if storage == Storage::U8 {
-                set.bytes.push(addr as usize);
-            } else {
-                set.wide.push(p);
-            }
-        }
-        set
+        self.ports.port_set(ports)
     }
 
     /// Whether any port of `set` reads non-zero (false for an empty set). Panics if another
     /// model made the set.
     #[inline]
     pub fn any_nonzero(&self, set: &PortSet) -> bool {
-        if set.is_empty() {
-            return false;
-        }
-        if set.model != self.id {
-            foreign_port();
-        }
-        set.bytes.iter().any(|&addr| {
-            // SAFETY: `addr` is the one-byte storage of a port of this model (`port_set`
-            // checked every port, and the set's model is this one), which `self.inner` keeps at
-            // a fixed address until `self` is dropped.
-            unsafe { (addr as *const u8).read() != 0 }
-        }) || set.wide.iter().any(|&p| self.get(p) != 0)
+        self.ports.any_nonzero(set)
     }
 
     /// Drives an input of up to 64 bits; bits above the port's width are dropped.
     #[inline]
     pub fn set(&mut self, port: Port, value: u64) {
-        let (addr, storage) = self.place(port);
-        let v = value & port.mask;
-        // SAFETY: as in `get`; the model is only evaluated from this thread and not during this
-        // write, so nothing else accesses the storage.
-        unsafe {
-            match storage {
-                Storage::U8 => addr.cast::<u8>().write(v as u8),
-                Storage::U16 => addr.cast::<u16>().write(v as u16),
-                Storage::U32 => addr.cast::<u32>().write(v as u32),
-                Storage::U64 => addr.cast::<u64>().write(v),
-                Storage::Wide(n) => {
-                    let w = addr.cast::<u32>();
-                    w.write(v as u32);
-                    w.add(1).write((v >> 32) as u32);
-                    for i in 2..n as usize {
-                        w.add(i).write(0);
-                    }
-                }
-            }
-        }
+        self.ports.set(port, value);
     }
 
     /// Drives a 1-bit input.
     #[inline]
     pub fn set_bool(&mut self, port: Port, value: bool) {
-        self.set(port, u64::from(value));
+        self.ports.set_bool(port, value);
     }
 
     /// Reads a port of any width into 32-bit words, least significant first. Words beyond the
     /// port's width are set to zero; words the slice has no room for are not read.
     #[inline]
     pub fn get_words(&self, port: Port, out: &mut [u32]) {
-        let (addr, storage) = self.place(port);
-        match storage {
-            Storage::Wide(n) => {
-                let n = n as usize;
-                let w = addr.cast::<u32>();
-                for (i, o) in out.iter_mut().enumerate() {
-                    // SAFETY: `i < n` keeps the read inside the port's VlWide storage.
-                    *o = if i < n { unsafe { w.add(i).read() } } else { 0 };
-                }
-            }
-            _ => {
-                let v = self.get(port);
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = match i {
-                        0 => v as u32,
-                        1 => (v >> 32) as u32,
-                        _ => 0,
-                    };
-                }
-            }
-        }
+        self.ports.get_words(port, out);
     }
 
     /// Drives an input of any width from 32-bit words, least significant first. Missing words
     /// are zero; bits above the port's width are dropped.
     #[inline]
     pub fn set_words(&mut self, port: Port, words: &[u32]) {
-        let (addr, storage) = self.place(port);
-        match storage {
-            Storage::Wide(n) => {
-                let n = n as usize;
-                let top_bits = port.width % 32;
-                let w = addr.cast::<u32>();
-                for i in 0..n {
-                    let mut v = words.get(i).copied().unwrap_or(0);
-                    if i == n - 1 && top_bits != 0 {
-                        v &= (1u32 << top_bits) - 1;
-                    }
-                    // SAFETY: `i < n` keeps the write inside the port's VlWide storage.
-                    unsafe { w.add(i).write(v) };
-                }
-            }
-            _ => {
-                let lo = u64::from(words.first().copied().unwrap_or(0));
-                let hi = u64::from(words.get(1).copied().unwrap_or(0));
-                self.set(port, lo | (hi << 32));
-            }
-        }
+        self.ports.set_words(port, words);
     }
 
     /// Reads a port into bytes, least significant first (little-endian, as AXI lays out data).
     pub fn get_bytes(&self, port: Port, out: &mut [u8]) {
-        let mut words = [0u32; 32];
-        let n = port.words().min(words.len());
-        self.get_words(port, &mut words[..n]);
-        for (i, b) in out.iter_mut().enumerate() {
-            *b = words.get(i / 4).map_or(0, |w| (w >> (8 * (i % 4))) as u8);
-        }
+        self.ports.get_bytes(port, out);
     }
 
     /// Drives an input from bytes, least significant first.
     pub fn set_bytes(&mut self, port: Port, bytes: &[u8]) {
-        let mut words = [0u32; 32];
-        for (i, b) in bytes.iter().enumerate().take(words.len() * 4) {
-            words[i / 4] |= u32::from(*b) << (8 * (i % 4));
-        }
-        let n = port.words().min(words.len());
-        self.set_words(port, &words[..n]);
+        self.ports.set_bytes(port, bytes);
     }
 
     /// Adds a clock on a 1-bit input port at `freq_hz`; it starts low at the current time.
@@ -663,19 +331,22 @@ impl Model {
             });
         }
         let port = self.input(port_name)?;
-        if port.width != 1 {
-            return Err(self.misuse(port, "is not a 1-bit input and cannot be a clock"));
-        }
+        let Some(bit) = self.ports.clock_bit(port) else {
+            return Err(self
+                .ports
+                .misuse(port, "is not a 1-bit input and cannot be a clock"));
+        };
         if self.sched.clocks.len() >= 32 {
-            return Err(self.misuse(port, "cannot be added: a model has at most 32 clocks"));
+            return Err(self
+                .ports
+                .misuse(port, "cannot be added: a model has at most 32 clocks"));
         }
         let mut c = Clock::new(port_name, freq_hz);
         // A clock added after time zero keeps its phase relative to its own start.
         c.next_ps += self.time_ps;
         self.sched.add(c);
         // A 1-bit input of this model (checked above), so its storage is one byte of it.
-        debug_assert_eq!(port.storage, Storage::U8);
-        self.clock_bits.push(self.place(port).0);
+        self.clock_bits.push(bit);
         self.set(port, 0);
         Ok(ClockId((self.sched.clocks.len() - 1) as u8))
     }
@@ -827,7 +498,7 @@ impl Model {
         self.inner.as_ref().map_or_else(Vec::new, |m| {
             ffi::model_memories(m)
                 .into_iter()
-                .map(ffi::MemoryDesc::into_info)
+                .map(MemoryInfo::from)
                 .collect()
         })
     }
@@ -836,47 +507,7 @@ impl Model {
     /// path components after a dot), or the only one of that kind when `instance` is `None`:
     /// its index among all the model's memories, and its description.
     pub fn memory(&self, kind: &str, instance: Option<&str>) -> Result<(usize, MemoryInfo)> {
-        let all: Vec<(usize, MemoryInfo)> = self
-            .memories()
-            .into_iter()
-            .enumerate()
-            .filter(|(_, m)| m.kind == kind)
-            .collect();
-        let names = || {
-            all.iter()
-                .map(|(_, m)| m.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if all.is_empty() {
-            return Err(SimError::NoMemory {
-                model: self.name.clone(),
-                kind: kind.to_string(),
-            });
-        }
-        let hits: Vec<&(usize, MemoryInfo)> = match instance {
-            None if all.len() == 1 => all.iter().collect(),
-            None => {
-                return Err(SimError::MemoryAmbiguous {
-                    model: self.name.clone(),
-                    kind: kind.to_string(),
-                    instances: names(),
-                })
-            }
-            Some(want) => all
-                .iter()
-                .filter(|(_, m)| m.name == want || m.name.ends_with(&format!(".{want}")))
-                .collect(),
-        };
-        match hits.as_slice() {
-            [hit] => Ok((*hit).clone()),
-            _ => Err(SimError::NoSuchMemory {
-                model: self.name.clone(),
-                kind: kind.to_string(),
-                instance: instance.unwrap_or_default().to_string(),
-                known: names(),
-            }),
-        }
+        memory::find(self.memories(), &self.name, kind, instance)
     }
 
     /// Writes `data` at byte address `addr` of the memory of `kind` that `instance` names (see
@@ -892,7 +523,7 @@ impl Model {
         let (idx, info) = self.memory(kind, instance)?;
         let top = self.top.name();
         let rc = ffi::model_memory_write(pin(&mut self.inner, top)?, idx, addr, data);
-        self.memory_result(rc, info, addr, data.len())
+        memory::outcome(rc, info, addr, data.len(), &self.name)
     }
 
     /// Reads `out.len()` bytes at byte address `addr` of the memory of `kind` that `instance`
@@ -910,23 +541,7 @@ impl Model {
             .inner
             .as_ref()
             .map_or(-1, |m| ffi::model_memory_read(m, idx, addr, out));
-        self.memory_result(rc, info, addr, len)
-    }
-
-    fn memory_result(&self, rc: i32, info: MemoryInfo, addr: u64, len: usize) -> Result<()> {
-        match rc {
-            0 => Ok(()),
-            -2 => Err(SimError::MemoryRange {
-                instance: info.name,
-                addr,
-                len,
-                size: info.size,
-            }),
-            _ => Err(SimError::NoMemory {
-                model: self.name.clone(),
-                kind: info.kind,
-            }),
-        }
+        memory::outcome(rc, info, addr, len, &self.name)
     }
 
     #[inline]
@@ -1078,53 +693,9 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-fn env_flag(key: &str) -> bool {
-    std::env::var(key).is_ok_and(|v| !v.is_empty() && v != "0")
-}
-
-fn waves_requested() -> bool {
-    env_flag(WAVES_ENV)
-}
-
-/// The folder coverage builds write their counts to: [`COVERAGE_DIR_ENV`], else
-/// `coverage/raw` in the build's target folder.
-pub fn coverage_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os(COVERAGE_DIR_ENV).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    target_dir().join("coverage").join("raw")
-}
-
-/// The workspace's target folder, found from where sim-runtime's build put its output.
-fn target_dir() -> PathBuf {
-    // OUT_DIR is <target>/<profile>/build/sim-runtime-<hash>/out.
-    Path::new(env!("SIM_RUNTIME_OUT_DIR"))
-        .ancestors()
-        .nth(4)
-        .map_or_else(|| PathBuf::from("target"), Path::to_path_buf)
-}
-
-/// The folder waveforms go to: `CARD_WAVES_DIR`, else `waves/` in the build's target folder.
-pub fn waves_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os(WAVES_DIR_ENV).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    target_dir().join("waves")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn storage_follows_verilator_width_classes() {
-        assert_eq!(Storage::of_width(1), Storage::U8);
-        assert_eq!(Storage::of_width(16), Storage::U16);
-        assert_eq!(Storage::of_width(17), Storage::U32);
-        assert_eq!(Storage::of_width(64), Storage::U64);
-        assert_eq!(Storage::of_width(65), Storage::Wide(3));
-        assert_eq!(Storage::of_width(512), Storage::Wide(16));
-    }
 
     #[test]
     fn test_names_become_file_names() {

@@ -55,7 +55,7 @@ impl TopDef {
 
     /// The same top with `twin` as its randomized build: the same module verilated with
     /// `--x-initial unique` (and, if its crate chooses, from RTL without declaration
-    /// initialisers), which a model builds in its place when `CARD_SIM_X` asks for the
+    /// initialisers), which a model builds in its place when `SIM_X` asks for the
     /// randomized build ([`crate::X_ENV`]).
     pub const fn with_randomized(mut self, twin: &'static TopDef) -> TopDef {
         self.randomized = Some(twin);
