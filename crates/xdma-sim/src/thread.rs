@@ -15,14 +15,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::{Duration, Instant};
 
+use card_harness::CardBuses;
 use xdma_core::{Error, Result};
 use xdma_driver::{Driver, DriverError};
 use xdma_ip::IpError;
 
-use crate::bfm;
+use crate::error::bfm;
 use crate::job::{Answer, Host, Job, Op, Poll, Ports};
 use crate::timing::Ps;
-use crate::LatencyStats;
+use xdma_ip::LatencyStats;
 
 /// A handle of the card: one host thread of the model.
 pub(crate) type ClientId = u64;
@@ -138,8 +139,8 @@ pub(crate) struct SimThread {
     host: Host,
     turnaround: Ps,
     ports: Ports,
-    h2c_names: Vec<String>,
-    c2h_names: Vec<String>,
+    /// The card's buses, to tell which one a protocol violation is on.
+    buses: CardBuses,
     clients: BTreeMap<ClientId, Client>,
     lanes: BTreeMap<Lane, LaneState>,
     where_queued: HashMap<JobId, (Lane, Key)>,
@@ -172,8 +173,7 @@ impl SimThread {
         reply_timeout: Duration,
     ) -> SimThread {
         let now = driver.now();
-        let h2c_names = driver.ip().card().h2c_ports().to_vec();
-        let c2h_names = driver.ip().card().c2h_ports().to_vec();
+        let buses = driver.ip().card_setup().buses();
         let mut clients = BTreeMap::new();
         clients.insert(
             0,
@@ -191,8 +191,7 @@ impl SimThread {
             host,
             turnaround,
             ports,
-            h2c_names,
-            c2h_names,
+            buses,
             clients,
             lanes: BTreeMap::new(),
             where_queued: HashMap::new(),
@@ -541,14 +540,14 @@ impl SimThread {
             }
         };
         let now = self.now();
-        if let Some(bus) = e.violation().map(|v| v.bus.clone()) {
+        if let Some(v) = e.violation() {
+            let bus = v.bus.clone();
+            let on_bus = self.buses.of(v);
             let mut first = Some(bfm(e));
             let mut i = 0;
             while i < self.running.len() {
-                let on = self.running[i]
-                    .job
-                    .bus(&self.h2c_names, &self.c2h_names, &self.ports)
-                    == bus;
+                // A violation on a bus that is none of the card's fails no call by itself.
+                let on = on_bus.is_some() && self.running[i].job.bus(&self.ports) == on_bus;
                 if on {
                     let mut r = self.running.remove(i);
                     r.job.quiet(&mut self.driver);
