@@ -16,7 +16,7 @@ use std::time::Duration;
 use card_regs::{Register, REGISTERS};
 use frame::Pattern;
 use proptest::prelude::*;
-use xdma::sim::{BusPauses, SimConfig};
+use xdma::sim::{RandomPauses, SimConfig};
 use xdma::{AsyncCard, BackendKind, Card, Config, DmaBuffer, ErrorKind, Xdma};
 
 use crate::caps::{Capabilities, Mode};
@@ -499,7 +499,7 @@ impl Case {
     /// The case's configuration: `base` with the simulated card's pauses and host costs set.
     pub fn config(&self, base: &Config) -> Config {
         let mut cfg = base.clone();
-        let pauses = self.pauses.map(|p| BusPauses {
+        let pauses = self.pauses.map(|p| RandomPauses {
             seed: p.seed,
             percent: p.percent,
         });

@@ -15,7 +15,7 @@
 //!   channels on `s_axis_h2c<k>` and `m_axis_c2h<k>`, registers on `s_axil`, user interrupts
 //!   on `usr_irq_*`; every bus has its protocol monitor on.
 //! - The link and root complex are the IP's PCIe port, the driver's costs are spent by the
-//!   driver model, both set by [`timing`]; the card's latencies are whatever the RTL does.
+//!   driver model, both set by [`config::timing`]; the card's latencies are whatever the RTL does.
 //!   `docs/timing-model.md` names every phase of a call.
 //! - Simulated time is deterministic: each handle ([`SimCard`], one per host thread or task: a
 //!   clone is a new one) has its own clock, and the card's clock advances only through the
@@ -27,16 +27,12 @@
 //! Async calls are submitted when their future is created, not when it is first polled, as a
 //! driver's queued I/O is: two futures made one after the other are queued together.
 
-mod config;
+pub mod config;
 mod control;
-mod ddr_config;
-mod driver_config;
-pub mod engine;
 mod error;
 mod job;
 mod open;
 mod thread;
-pub mod timing;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -56,10 +52,11 @@ use xdma_regmap::{Target, HOST_PAGE};
 /// The names that select a card in `[sim] top`: a top of this build, or a deliberate fault of
 /// `sim_top` turned on at run time.
 pub use card_harness::{CardTop, Fault};
-pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
+pub use config::ddr::{Arbitration, DataPath, DdrConfig};
+pub use config::driver::DriverConfig;
+pub use config::pauses::RandomPauses;
+pub use config::{SimConfig, Variant, MAX_CHANNELS};
 pub use control::Control;
-pub use ddr_config::{Arbitration, DataPath, DdrConfig};
-pub use driver_config::DriverConfig;
 
 use crate::error::bfm;
 use crate::job::{Answer, Kind, Op};
@@ -255,10 +252,10 @@ impl SimCard {
                     ))
                 }
             };
-        if found.bus_bytes != cfg.engine.data_bytes as usize {
+        if found.bus_bytes != cfg.ip.data_bytes as usize {
             return Err(Error::Config(format!(
-                "[sim] engine.data_bytes = {} but the card's s_axi data bus has {} bytes; make them equal",
-                cfg.engine.data_bytes, found.bus_bytes
+                "[sim] ip.data_bytes = {} but the card's s_axi data bus has {} bytes; make them equal",
+                cfg.ip.data_bytes, found.bus_bytes
             )));
         }
         let info = CardInfo {
@@ -271,7 +268,7 @@ impl SimCard {
             card_id: found.card_id,
             card_version: found.card_version,
             xdma_version: None,
-            alignment: cfg.engine.alignment,
+            alignment: cfg.ip.alignment,
             // Receives time out in simulated time, as short as the caller likes.
             min_stream_timeout: Duration::ZERO,
         };

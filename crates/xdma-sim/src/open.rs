@@ -10,11 +10,11 @@ use xdma_ip::AXI_HZ;
 use xdma_ip::{EngineKind, IpConfig, XdmaIp};
 use xdma_regmap::Target;
 
+use crate::config::timing::ns;
 use crate::config::SimConfig;
 use crate::error::sim;
 use crate::job::{Host, Ports};
 use crate::thread::SimThread;
-use crate::timing::ns;
 
 /// What the thread reports once the card is built.
 pub(crate) struct Found {
@@ -64,9 +64,9 @@ pub(crate) fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
         monitors: cfg.monitors,
         h2c_stall_bound: stall_cycles.max(1),
         user_irqs: cfg.events,
-        alignment: u32::try_from(cfg.engine.alignment).unwrap_or(u32::MAX),
-        max_burst_beats: cfg.engine.max_burst_beats,
-        pcie: Some(cfg.engine.pcie(&cfg.timing)),
+        alignment: u32::try_from(cfg.ip.alignment).unwrap_or(u32::MAX),
+        max_burst_beats: cfg.ip.max_burst_beats,
+        pcie: Some(cfg.ip.pcie(&cfg.timing)),
         fault: selected.fault,
         ..IpConfig::new(selected.top, kinds(&cfg.h2c), kinds(&cfg.c2h))
     };

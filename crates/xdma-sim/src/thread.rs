@@ -20,9 +20,9 @@ use xdma_core::{Error, Result};
 use xdma_driver::{Driver, DriverError};
 use xdma_ip::IpError;
 
+use crate::config::timing::Ps;
 use crate::error::bfm;
 use crate::job::{Answer, Host, Job, Op, Poll, Ports};
-use crate::timing::Ps;
 use xdma_ip::LatencyStats;
 
 /// A handle of the card: one host thread of the model.
