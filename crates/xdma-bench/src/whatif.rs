@@ -737,7 +737,7 @@ mod tests {
         }
         let m = config_error(apply(&base, "nothing", "1"));
         assert!(
-            m.contains("`nothing`") && m.contains("engine") && m.contains("timing"),
+            m.contains("`nothing`") && m.contains(", ip,") && m.contains("timing"),
             "{m}"
         );
         let m = config_error(apply(&base, "timing.lnk.generation", "1"));
