@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Seeded random pauses on every bus of the card (see [`SimConfig::bus_pauses`]).
+/// Seeded random pauses on every bus of the card (see [`super::SimConfig::bus_pauses`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RandomPauses {
