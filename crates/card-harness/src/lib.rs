@@ -23,6 +23,13 @@
 //! of this build and the fault to turn on: a fault's name (`sim_top_fault_rd_beat`,
 //! `sim_top_fault_seq`) selects `sim_top` with that fault.
 //!
+//! Outside this crate the card is reached only through the harness's methods: its fields are
+//! private, a front end sets what it may through [`CardHarness::setup`] ([`CardSetup`]: the
+//! DDR controller's settings, bus pauses, the card's shape) and tells which bus a protocol
+//! violation is on by [`CardBus`]. The environment, where the model names the ports, is
+//! reachable ([`CardHarness::env`]) only with the `test-util` feature, which only
+//! dev-dependencies turn on.
+//!
 //! The harness knows nothing of PCIe, the host or its driver: timing the card as a host sees it
 //! is the job of the XDMA IP model (crate `xdma-ip`, with its PCIe port), which drives these
 //! same bus models.
