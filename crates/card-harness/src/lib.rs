@@ -27,7 +27,7 @@
 //! private, a front end sets what it may through [`CardHarness::setup`] ([`CardSetup`]: the
 //! DDR controller's settings, bus pauses, the card's shape) and tells which bus a protocol
 //! violation is on by [`CardBus`]. The environment, where the model names the ports, is
-//! reachable ([`CardHarness::env`]) only with the `test-util` feature, which only
+//! reachable (`CardHarness::env`) only with the `test-util` feature, which only
 //! dev-dependencies turn on.
 //!
 //! The harness knows nothing of PCIe, the host or its driver: timing the card as a host sees it
