@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::{Duration, Instant};
 
-use card_harness::CardBuses;
+use card_harness::{CardBus, CardBuses};
 use xdma_core::{Error, Result};
 use xdma_driver::{Driver, DriverError};
 use xdma_ip::IpError;
@@ -162,6 +162,13 @@ impl std::fmt::Debug for SimThread {
 
 /// How long shutdown may simulate to let aborted transfers drain, in simulated time.
 const DRAIN_PS: Ps = 1_000_000_000; // 1 ms
+
+/// Whether a protocol violation on the card's bus `violation` fails a call that drives `call`:
+/// only a call on that same bus. A violation on a bus that is none of the card's, or a call
+/// that drives no bus, fails no call by this rule.
+fn fails_with(call: Option<CardBus>, violation: Option<CardBus>) -> bool {
+    violation.is_some() && call == violation
+}
 
 impl SimThread {
     pub(crate) fn new(
@@ -546,8 +553,7 @@ impl SimThread {
             let mut first = Some(bfm(e));
             let mut i = 0;
             while i < self.running.len() {
-                // A violation on a bus that is none of the card's fails no call by itself.
-                let on = on_bus.is_some() && self.running[i].job.bus(&self.ports) == on_bus;
+                let on = fails_with(self.running[i].job.bus(&self.ports), on_bus);
                 if on {
                     let mut r = self.running.remove(i);
                     r.job.quiet(&mut self.driver);
@@ -621,5 +627,22 @@ impl SimThread {
         for mut r in std::mem::take(&mut self.running) {
             r.job.quiet(&mut self.driver);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_violation_fails_only_the_calls_on_its_bus() {
+        assert!(fails_with(Some(CardBus::Dma), Some(CardBus::Dma)));
+        assert!(fails_with(Some(CardBus::C2h(1)), Some(CardBus::C2h(1))));
+        assert!(!fails_with(Some(CardBus::C2h(0)), Some(CardBus::C2h(1))));
+        assert!(!fails_with(Some(CardBus::Registers), Some(CardBus::Dma)));
+        // Neither a call on no bus nor a violation on a bus the card lacks matches anything.
+        assert!(!fails_with(None, None));
+        assert!(!fails_with(Some(CardBus::UserIrq), None));
+        assert!(!fails_with(None, Some(CardBus::Dma)));
     }
 }
