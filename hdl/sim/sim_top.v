@@ -18,9 +18,10 @@
  *     memory-mapped slave sees no traffic and its DDR master gets no ready: the capture ring
  *     is not available on this path.
  *
- * ddr_arb_algorithm, ddr_awqos and ddr_arqos are held constant by the harness: the MIG
- * model's read/write arbitration scheme and the AxQOS its AXI port sees (0 unless a what-if
- * sets them).
+ * ddr_arb_algorithm, ddr_awqos and ddr_arqos are held constant by the harness
+ * (crates/card-harness's CardSetup::set_ddr_controller, which the simulated card calls with its
+ * [sim.ddr] settings; only the harness names these ports): the MIG model's read/write
+ * arbitration scheme and the AxQOS its AXI port sees (0 unless a what-if sets them).
  *
  * sim_fault_* are the deliberate faults of the host suite's broken-card tests, held constant
  * by the harness from before reset: card_core is built here with their logic (FAULT_*), and

@@ -35,7 +35,7 @@ pub(crate) const SUITE: &[&str] = &[
 /// The variants of the simulated card (`sim.variant`) the suite also runs on.
 const VARIANTS: &[&str] = &["mm", "stream"];
 
-/// The engine alignment of the suite's simulated card (`[sim.engine] alignment` in
+/// The engine alignment of the suite's simulated card (`[sim.ip] alignment` in
 /// crates/card-tests/suite.toml), which the guest's card is given too.
 const SUITE_ALIGNMENT: u32 = 64;
 

@@ -369,7 +369,17 @@ const RTL_LEVEL_CRATES: &[&str] = &["sim-bench", "own-rtl-example", "xtask"];
 /// on a card_core of its own, and the names that select a card (`[sim] top`: a top, or a
 /// deliberate fault of sim_top that the IP's harness turns on); its calls reach the card
 /// through the IP.
-const SIM_BACKEND_HARNESS_USES: &[&str] = &["loop_rate", "LoopRate", "CardTop", "Fault"];
+/// It also takes the harness's names for the card's buses and the DDR controller's settings,
+/// which it sets through the IP (`XdmaIp::card_setup`).
+const SIM_BACKEND_HARNESS_USES: &[&str] = &[
+    "loop_rate",
+    "LoopRate",
+    "CardTop",
+    "Fault",
+    "CardBus",
+    "CardBuses",
+    "DdrController",
+];
 /// The card's tops: their ports are the card's ports.
 const CARD_TOPS: &[&str] = &["hdl/rtl/card_core.v", "hdl/sim/sim_top.v"];
 /// The calls that look a port up by its name: card-sim's `Model::port`, `input` and
@@ -410,6 +420,8 @@ fn not_for_the_api() -> Vec<&'static str> {
 struct Dep {
     name: String,
     optional: bool,
+    /// The features the dependency turns on.
+    features: Vec<String>,
 }
 
 /// A crate's normal and dev dependencies, every target's included.
@@ -450,6 +462,16 @@ fn deps_of(doc: &toml::Table, kind: &str) -> Vec<Dep> {
                     .get("optional")
                     .and_then(toml::Value::as_bool)
                     .unwrap_or(false),
+                features: spec
+                    .get("features")
+                    .and_then(toml::Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(toml::Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             })
         })
         .collect()
@@ -544,6 +566,7 @@ fn with_dep(g: &Graph, from: &str, to: &str, optional: bool, dev: bool) -> Graph
     let dep = Dep {
         name: to.to_string(),
         optional,
+        features: Vec::new(),
     };
     if dev {
         d.dev.push(dep);
@@ -833,6 +856,120 @@ fn a_simulated_card_that_drives_the_harness_is_caught() {
         !sim_backend_violations(&with_dep(&g, SIM_BACKEND, HW_BACKEND, false, false), &[])
             .is_empty()
     );
+}
+
+/// The crates whose test hooks sit behind a cargo feature: the harness's environment (and
+/// through it the model, where the card's ports are named) and the IP's whole harness
+/// (`XdmaIp::card`), and the crates above them whose feature of the same name passes them on.
+const TEST_HOOK_CRATES: &[&str] = &[HARNESS, IP_MODEL, SIM_BACKEND, FACADE];
+/// The feature that turns the test hooks on, as tokio names its own.
+const TEST_HOOK_FEATURE: &str = "test-util";
+
+/// Every place that turns a test hook on outside a dev-dependency: a normal dependency on a
+/// crate of [`TEST_HOOK_CRATES`] with [`TEST_HOOK_FEATURE`], the workspace's shared
+/// dependency table doing so for every member, or a crate's own feature (other than its own
+/// `test-util`) that turns it on. `manifests` are (crate, manifest) pairs.
+fn test_hook_violations(g: &Graph, manifests: &[(String, toml::Table)]) -> Vec<String> {
+    let mut v = Vec::new();
+    for (krate, deps) in g {
+        for d in &deps.normal {
+            if TEST_HOOK_CRATES.contains(&d.name.as_str())
+                && d.features.iter().any(|f| f == TEST_HOOK_FEATURE)
+            {
+                v.push(format!(
+                    "{krate} turns on {}'s {TEST_HOOK_FEATURE} in a normal dependency",
+                    d.name
+                ));
+            }
+        }
+    }
+    let hooks: Vec<String> = TEST_HOOK_CRATES
+        .iter()
+        .map(|c| format!("{c}/{TEST_HOOK_FEATURE}"))
+        .collect();
+    for (krate, doc) in manifests {
+        let Some(features) = doc.get("features").and_then(|f| f.as_table()) else {
+            continue;
+        };
+        for (name, enables) in features {
+            let turns_on = enables
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(toml::Value::as_str)
+                .any(|e| hooks.iter().any(|h| *h == e.replacen("?/", "/", 1)));
+            if turns_on && name != TEST_HOOK_FEATURE {
+                v.push(format!(
+                    "{krate}'s feature `{name}` turns on a {TEST_HOOK_FEATURE} feature of {TEST_HOOK_CRATES:?}"
+                ));
+            }
+        }
+    }
+    v
+}
+
+/// The workspace's shared dependency table as a crate of its own (`workspace`), so that a
+/// `test-util` set there for every member is seen as a normal dependency.
+fn workspace_table_as_graph() -> Graph {
+    let doc: toml::Table = toml::from_str(&read(&root().join("Cargo.toml")))
+        .unwrap_or_else(|e| panic!("Cargo.toml does not parse: {e}"));
+    let shared = doc
+        .get("workspace")
+        .and_then(|w| w.as_table())
+        .cloned()
+        .unwrap_or_default();
+    let mut g = Graph::new();
+    g.insert(
+        "workspace".to_string(),
+        Deps {
+            normal: deps_of(&shared, "dependencies"),
+            dev: Vec::new(),
+        },
+    );
+    g
+}
+
+/// The card's ports stay the harness's in every build but a test build: the harness's
+/// environment and the IP's `card()` exist only with the `test-util` feature, which only
+/// dev-dependencies turn on (the type system then keeps every other build from reaching a
+/// port: the harness's fields are private).
+#[test]
+fn test_hooks_are_turned_on_only_by_dev_dependencies() {
+    let mut g = workspace_graph();
+    g.extend(workspace_table_as_graph());
+    let manifests: Vec<(String, toml::Table)> = crate_dirs()
+        .into_iter()
+        .map(|(_, name, doc)| (name, doc))
+        .collect();
+    let v = test_hook_violations(&g, &manifests);
+    assert!(v.is_empty(), "{v:?}");
+}
+
+#[test]
+fn a_test_hook_turned_on_for_a_normal_build_is_caught() {
+    let g = workspace_graph();
+    let mut bad = with_dep(&g, SIM_BACKEND, IP_MODEL, false, false);
+    if let Some(d) = bad.get_mut(SIM_BACKEND).and_then(|d| d.normal.last_mut()) {
+        d.features.push(TEST_HOOK_FEATURE.to_string());
+    }
+    assert_eq!(test_hook_violations(&bad, &[]).len(), 1);
+    let mut dev_only = with_dep(&g, SIM_BACKEND, IP_MODEL, false, true);
+    if let Some(d) = dev_only.get_mut(SIM_BACKEND).and_then(|d| d.dev.last_mut()) {
+        d.features.push(TEST_HOOK_FEATURE.to_string());
+    }
+    assert!(test_hook_violations(&dev_only, &[]).is_empty());
+    let feature = |name: &str| -> (String, toml::Table) {
+        let doc = format!("[features]\n{name} = [\"{HARNESS}/{TEST_HOOK_FEATURE}\"]\n");
+        (
+            SIM_BACKEND.to_string(),
+            toml::from_str(&doc).expect("the manifest parses"),
+        )
+    };
+    assert_eq!(
+        test_hook_violations(&Graph::new(), &[feature("sim")]).len(),
+        1
+    );
+    assert!(test_hook_violations(&Graph::new(), &[feature(TEST_HOOK_FEATURE)]).is_empty());
 }
 
 /// `text` with comments, and the contents of string and character literals, blanked (lengths

@@ -23,6 +23,13 @@
 //! of this build and the fault to turn on: a fault's name (`sim_top_fault_rd_beat`,
 //! `sim_top_fault_seq`) selects `sim_top` with that fault.
 //!
+//! Outside this crate the card is reached only through the harness's methods: its fields are
+//! private, a front end sets what it may through [`CardHarness::setup`] ([`CardSetup`]: the
+//! DDR controller's settings, bus pauses, the card's shape) and tells which bus a protocol
+//! violation is on by [`CardBus`]. The environment, where the model names the ports, is
+//! reachable (`CardHarness::env`) only with the `test-util` feature, which only
+//! dev-dependencies turn on.
+//!
 //! The harness knows nothing of PCIe, the host or its driver: timing the card as a host sees it
 //! is the job of the XDMA IP model (crate `xdma-ip`, with its PCIe port), which drives these
 //! same bus models.
@@ -40,10 +47,14 @@ use axi_bfm::{
 };
 use card_sim::{ClockId, DdrBackdoor, Model, Port, Top};
 
+mod bus;
 mod fault;
 mod loop_rate;
+mod setup;
+pub use bus::{CardBus, CardBuses};
 pub use fault::{CardTop, Fault, UnknownTop};
 pub use loop_rate::{loop_rate, LoopRate};
+pub use setup::{CardSetup, DdrController};
 
 /// The reference board's AXI clock (`axi_aclk`, the XDMA IP's user clock).
 pub const AXI_HZ: u64 = 250_000_000;
@@ -261,23 +272,37 @@ impl HarnessConfig {
 /// The card's top in an environment, with a bus model (and its protocol monitor) on every
 /// interface, its clocks and resets, and the user-interrupt handshake. See the crate
 /// documentation for what each port is driven by.
+///
+/// Its bus models and environment are private: outside the harness, the card is reached only
+/// through its methods, and the environment (where the model names the card's ports) only in a
+/// build with the `test-util` feature, which only dev-dependencies turn on. So this does not
+/// compile:
+///
+/// ```compile_fail
+/// fn the_model(card: &card_harness::CardHarness) {
+///     let _ = card.env.model();
+/// }
+/// ```
 #[derive(Debug)]
 pub struct CardHarness {
+    // The fields are private so that the harness stays the one place that knows the card's
+    // ports: the environment (and through it the model, where ports are looked up by name) is
+    // reachable from outside only in builds with the `test-util` feature.
     /// The environment: the model and every agent.
-    pub env: Env,
+    env: Env,
     /// `axi_aclk`.
     pub clk: ClockId,
     /// `ddr_clk`, when it runs.
     pub ddr_clk: Option<ClockId>,
     /// The register BAR's master (`s_axil`).
-    pub regs: AxilMaster,
+    regs: AxilMaster,
     /// The memory-mapped DMA port's master (`s_axi`).
-    pub dma: AxiMaster,
+    dma: AxiMaster,
     /// The H2C stream sources, `s_axis_h2c<k>` in order.
-    pub h2c: Vec<AxisSource>,
+    h2c: Vec<AxisSource>,
     /// The C2H stream sinks, `m_axis_c2h<k>` in order (ready on every cycle unless paused or
     /// turned off).
-    pub c2h: Vec<AxisSink>,
+    c2h: Vec<AxisSink>,
     h2c_names: Vec<String>,
     c2h_names: Vec<String>,
     counts: Rc<RefCell<StreamCounts>>,
@@ -334,8 +359,8 @@ impl CardHarness {
             env.add_reset(ddr_clk.unwrap_or(clk), "ddr_rst", ResetPolarity::ActiveHigh)?;
         }
         settle_in_reset(&mut env, clk)?;
-        let regs = AxilMaster::attach(&mut env, "s_axil", clk)?;
-        let dma = AxiMaster::attach_with(&mut env, "s_axi", clk, cfg.dma)?;
+        let regs = AxilMaster::attach(&mut env, bus::REGISTERS, clk)?;
+        let dma = AxiMaster::attach_with(&mut env, bus::DMA, clk, cfg.dma)?;
         let h2c_names = stream_ports(env.model(), "s_axis_h2c");
         let c2h_names = stream_ports(env.model(), "m_axis_c2h");
         // The stream monitors carry the XDMA settings: TKEEP packed as the IP requires it.
@@ -458,6 +483,56 @@ impl CardHarness {
         Ok(card)
     }
 
+    /// The environment: the model and every agent. Only for tests, which look at the model
+    /// and drive it directly; everything else reaches the card through the harness's methods.
+    #[cfg(feature = "test-util")]
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+
+    /// The environment, to change: only for tests (see [`CardHarness::env`]).
+    #[cfg(feature = "test-util")]
+    pub fn env_mut(&mut self) -> &mut Env {
+        &mut self.env
+    }
+
+    /// The register BAR's master (on `s_axil`).
+    pub fn regs(&self) -> &AxilMaster {
+        &self.regs
+    }
+
+    /// The memory-mapped DMA port's master (on `s_axi`).
+    pub fn dma(&self) -> &AxiMaster {
+        &self.dma
+    }
+
+    /// Runs `axi_aclk` until the DMA port's transaction `txn` is done (within the bus model's
+    /// own bound).
+    pub fn wait_dma(&mut self, txn: TxnId) -> Result<()> {
+        self.dma.wait(&mut self.env, txn)
+    }
+
+    /// The source of H2C stream `k` (`s_axis_h2c<k>`), if the top has it.
+    pub fn h2c(&self, k: usize) -> Option<&AxisSource> {
+        self.h2c.get(k)
+    }
+
+    /// The sink of C2H stream `k` (`m_axis_c2h<k>`), if the top has it.
+    pub fn c2h(&self, k: usize) -> Option<&AxisSink> {
+        self.c2h.get(k)
+    }
+
+    /// Simulated time, in ps.
+    pub fn time_ps(&self) -> u64 {
+        self.env.time_ps()
+    }
+
+    /// The settings a front end gives the card before its first call, and the card's shape:
+    /// what the simulated backend needs of the card besides the IP in front of it.
+    pub fn setup(&mut self) -> CardSetup<'_> {
+        CardSetup { card: self }
+    }
+
     /// The deliberate fault turned on, if any.
     pub fn fault(&self) -> Option<Fault> {
         self.fault
@@ -554,7 +629,7 @@ impl CardHarness {
         let (data, resp) = self.regs.take(t)?;
         if !resp.is_ok() {
             return Err(BfmError::Response {
-                bus: "s_axil".into(),
+                bus: bus::REGISTERS.into(),
                 what: "read",
                 addr: u64::from(addr),
                 resp,
@@ -584,7 +659,7 @@ impl CardHarness {
         let (_, resp) = self.regs.take(t)?;
         if !resp.is_ok() {
             return Err(BfmError::Response {
-                bus: "s_axil".into(),
+                bus: bus::REGISTERS.into(),
                 what: "write",
                 addr: u64::from(addr),
                 resp,

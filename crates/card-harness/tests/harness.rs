@@ -23,16 +23,22 @@ fn the_card_top_is_found_as_the_board_has_it() {
 #[test]
 fn monitors_can_be_turned_off() {
     let on = CardHarness::with_config(HarnessConfig::new(Top::CardCore)).expect("on");
-    assert!(on.dma.monitor().is_some() && on.regs.monitor().is_some());
-    assert!(on.c2h.iter().all(|s| s.monitor().is_some()));
+    assert!(on.dma().monitor().is_some() && on.regs().monitor().is_some());
+    assert!((0..on.c2h_ports().len())
+        .filter_map(|k| on.c2h(k))
+        .all(|s| s.monitor().is_some()));
     let off = CardHarness::with_config(HarnessConfig {
         monitors: false,
         ..HarnessConfig::new(Top::CardCore)
     })
     .expect("off");
-    assert!(off.dma.monitor().is_none() && off.regs.monitor().is_none());
-    assert!(off.h2c.iter().all(|s| s.monitor().is_none()));
-    assert!(off.c2h.iter().all(|s| s.monitor().is_none()));
+    assert!(off.dma().monitor().is_none() && off.regs().monitor().is_none());
+    assert!((0..off.h2c_ports().len())
+        .filter_map(|k| off.h2c(k))
+        .all(|s| s.monitor().is_none()));
+    assert!((0..off.c2h_ports().len())
+        .filter_map(|k| off.c2h(k))
+        .all(|s| s.monitor().is_none()));
 }
 
 #[test]
@@ -57,7 +63,7 @@ fn a_fault_selection_drives_its_input_and_no_other() {
         let card = CardTop::from_name(fault.name()).expect("a fault selection");
         let h = CardHarness::with_config(HarnessConfig::for_card(card)).expect("sim_top");
         assert_eq!(h.fault(), Some(fault));
-        let model = h.env.model();
+        let model = h.env().model();
         assert!(
             model.name().ends_with(&format!(".{}", fault.name())),
             "{}",
@@ -85,8 +91,12 @@ fn the_good_card_holds_the_faults_off_and_a_top_without_them_refuses_one() {
     let h = CardHarness::new(Top::SimTop, false).expect("sim_top");
     assert_eq!(h.fault(), None);
     for &fault in Fault::ALL {
-        let port = h.env.model().port(fault.input()).expect("the fault input");
-        assert_eq!(h.env.model().get(port), 0, "{}", fault.input());
+        let port = h
+            .env()
+            .model()
+            .port(fault.input())
+            .expect("the fault input");
+        assert_eq!(h.env().model().get(port), 0, "{}", fault.input());
     }
     let e = CardHarness::with_config(HarnessConfig {
         fault: Some(Fault::RD_DROP_BEAT),
@@ -108,10 +118,14 @@ fn the_read_fault_repeats_a_beat_only_when_selected() {
             ..HarnessConfig::new(Top::SimTop)
         })
         .expect("sim_top");
-        h.dma
-            .write(&mut h.env, 0x100, &data)
+        h.dma()
+            .clone()
+            .write(h.env_mut(), 0x100, &data)
             .expect("write two lines");
-        h.dma.read(&mut h.env, 0x130, 32).expect("read two beats")
+        h.dma()
+            .clone()
+            .read(h.env_mut(), 0x130, 32)
+            .expect("read two beats")
     };
     let good = read_back(None);
     assert_eq!(

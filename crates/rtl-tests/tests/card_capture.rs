@@ -194,9 +194,10 @@ const DMA_PAUSE_SEED: u64 = 0xd3a_0001;
 #[test]
 fn dma_port_reaches_ddr_under_random_pauses() -> Result<()> {
     let mut card = CardHarness::new(Top::SimTop, true)?;
-    card.dma.set_pauses(&PauseSpec::random(DMA_PAUSE_SEED, 35));
+    let dma = card.dma().clone();
+    dma.set_pauses(&PauseSpec::random(DMA_PAUSE_SEED, 35));
     let mut rng = XorShiftRng::seed_from_u64(DMA_PAUSE_SEED);
-    let env = &mut card.env;
+    let env = card.env_mut();
     // Bus writes, checked through the backdoor.
     let jobs: Vec<(u64, Vec<u8>)> = [
         (0x0200_0000u64, 256usize),
@@ -207,9 +208,9 @@ fn dma_port_reaches_ddr_under_random_pauses() -> Result<()> {
     .map(|&(a, n)| (a, random_bytes(&mut rng, n)))
     .collect();
     for (i, (addr, data)) in jobs.iter().enumerate() {
-        let t = card.dma.start_write(i as u32, *addr, data)?;
-        card.dma.wait(env, t)?;
-        assert!(card.dma.take_write(t)?.is_ok(), "write at {addr:#x}");
+        let t = dma.start_write(i as u32, *addr, data)?;
+        dma.wait(env, t)?;
+        assert!(dma.take_write(t)?.is_ok(), "write at {addr:#x}");
     }
     for (addr, data) in &jobs {
         let mut got = vec![0u8; data.len()];
@@ -231,11 +232,11 @@ fn dma_port_reaches_ddr_under_random_pauses() -> Result<()> {
     let reads: Vec<_> = pre
         .iter()
         .enumerate()
-        .map(|(i, (a, d))| card.dma.start_read(i as u32 + 4, *a, d.len()))
+        .map(|(i, (a, d))| dma.start_read(i as u32 + 4, *a, d.len()))
         .collect::<Result<_>>()?;
-    card.dma.wait_idle(env)?;
+    dma.wait_idle(env)?;
     for (t, (addr, data)) in reads.into_iter().zip(&pre) {
-        let (got, resp) = card.dma.take_read(t)?;
+        let (got, resp) = dma.take_read(t)?;
         assert!(resp.is_ok());
         assert_eq!(&got, data, "the bus reads the preload at {addr:#x}");
     }

@@ -35,7 +35,7 @@ fn mode(m: u64, ch0: bool, ch1: bool) -> u32 {
 #[test]
 fn register_map_matches_the_table() -> Result<()> {
     let mut card = CardHarness::new(Top::CardCore, false)?;
-    card.regs
+    card.regs()
         .set_pauses(&PauseSpec::random(REGS_PAUSE_SEED, 40));
     for r in REGISTERS {
         // The timestamp runs from reset; it has a test of its own.
@@ -163,7 +163,8 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
     let stalls_before = card.h2c_stalls();
     let limit = total_beats + 1000;
     for _ in 0..limit {
-        while queued < FRAMES && card.h2c[0].sent() + 2 > u64::from(queued) {
+        while queued < FRAMES && card.h2c(0).expect("an H2C stream").sent() + 2 > u64::from(queued)
+        {
             card.send_h2c(&test_bytes(queued, LEN))?;
             queued += 1;
         }
@@ -209,8 +210,12 @@ fn loop_sustains_one_beat_per_cycle() -> Result<()> {
 fn loop_survives_backpressure() -> Result<()> {
     let mut card = CardHarness::new(Top::CardCore, false)?;
     card.write(regs::CONTROL, mode(control::MODE_LOOP, false, false))?;
-    card.c2h[0].set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED, 25));
-    card.h2c[0].set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED + 1, 30));
+    card.c2h(0)
+        .expect("a C2H stream")
+        .set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED, 25));
+    card.h2c(0)
+        .expect("an H2C stream")
+        .set_pauses(&PauseSpec::random(LOOP_PAUSE_SEED + 1, 30));
     let lens = [64usize, 100, 17, 4096, 1, 333];
     for (n, &len) in lens.iter().enumerate() {
         card.send_h2c(&test_bytes(n as u32, len))?;
@@ -299,12 +304,16 @@ fn gen_two_channels() -> Result<()> {
     setup_source(&mut card, 0, 1000, 0, true, 7)?;
     setup_source(&mut card, 1, 100, 5, false, 9)?;
     card.set_c2h_ready(0, true);
-    card.c2h[1].set_pauses(&PauseSpec::random(GEN_PAUSE_SEED, 30));
+    card.c2h(1)
+        .expect("a C2H stream")
+        .set_pauses(&PauseSpec::random(GEN_PAUSE_SEED, 30));
     card.write(regs::CONTROL, mode(control::MODE_GEN, true, true))?;
     card.run_until(50_000, "frames on both channels", |c| {
         Ok(c.c2h_frames(0) >= 6 && c.c2h_frames(1) >= 20)
     })?;
-    card.c2h[1].set_pauses(&PauseSpec::Never);
+    card.c2h(1)
+        .expect("a C2H stream")
+        .set_pauses(&PauseSpec::Never);
     card.write(regs::CONTROL, mode(control::MODE_GEN, false, false))?;
     card.ticks(200)?;
     let f0 = card.take_c2h(0);

@@ -30,7 +30,7 @@ struct Tb {
 fn tb() -> Result<Tb> {
     let mut card = CardHarness::new(Top::SimTop, true)?;
     // Streams of megabytes take longer than the bus model's default wait limit.
-    card.dma.set_config(AxiMasterConfig {
+    card.dma().set_config(AxiMasterConfig {
         timeout_cycles: 4_000_000,
         ..AxiMasterConfig::default()
     });
@@ -38,19 +38,23 @@ fn tb() -> Result<Tb> {
     // 512-bit beats, at the port's pace of four axi_aclk cycles per beat when the other side
     // of the card is the limit), the other direction's address may wait for READY over 2000
     // cycles: more than the monitor's default bound, and legal.
-    if let Some(mon) = card.dma.monitor() {
+    if let Some(mon) = card.dma().monitor() {
         mon.set_config(AxiMonitorConfig {
             stall_bound: 10_000,
             ..mon.config()
         });
     }
-    let log = record_axi(&mut card.env, "s_axi", card.clk)?;
-    let m = card.env.model();
+    let log = {
+        let clk = card.clk;
+        record_axi(card.env_mut(), "s_axi", clk)
+    }?;
+    let m = card.env().model();
     let valid = m.port("s_axi_wvalid")?;
     let ready = m.port("s_axi_wready")?;
     let w = Rc::new(RefCell::new(Vec::new()));
     let wl = w.clone();
-    on_sample(&mut card.env, card.clk, move |m, cx| {
+    let clk = card.clk;
+    on_sample(card.env_mut(), clk, move |m, cx| {
         if !cx.in_reset && fires(m, valid, ready) {
             wl.borrow_mut().push(cx.cycle);
         }
@@ -73,7 +77,7 @@ fn first_beat_latency(b: &mut Tb, addr: u64, len: usize) -> Result<u64> {
         let l = b.log.borrow();
         (l.ar.len(), l.r.len())
     };
-    b.card.dma.read(&mut b.card.env, addr, len)?;
+    b.card.dma().clone().read(b.card.env_mut(), addr, len)?;
     let l = b.log.borrow();
     assert_eq!(l.ar.len(), ars + 1, "one read burst");
     Ok(l.r[rs].cycle - l.ar[ars])
@@ -97,7 +101,7 @@ fn read_latency_on_an_idle_card_and_under_a_write_stream() -> Result<()> {
     }
     // The same reads while the DMA port writes 8 MiB at full rate elsewhere.
     let stream = vec![0x5au8; 8 << 20];
-    let t = b.card.dma.start_write(1, 0x4000_0000, &stream)?;
+    let t = b.card.dma().start_write(1, 0x4000_0000, &stream)?;
     let w = b.w.clone();
     b.card
         .run_until(10_000, "the write stream", |_| Ok(w.borrow().len() > 4096))?;
@@ -110,8 +114,8 @@ fn read_latency_on_an_idle_card_and_under_a_write_stream() -> Result<()> {
         )?);
         b.card.ticks(200)?;
     }
-    let still_writing = !b.card.dma.is_done(t);
-    b.card.dma.wait(&mut b.card.env, t)?;
+    let still_writing = !b.card.dma().is_done(t);
+    b.card.dma().clone().wait(b.card.env_mut(), t)?;
     assert!(still_writing, "the write stream ran through every read");
     let (imin, imean, imax) = stats(&idle);
     let (lmin, lmean, lmax) = stats(&loaded);
@@ -151,9 +155,9 @@ fn read_latency_on_an_idle_card_and_under_a_write_stream() -> Result<()> {
         "a read waited longer than the write hold allows ({hold_ns} ns)"
     );
     assert!(
-        b.card.env.violations().is_empty(),
+        b.card.env().violations().is_empty(),
         "{:?}",
-        b.card.env.violations()
+        b.card.env().violations()
     );
     Ok(())
 }
@@ -170,8 +174,8 @@ const STREAM: usize = 2 << 20;
 fn read_and_write_streams_alone_and_together() -> Result<()> {
     // Alone.
     let mut b = tb()?;
-    let t = b.card.dma.start_read(1, 0, STREAM)?;
-    b.card.dma.wait(&mut b.card.env, t)?;
+    let t = b.card.dma().start_read(1, 0, STREAM)?;
+    b.card.dma().clone().wait(b.card.env_mut(), t)?;
     let read_alone = {
         let l = b.log.borrow();
         rate(
@@ -183,9 +187,9 @@ fn read_and_write_streams_alone_and_together() -> Result<()> {
     let mut b = tb()?;
     let t = b
         .card
-        .dma
+        .dma()
         .start_write(1, 0x4000_0000, &vec![0xa5; STREAM])?;
-    b.card.dma.wait(&mut b.card.env, t)?;
+    b.card.dma().clone().wait(b.card.env_mut(), t)?;
     let write_alone = {
         let l = b.log.borrow();
         let w = b.w.borrow();
@@ -197,13 +201,13 @@ fn read_and_write_streams_alone_and_together() -> Result<()> {
     };
     // Together.
     let mut b = tb()?;
-    let r = b.card.dma.start_read(1, 0, STREAM)?;
+    let r = b.card.dma().start_read(1, 0, STREAM)?;
     let w = b
         .card
-        .dma
+        .dma()
         .start_write(2, 0x4000_0000, &vec![0xa5; STREAM])?;
-    b.card.dma.wait(&mut b.card.env, r)?;
-    b.card.dma.wait(&mut b.card.env, w)?;
+    b.card.dma().clone().wait(b.card.env_mut(), r)?;
+    b.card.dma().clone().wait(b.card.env_mut(), w)?;
     let (read_both, write_both) = {
         let l = b.log.borrow();
         let wl = b.w.borrow();
@@ -243,9 +247,9 @@ fn read_and_write_streams_alone_and_together() -> Result<()> {
         "reads have priority: {read_both:.0} against {write_both:.0} MB/s"
     );
     assert!(
-        b.card.env.violations().is_empty(),
+        b.card.env().violations().is_empty(),
         "{:?}",
-        b.card.env.violations()
+        b.card.env().violations()
     );
     Ok(())
 }

@@ -109,7 +109,7 @@ fn a_variant_refuses_the_modes_it_lacks() -> Result<()> {
 fn the_ports_a_variant_lacks_are_tied_off() -> Result<()> {
     let mut card = CardHarness::new(Top::CardCoreMm, false)?;
     card.ticks(20)?;
-    let m = card.env.model();
+    let m = card.env().model();
     for p in [
         "s_axis_h2c0_tready",
         "m_axis_c2h0_tvalid",
@@ -119,7 +119,7 @@ fn the_ports_a_variant_lacks_are_tied_off() -> Result<()> {
     }
     let mut card = CardHarness::new(Top::CardCoreStream, true)?;
     card.ticks(20)?;
-    let m = card.env.model();
+    let m = card.env().model();
     for p in [
         "s_axi_awready",
         "s_axi_wready",

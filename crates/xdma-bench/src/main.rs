@@ -4,7 +4,7 @@
 //! round trip, a comparison with a reference table, and the simulated card's predictions:
 //! the held-back scenarios (`predict`), and what-ifs that change keys of the `[sim]` section
 //! and set the reference scenarios side by side with the configuration as given
-//! (`predict --set engine.c2h_request_ids=16`, `predict --sweep timing.link.generation=1,2`).
+//! (`predict --set ip.c2h_request_ids=16`, `predict --sweep timing.link.generation=1,2`).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -212,7 +212,7 @@ struct PredictArgs {
     /// LOOP frames measured on the card's RTL (not for a what-if).
     #[arg(long, default_value_t = 200, value_parser = count_in::<u32>(1, 1_000_000), allow_hyphen_values = true)]
     loop_frames: u32,
-    /// A what-if: KEY (a dotted path inside the [sim] section, e.g. engine.c2h_request_ids,
+    /// A what-if: KEY (a dotted path inside the [sim] section, e.g. ip.c2h_request_ids,
     /// timing.link.generation, driver.poll_mode) set to VALUE (read as a TOML value, else as a
     /// string). Repeat it to change several keys in one configuration.
     #[arg(long = "set", value_name = "KEY=VALUE")]

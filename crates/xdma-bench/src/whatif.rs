@@ -1,7 +1,7 @@
 //! What-if predictions: the simulated card with one setting of its `[sim]` section changed,
 //! against the same card with the configuration as given, on the reference scenarios.
 //!
-//! A setting names a key of the `[sim]` section by its dotted path (`engine.c2h_request_ids`,
+//! A setting names a key of the `[sim]` section by its dotted path (`ip.c2h_request_ids`,
 //! `timing.link.generation`, `driver.poll_mode`, ...) and gives it a value. [`apply_all`]
 //! sets it generically: it knows no key, so every field the section has, now or later, can be
 //! set, and the section's own checks ([`SimConfig::from_config`]) judge the result, so a value
@@ -55,7 +55,7 @@ impl fmt::Display for Setting {
 impl FromStr for Setting {
     type Err = Error;
     fn from_str(s: &str) -> Result<Setting> {
-        let (key, value) = split_key(s, "KEY=VALUE, e.g. engine.c2h_request_ids=16")?;
+        let (key, value) = split_key(s, "KEY=VALUE, e.g. ip.c2h_request_ids=16")?;
         Ok(Setting::new(key, value))
     }
 }
@@ -180,10 +180,21 @@ fn table_name(path: &[&str]) -> String {
 
 /// Sets `key` (a dotted path) in `tree`, the `[sim]` section as JSON with every field present.
 fn set_path(tree: &mut Value, key: &str, value: Value) -> Result<()> {
-    let parts: Vec<&str> = key.split('.').map(str::trim).collect();
+    let mut parts: Vec<&str> = key.split('.').map(str::trim).collect();
+    // A key the section renamed is still taken under its old name, with a warning.
+    if let Some(new) = parts
+        .first()
+        .and_then(|p| xdma::sim::config::renamed_key(p))
+    {
+        eprintln!(
+            "warning: [sim] `{}` is deprecated: it is now called `{new}`; rename it",
+            parts[0]
+        );
+        parts[0] = new;
+    }
     if parts.iter().any(|p| p.is_empty()) {
         return Err(Error::Config(format!(
-            "[sim] `{key}`: a key is names joined by dots, e.g. engine.c2h_request_ids; this one has an empty part"
+            "[sim] `{key}`: a key is names joined by dots, e.g. ip.c2h_request_ids; this one has an empty part"
         )));
     }
     let mut cur = tree;
@@ -665,18 +676,27 @@ mod tests {
     }
 
     #[test]
+    fn a_renamed_key_is_still_set_under_its_old_name() {
+        let base = Config::default();
+        let old = apply(&base, "engine.c2h_request_ids", "16").expect("the old name");
+        let new = apply(&base, "ip.c2h_request_ids", "16").expect("the new name");
+        assert_eq!(sim(&old), sim(&new));
+        assert_eq!(sim(&old).ip.c2h_request_ids, 16);
+    }
+
+    #[test]
     fn a_nested_key_is_set_and_reads_back_through_the_section() {
         let base = Config::default();
-        let cfg = apply(&base, "engine.c2h_request_ids", "16").expect("in range");
-        let want = SimConfig::default().engine.c2h_request_ids * 2;
-        assert_eq!(sim(&cfg).engine.c2h_request_ids, want);
+        let cfg = apply(&base, "ip.c2h_request_ids", "16").expect("in range");
+        let want = SimConfig::default().ip.c2h_request_ids * 2;
+        assert_eq!(sim(&cfg).ip.c2h_request_ids, want);
         let cfg = apply(&cfg, "timing.link.generation", "1").expect("Gen1");
         let s = sim(&cfg);
         assert_eq!(s.timing.link.generation, 1);
         // The earlier setting is kept, and nothing else moved.
-        assert_eq!(s.engine.c2h_request_ids, want);
+        assert_eq!(s.ip.c2h_request_ids, want);
         let mut expect = SimConfig::default();
-        expect.engine.c2h_request_ids = want;
+        expect.ip.c2h_request_ids = want;
         expect.timing.link.generation = 1;
         assert_eq!(s, expect);
         // The configuration round-trips through TOML, as a file would carry it.
@@ -698,7 +718,7 @@ mod tests {
         let s = sim(&apply(&base, "timing.host.descriptors", "ring").expect("a name"));
         assert_eq!(
             s.timing.host.descriptors,
-            xdma::sim::timing::Descriptors::Ring
+            xdma::sim::config::timing::Descriptors::Ring
         );
         // An optional field that is not set can be set.
         let s = sim(&apply(&base, "variant", "mm").expect("a variant"));
@@ -709,15 +729,15 @@ mod tests {
     #[test]
     fn an_unknown_key_is_named_with_the_keys_valid_there() {
         let base = Config::default();
-        let m = config_error(apply(&base, "engine.c2h_request_idz", "16"));
-        assert!(m.contains("engine.c2h_request_idz"), "{m}");
-        assert!(m.contains("[sim.engine]"), "{m}");
+        let m = config_error(apply(&base, "ip.c2h_request_idz", "16"));
+        assert!(m.contains("ip.c2h_request_idz"), "{m}");
+        assert!(m.contains("[sim.ip]"), "{m}");
         for k in ["c2h_request_ids", "h2c_request_ids", "descriptor_block"] {
             assert!(m.contains(k), "{m} should list {k}");
         }
         let m = config_error(apply(&base, "nothing", "1"));
         assert!(
-            m.contains("`nothing`") && m.contains("engine") && m.contains("timing"),
+            m.contains("`nothing`") && m.contains(", ip,") && m.contains("timing"),
             "{m}"
         );
         let m = config_error(apply(&base, "timing.lnk.generation", "1"));
@@ -731,7 +751,7 @@ mod tests {
             m.contains("events.count") && m.contains("`events` is a value"),
             "{m}"
         );
-        let m = config_error(apply(&base, "engine..pcie_tags", "1"));
+        let m = config_error(apply(&base, "ip..pcie_tags", "1"));
         assert!(m.contains("empty part"), "{m}");
         // Under an optional table that is not set, the section's own check names the key.
         let m = config_error(apply(&base, "bus_pauses.sead", "1"));
@@ -742,16 +762,16 @@ mod tests {
     fn a_bad_or_out_of_range_value_is_the_sections_error_naming_the_key() {
         let base = Config::default();
         // Out of range: the engine's own check (2 to 32 request IDs).
-        let hi = xdma::sim::engine::C2H_IDS.end() + 1;
-        let m = config_error(apply(&base, "engine.c2h_request_ids", &hi.to_string()));
-        assert!(m.contains("engine.c2h_request_ids"), "{m}");
+        let hi = xdma::sim::config::ip::C2H_IDS.end() + 1;
+        let m = config_error(apply(&base, "ip.c2h_request_ids", &hi.to_string()));
+        assert!(m.contains("ip.c2h_request_ids"), "{m}");
         assert!(m.contains(&hi.to_string()), "{m}");
         let m = config_error(apply(&base, "timing.link.generation", "9"));
         assert!(m.contains("timing.link.generation"), "{m}");
         // The wrong type: a word where a number goes, a float where an integer goes.
         for bad in ["sixteen", "16.5", "true"] {
-            let m = config_error(apply(&base, "engine.c2h_request_ids", bad));
-            assert!(m.contains("engine.c2h_request_ids"), "{bad}: {m}");
+            let m = config_error(apply(&base, "ip.c2h_request_ids", bad));
+            assert!(m.contains("ip.c2h_request_ids"), "{bad}: {m}");
         }
         let m = config_error(apply(&base, "timing.host.descriptors", "windows"));
         assert!(m.contains("timing.host.descriptors"), "{m}");
@@ -770,7 +790,7 @@ mod tests {
     #[test]
     fn a_bad_section_in_the_configuration_is_refused_before_any_setting() {
         let cfg = Config::from_toml("[sim]\nevents = 0\n").expect("toml");
-        let m = config_error(apply(&cfg, "engine.pcie_tags", "16"));
+        let m = config_error(apply(&cfg, "ip.pcie_tags", "16"));
         assert!(m.contains("events"), "{m}");
     }
 

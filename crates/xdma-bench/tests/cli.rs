@@ -237,14 +237,14 @@ fn bad_input_is_refused_with_a_message() {
             "xdma0",
         ),
         (
-            &["predict", "--set", "engine.c2h_request_idz=16"],
+            &["predict", "--set", "ip.c2h_request_idz=16"],
             "c2h_request_ids",
         ),
         (
-            &["predict", "--set", "engine.c2h_request_ids=64"],
-            "engine.c2h_request_ids",
+            &["predict", "--set", "ip.c2h_request_ids=64"],
+            "ip.c2h_request_ids",
         ),
-        (&["predict", "--sweep", "engine.pcie_tags"], "KEY=V1,V2"),
+        (&["predict", "--sweep", "ip.pcie_tags"], "KEY=V1,V2"),
         (&["predict", "--sizes", "4K"], "--set KEY=VALUE"),
         (
             &[
@@ -277,7 +277,7 @@ fn predict_set_prints_the_default_and_the_setting_side_by_side() {
     let v = json(&[
         "predict",
         "--set",
-        "engine.c2h_request_ids=16",
+        "ip.c2h_request_ids=16",
         "--only",
         "sweep",
         "--sizes",
@@ -289,8 +289,8 @@ fn predict_set_prints_the_default_and_the_setting_side_by_side() {
     assert_eq!(cols.len(), 2, "{v}");
     assert_eq!(cols[0]["name"], "default");
     assert_eq!(cols[0]["settings"].as_array().map(Vec::len), Some(0));
-    assert_eq!(cols[1]["name"], "engine.c2h_request_ids=16");
-    assert_eq!(cols[1]["settings"][0]["key"], "engine.c2h_request_ids");
+    assert_eq!(cols[1]["name"], "ip.c2h_request_ids=16");
+    assert_eq!(cols[1]["settings"][0]["key"], "ip.c2h_request_ids");
     assert_eq!(cols[1]["settings"][0]["value"], "16");
     let rows = v["rows"].as_array().expect("rows");
     let names: Vec<&str> = rows

@@ -79,7 +79,7 @@ const HDR_CPL: u32 = 12;
 #[test]
 fn more_c2h_request_ids_raise_a_window_bound_read_and_leave_writes_alone() {
     const N: u64 = 256 << 10;
-    let (base, sim8) = open(&[("engine.c2h_request_ids", "8")]);
+    let (base, sim8) = open(&[("ip.c2h_request_ids", "8")]);
     // With 8 IDs the read's per-byte time is the window's: 8 IDs of one max payload each over
     // an ID's life (docs/timing-model.md, "The read ceiling").
     let (t0, window8) = fit(&base, Direction::C2H, 128 << 10, N);
@@ -87,11 +87,8 @@ fn more_c2h_request_ids_raise_a_window_bound_read_and_leave_writes_alone() {
     let write8 = N as f64 / us(&base, Direction::H2C, N);
     drop(base);
 
-    let (more, sim16) = open(&[("engine.c2h_request_ids", "16")]);
-    assert_eq!(
-        sim16.engine.c2h_request_ids,
-        2 * sim8.engine.c2h_request_ids
-    );
+    let (more, sim16) = open(&[("ip.c2h_request_ids", "16")]);
+    assert_eq!(sim16.ip.c2h_request_ids, 2 * sim8.ip.c2h_request_ids);
     let read16 = N as f64 / us(&more, Direction::C2H, N);
     let write16 = N as f64 / us(&more, Direction::H2C, N);
 
@@ -394,8 +391,8 @@ macro_rules! grid {
 
 grid! {
     campaign_whatif_default: [];
-    campaign_whatif_c2h_ids_16: [("engine.c2h_request_ids", "16")];
-    campaign_whatif_c2h_ids_4: [("engine.c2h_request_ids", "4")];
+    campaign_whatif_c2h_ids_16: [("ip.c2h_request_ids", "16")];
+    campaign_whatif_c2h_ids_4: [("ip.c2h_request_ids", "4")];
     campaign_whatif_gen1: [("timing.link.generation", "1")];
     campaign_whatif_lanes_4: [("timing.link.lanes", "4")];
     campaign_whatif_poll_mode: [("driver.poll_mode", "true")];

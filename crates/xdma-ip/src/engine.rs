@@ -356,11 +356,11 @@ impl XdmaIp {
         let poll = e.control & control::POLL_MODE_WB != 0;
         tracing::debug!(engine = %e.name(), status = e.status, completed = count, "engine stopped");
         if stream && c2h {
-            if let Some(s) = self.card.c2h.get(port) {
+            if let Some(s) = self.card.c2h(port) {
                 s.set_enabled(false);
             }
         } else if stream {
-            if let Some(s) = self.card.h2c.get(port) {
+            if let Some(s) = self.card.h2c(port) {
                 s.set_credit(None);
             }
         }
@@ -522,7 +522,7 @@ impl XdmaIp {
     /// bursts of at most `beats` beats (never across 4 KiB), an H2C one's data queued as reads
     /// of host memory. A failed fetch at the head ends the planning with its fault.
     fn plan_mm(&mut self, c2h: bool, ch: usize, beats: u32) {
-        let bus = self.card.dma.bus_bytes();
+        let bus = self.card.dma().bus_bytes();
         let max_read = self.pcie.max_read_request();
         let Some(e) = self.engine(c2h, ch) else {
             return;
@@ -651,7 +651,7 @@ impl XdmaIp {
             if p.piece.bytes > 0 {
                 self.latency
                     .measure(true, issued, now, p.piece.burst.beats());
-                let resp = self.card.dma.take_write(txn)?;
+                let resp = self.card.dma().take_write(txn)?;
                 if !resp.is_ok() && self.bus_error(false, ch, resp, mem)? {
                     return Ok(());
                 }
@@ -696,7 +696,7 @@ impl XdmaIp {
                     self.finish(false, ch, status::H2C_R_UNSUPP_REQ, true, mem);
                     return Ok(());
                 }
-                self.card.dma.start_write_burst(p.piece.burst, &buf)?
+                self.card.dma().start_write_burst(p.piece.burst, &buf)?
             };
             if let Some(run) = self.run_of(false, ch) {
                 run.on_bus.push_back((txn, p, now));
@@ -719,7 +719,7 @@ impl XdmaIp {
             if p.piece.bytes > 0 {
                 self.latency
                     .measure(false, issued, now, p.piece.burst.beats());
-                let (data, resp) = self.card.dma.take_read(txn)?;
+                let (data, resp) = self.card.dma().take_read(txn)?;
                 if !resp.is_ok() {
                     if self.bus_error(true, ch, resp, mem)? {
                         return Ok(());
@@ -754,7 +754,7 @@ impl XdmaIp {
         }
         self.supply(true, ch, mem);
         // Each read is one memory write to the host: sized by the max payload.
-        let bus = self.card.dma.bus_bytes() as u64;
+        let bus = self.card.dma().bus_bytes() as u64;
         let beats = (mps / bus).clamp(1, 256) as u32;
         self.plan_mm(true, ch, beats);
         let cap = self.on_bus_cap();
@@ -772,7 +772,7 @@ impl XdmaIp {
             let txn = if p.piece.bytes == 0 {
                 TxnId(u64::MAX)
             } else {
-                self.card.dma.start_read_burst(p.piece.burst)?
+                self.card.dma().start_read_burst(p.piece.burst)?
             };
             if let Some(run) = self.run_of(true, ch) {
                 run.on_bus.push_back((txn, p, now));
@@ -788,7 +788,7 @@ impl XdmaIp {
         let engines = if c2h { &mut self.c2h } else { &mut self.h2c };
         let run = engines.get_mut(ch)?.run.as_mut()?;
         let &(txn, p, _) = run.on_bus.front()?;
-        if p.piece.bytes > 0 && !self.card.dma.is_done(txn) {
+        if p.piece.bytes > 0 && !self.card.dma().is_done(txn) {
             return None;
         }
         run.on_bus.pop_front()
@@ -852,11 +852,11 @@ impl XdmaIp {
             if p.piece.bytes == 0 {
                 continue;
             }
-            self.card.dma.wait(&mut self.card.env, txn)?;
+            self.card.wait_dma(txn)?;
             if c2h {
-                self.card.dma.take_read(txn)?;
+                self.card.dma().take_read(txn)?;
             } else {
-                self.card.dma.take_write(txn)?;
+                self.card.dma().take_write(txn)?;
             }
         }
         Ok(())
@@ -867,7 +867,7 @@ impl XdmaIp {
     /// let out as the bytes arrive, its descriptors completed once its last beat has left.
     fn step_h2c_stream(&mut self, ch: usize, mem: &mut dyn HostMemory) -> Result<()> {
         let port = self.h2c.get(ch).map_or(0, |e| e.port);
-        let Some(src) = self.card.h2c.get(port).cloned() else {
+        let Some(src) = self.card.h2c(port).cloned() else {
             return Ok(());
         };
         let timed = self.pcie.config().is_some();
@@ -983,7 +983,7 @@ impl XdmaIp {
     fn step_c2h_stream(&mut self, ch: usize, mem: &mut dyn HostMemory) -> Result<()> {
         let now = self.now();
         let port = self.c2h.get(ch).map_or(0, |e| e.port);
-        let Some(sink) = self.card.c2h.get(port).cloned() else {
+        let Some(sink) = self.card.c2h(port).cloned() else {
             return Ok(());
         };
         if self.run_of(true, ch).is_some_and(|r| r.stopping) {

@@ -384,7 +384,7 @@ fn harness(cfg: &IpConfig) -> Result<CardHarness> {
     // The card may hold a burst's address while it serves the other direction's bursts on
     // the same DDR (its arbiter): with several KiB of reads in flight that is thousands of
     // cycles, backpressure rather than a hang. The bound stays, far above any healthy stall.
-    if let Some(mon) = card.dma.monitor() {
+    if let Some(mon) = card.dma().monitor() {
         mon.set_config(axi_bfm::AxiMonitorConfig {
             stall_bound: DMA_STALL_BOUND,
             ..mon.config()
@@ -477,7 +477,7 @@ impl XdmaIp {
         // No C2H stream takes data until an engine runs with descriptors for it.
         for e in &ip.c2h {
             if e.stream() {
-                if let Some(s) = ip.card.c2h.get(e.port) {
+                if let Some(s) = ip.card.c2h(e.port) {
                     s.set_enabled(false);
                 }
             }
@@ -490,9 +490,16 @@ impl XdmaIp {
         self.card.bar_size()
     }
 
-    /// The card behind the IP, for tests that look at it directly.
+    /// The card behind the IP, for tests that look at it directly (the `test-util` feature).
+    #[cfg(feature = "test-util")]
     pub fn card(&mut self) -> &mut CardHarness {
         &mut self.card
+    }
+
+    /// What a front end sets on the card before its first call (the DDR controller, bus
+    /// pauses) and the card's shape, without the card's model or ports.
+    pub fn card_setup(&mut self) -> card_harness::CardSetup<'_> {
+        self.card.setup()
     }
 
     /// A read of `size` bytes (1, 2, 4 or 8) at `offset` of `bar`. An access the IP does not
@@ -582,7 +589,7 @@ impl XdmaIp {
 
     /// The simulated time of the card, in ps.
     pub fn now(&self) -> Ps {
-        self.card.env.time_ps()
+        self.card.time_ps()
     }
 
     /// Runs the card for `cycles` of `axi_aclk`, the engines working as they go.
@@ -715,10 +722,10 @@ impl XdmaIp {
         let txn = match write {
             Some((data, strb)) => {
                 self.card
-                    .regs
+                    .regs()
                     .start_write(addr, u64::from(data), u64::from(strb))?
             }
-            None => self.card.regs.start_read(addr)?,
+            None => self.card.regs().start_read(addr)?,
         };
         Ok(Some(UserAccess {
             txn,
@@ -731,10 +738,10 @@ impl XdmaIp {
     /// when the card answered with an error, as a failed PCIe read completes; a write's
     /// refusal has no answer for the host and is only logged).
     pub fn user_poll(&mut self, a: UserAccess) -> Result<Option<u32>> {
-        if !self.card.regs.is_done(a.txn) {
+        if !self.card.regs().is_done(a.txn) {
             return Ok(None);
         }
-        let (data, resp) = self.card.regs.take(a.txn)?;
+        let (data, resp) = self.card.regs().take(a.txn)?;
         if resp.is_ok() {
             return Ok(Some(data as u32));
         }
@@ -798,7 +805,7 @@ impl XdmaIp {
                     // data path (PG195's alignment and granularity tables); the driver reads
                     // the register again after changing the mode.
                     ereg::ALIGNMENTS if e.control & control::NON_INCR_ADDR != 0 => {
-                        let w = self.card.dma.bus_bytes() as u32;
+                        let w = self.card.dma().bus_bytes() as u32;
                         (w << 16) | (w << 8) | (ALIGNMENTS_LOW & 0xFF)
                     }
                     ereg::ALIGNMENTS => (self.cfg.alignment << 16) | ALIGNMENTS_LOW,

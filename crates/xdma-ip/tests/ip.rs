@@ -337,9 +337,9 @@ fn a_running_card_costs_one_evaluation_per_clock_edge_instant() {
     );
     c.start(true, 0, DESCS, false);
     const CYCLES: u64 = 1_000;
-    let before = c.ip.card().env.model().evaluations();
+    let before = c.ip.card().env().model().evaluations();
     c.run(CYCLES);
-    let spent = c.ip.card().env.model().evaluations() - before;
+    let spent = c.ip.card().env().model().evaluations() - before;
     assert_eq!(spent, CYCLES / 5 * 16);
     // The engine was busy all along, and the stepping lost none of its data.
     let e = map::engine_base(true, 0);

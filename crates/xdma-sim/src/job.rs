@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use card_harness::CardBus;
 use xdma_core::{Error, Result, Transfer};
 use xdma_driver::{Call, Driver, DriverError, Ended, Errno, Submit};
 use xdma_ip::Ps;
@@ -14,7 +15,7 @@ use xdma_ip::Ps;
 #[derive(Debug)]
 pub(crate) enum Op {
     /// The XDMA IP's own registers and the driver's engine settings.
-    Control(crate::Control),
+    Control(crate::control::Control),
     ReadReg(u64),
     WriteReg(u64, u32),
     WaitEvent(usize, Duration),
@@ -146,12 +147,14 @@ impl Job {
             // system call's thread.
             Op::Control(c) => {
                 let r = match c {
-                    crate::Control::Read(off) => driver.control_read(off),
-                    crate::Control::Write(off, v) => driver.control_write(off, v).map(|()| 0),
-                    crate::Control::AddrModeGet(dir, ch) => {
+                    crate::control::Control::Read(off) => driver.control_read(off),
+                    crate::control::Control::Write(off, v) => {
+                        driver.control_write(off, v).map(|()| 0)
+                    }
+                    crate::control::Control::AddrModeGet(dir, ch) => {
                         driver.addrmode_get(dir_of(dir), ch).map(u32::from)
                     }
-                    crate::Control::AddrModeSet(dir, ch, fixed) => {
+                    crate::control::Control::AddrModeSet(dir, ch, fixed) => {
                         driver.addrmode_set(dir_of(dir), ch, fixed).map(|()| 0)
                     }
                 };
@@ -222,28 +225,26 @@ impl Job {
         })
     }
 
-    /// The bus a job drives, as its protocol monitor names it.
-    pub(crate) fn bus<'h>(&self, h2c: &'h [String], c2h: &'h [String], ports: &Ports) -> &'h str {
+    /// The bus a job drives, as the harness names it; `None` for a job that drives none.
+    pub(crate) fn bus(&self, ports: &Ports) -> Option<CardBus> {
         match self {
-            Job::Wait(_) => "usr_irq",
-            Job::Done(..) => "",
+            Job::Wait(_) => Some(CardBus::UserIrq),
+            Job::Done(..) => None,
             Job::Driver(d) => match d.kind {
-                None => "s_axil",
-                Some(Kind::WriteMm | Kind::ReadMm) => "s_axi",
+                None => Some(CardBus::Registers),
+                Some(Kind::WriteMm | Kind::ReadMm) => Some(CardBus::Dma),
                 Some(Kind::Send) => ports
                     .h2c
                     .get(d.channel())
                     .copied()
                     .flatten()
-                    .and_then(|p| h2c.get(p))
-                    .map_or("", String::as_str),
+                    .map(CardBus::H2c),
                 Some(Kind::Recv) => ports
                     .c2h
                     .get(d.channel())
                     .copied()
                     .flatten()
-                    .and_then(|p| c2h.get(p))
-                    .map_or("", String::as_str),
+                    .map(CardBus::C2h),
             },
         }
     }
@@ -386,7 +387,7 @@ fn dir_of(d: xdma_core::Direction) -> xdma_driver::Dir {
 /// A failure of the model itself (the card's simulation) as the API's error.
 fn model(e: DriverError) -> Error {
     match e {
-        DriverError::Ip(xdma_ip::IpError::Card(b)) => crate::bfm(b),
+        DriverError::Ip(xdma_ip::IpError::Card(b)) => crate::error::bfm(b),
         other => Error::Backend(format!("simulated card: {other}")),
     }
 }

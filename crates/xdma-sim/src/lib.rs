@@ -15,7 +15,7 @@
 //!   channels on `s_axis_h2c<k>` and `m_axis_c2h<k>`, registers on `s_axil`, user interrupts
 //!   on `usr_irq_*`; every bus has its protocol monitor on.
 //! - The link and root complex are the IP's PCIe port, the driver's costs are spent by the
-//!   driver model, both set by [`timing`]; the card's latencies are whatever the RTL does.
+//!   driver model, both set by [`config::timing`]; the card's latencies are whatever the RTL does.
 //!   `docs/timing-model.md` names every phase of a call.
 //! - Simulated time is deterministic: each handle ([`SimCard`], one per host thread or task: a
 //!   clone is a new one) has its own clock, and the card's clock advances only through the
@@ -27,13 +27,12 @@
 //! Async calls are submitted when their future is created, not when it is first polled, as a
 //! driver's queued I/O is: two futures made one after the other are queued together.
 
-mod config;
-mod ddr_config;
-mod driver_config;
-pub mod engine;
+pub mod config;
+mod control;
+mod error;
 mod job;
+mod open;
 mod thread;
-pub mod timing;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -45,75 +44,27 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use xdma_core::{
-    check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelInfo, ChannelKind, Config,
-    Direction, DmaBuffer, Error, ErrorKind, LoopRate, ProgressReport, Result, Transfer,
+    check, AsyncCard, BufResult, Card, CardAddr, CardInfo, ChannelKind, Config, Direction,
+    DmaBuffer, Error, LoopRate, ProgressReport, Result, Transfer,
 };
-use xdma_driver::{Costs, Driver, HostRam, InterruptMode, Params};
-use xdma_ip::AXI_HZ;
-use xdma_ip::{EngineKind, IpConfig, XdmaIp};
 use xdma_regmap::{Target, HOST_PAGE};
 
 /// The names that select a card in `[sim] top`: a top of this build, or a deliberate fault of
 /// `sim_top` turned on at run time.
 pub use card_harness::{CardTop, Fault};
-pub use config::{BusPauses, SimConfig, Variant, MAX_CHANNELS};
-pub use ddr_config::{Arbitration, DataPath, DdrConfig};
-pub use driver_config::DriverConfig;
+pub use config::ddr::{Arbitration, DataPath, DdrConfig};
+pub use config::driver::DriverConfig;
+pub use config::pauses::RandomPauses;
+pub use config::{SimConfig, Variant, MAX_CHANNELS};
+pub use control::Control;
 
-use crate::job::{Answer, Host, Kind, Op, Ports};
-use crate::thread::{ClientId, JobId, Lane, Msg, Reply, SimThread};
-use crate::timing::ns;
+use crate::error::bfm;
+use crate::job::{Answer, Kind, Op};
+use crate::open::{build, channels, Found};
+use crate::thread::{ClientId, JobId, Lane, Msg, Reply};
 
 /// Card-side latencies seen on `s_axi` so far, measured on the RTL.
 pub use xdma_ip::LatencyStats;
-
-/// A simulator failure as the API's error.
-pub(crate) fn sim(e: card_sim::SimError) -> Error {
-    let kind = match e {
-        card_sim::SimError::Timeout { .. } => ErrorKind::Timeout,
-        _ => ErrorKind::Backend,
-    };
-    Error::Source {
-        kind,
-        context: "simulated card",
-        source: Box::new(e),
-    }
-}
-
-/// A bus-model or protocol-monitor failure as the API's error.
-pub(crate) fn bfm(e: axi_bfm::BfmError) -> Error {
-    let e = match e {
-        axi_bfm::BfmError::Sim(inner) => return sim(inner),
-        other => other,
-    };
-    let kind = match &e {
-        axi_bfm::BfmError::Timeout { .. } => ErrorKind::Timeout,
-        // A stall past the monitor's bound is the simulated card's timeout.
-        axi_bfm::BfmError::Violation(v) if v.rule == axi_bfm::Rule::StallBound => {
-            ErrorKind::Timeout
-        }
-        _ => ErrorKind::Backend,
-    };
-    Error::Source {
-        kind,
-        context: "simulated card",
-        source: Box::new(e),
-    }
-}
-
-/// An access to the XDMA IP itself rather than the card: what the driver's `_control` node
-/// and its engine ioctls do, for a front end that serves the driver's nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Control {
-    /// A dword read of the DMA BAR at this offset.
-    Read(u64),
-    /// A dword write of the DMA BAR.
-    Write(u64, u32),
-    /// Whether a channel's engine runs with a fixed card address (`ADDRMODE_GET`).
-    AddrModeGet(Direction, usize),
-    /// Sets or clears a channel's fixed-address mode (`ADDRMODE_SET`).
-    AddrModeSet(Direction, usize, bool),
-}
 
 /// How long dropping the card waits for the simulation thread to drain and stop.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
@@ -196,213 +147,6 @@ impl Drop for SimCard {
             client: self.client,
         });
     }
-}
-
-/// What the thread reports once the card is built.
-struct Found {
-    card_id: u32,
-    card_version: u32,
-    bar_size: u64,
-    memory_size: u64,
-    h2c_ports: usize,
-    c2h_ports: usize,
-    bus_bytes: usize,
-}
-
-/// The card as configured: a top of this build, or a deliberate fault of one, by name
-/// (card-harness's table); a name that is neither is a missing device.
-fn find_top(name: &str) -> Result<CardTop> {
-    CardTop::from_name(name).map_err(|e| Error::NoDevice {
-        what: format!("simulated card `{name}`"),
-        hint: format!("{e}; set sim.top to one of them (the card is `sim_top`)"),
-    })
-}
-
-/// Holds the DDR controller model's settings on the card's constant inputs. A card top without
-/// those inputs (one without the DDR3 model's settings) takes only the defaults.
-fn drive_ddr_settings(ip: &mut XdmaIp, ddr: &DdrConfig) -> std::result::Result<(), String> {
-    let model = ip.card().env.model_mut();
-    let wanted = [
-        ("ddr_arb_algorithm", ddr.arbitration.port_value()),
-        ("ddr_arqos", u64::from(ddr.read_qos)),
-        ("ddr_awqos", u64::from(ddr.write_qos)),
-    ];
-    for (name, value) in wanted {
-        match model.input(name) {
-            Ok(port) => model.set(port, value),
-            Err(_) if value == 0 => {}
-            Err(e) => return Err(format!("{name} cannot be set: {e}")),
-        }
-    }
-    Ok(())
-}
-
-/// The bus address of the simulated host's memory: above 4 GiB, as a 64-bit host's DMA
-/// buffers are.
-const HOST_RAM_BASE: u64 = 1 << 32;
-
-/// Builds the IP in front of the card and probes it with the driver model, on the simulation
-/// thread.
-fn build(cfg: &SimConfig, name: &str) -> Result<(SimThread, Found)> {
-    let selected = find_top(&cfg.top)?;
-    let not_a_card = |e: String| Error::NoDevice {
-        what: format!("simulated card `{}`", selected.name()),
-        hint: format!("this RTL top is not a card with the XDMA-side ports ({e}); use `sim_top`"),
-    };
-    let stall_cycles =
-        u64::try_from(u128::from(cfg.stream_stall_limit_us) * u128::from(AXI_HZ) / 1_000_000)
-            .unwrap_or(u64::MAX);
-    let kinds = |v: &[ChannelKind]| -> Vec<EngineKind> {
-        v.iter()
-            .map(|k| match k {
-                ChannelKind::MemoryMapped => EngineKind::MemoryMapped,
-                ChannelKind::Stream => EngineKind::Stream,
-            })
-            .collect()
-    };
-    let ip_cfg = IpConfig {
-        name: Some(name.to_string()),
-        monitors: cfg.monitors,
-        h2c_stall_bound: stall_cycles.max(1),
-        user_irqs: cfg.events,
-        alignment: u32::try_from(cfg.engine.alignment).unwrap_or(u32::MAX),
-        max_burst_beats: cfg.engine.max_burst_beats,
-        pcie: Some(cfg.engine.pcie(&cfg.timing)),
-        fault: selected.fault,
-        ..IpConfig::new(selected.top, kinds(&cfg.h2c), kinds(&cfg.c2h))
-    };
-    let mut ip = match XdmaIp::new(ip_cfg) {
-        Ok(ip) => ip,
-        // The RTL failing or the model not building is the simulator's failure; a port the
-        // harness needs that the top lacks means the top is not a card; a layout the card
-        // cannot hold is the configuration's.
-        Err(xdma_ip::IpError::Card(axi_bfm::BfmError::Sim(
-            e @ (card_sim::SimError::Rtl { .. } | card_sim::SimError::Create { .. }),
-        ))) => return Err(sim(e)),
-        Err(xdma_ip::IpError::Card(e)) => return Err(not_a_card(e.to_string())),
-        Err(xdma_ip::IpError::Config(e)) => {
-            return Err(Error::Config(format!(
-                "[sim] the card cannot be built so: {e}; match h2c, c2h and events to the card"
-            )))
-        }
-    };
-    drive_ddr_settings(&mut ip, &cfg.ddr).map_err(|e| not_a_card(e.to_string()))?;
-    if let Some(p) = cfg.bus_pauses {
-        ip.card()
-            .env
-            .set_pauses(&axi_bfm::PauseSpec::random(p.seed, p.percent));
-    }
-    let card = ip.card();
-    let found = Found {
-        card_id: 0,
-        card_version: 0,
-        bar_size: card.bar_size(),
-        memory_size: card.memory_size().unwrap_or(0),
-        h2c_ports: card.h2c.len(),
-        c2h_ports: card.c2h.len(),
-        bus_bytes: card.dma.bus_bytes(),
-    };
-    // Host memory for the driver's rings and every buffer in flight: lazily zeroed, so only
-    // the pages transfers touch cost anything.
-    let ram_bytes = (2 * found.memory_size.max(64 << 20) + (64 << 20)) as usize;
-    let ram = HostRam::new(HOST_RAM_BASE, ram_bytes);
-    let params = Params {
-        poll_mode: cfg.driver.poll_mode,
-        interrupt_mode: InterruptMode::MsiX,
-        desc_layout: cfg.timing.host.descriptors.layout(),
-        // The driver's 10 s wait after an engine stopped on an error with nothing done would
-        // take minutes of simulation; its outcome, ETIMEDOUT, comes at once instead.
-        end_dead_waits: true,
-        ..Params::default()
-    };
-    let mut driver = Driver::probe(ip, ram, params).map_err(|e| {
-        Error::Backend(format!(
-            "simulated card: the driver model's probe failed: {e}"
-        ))
-    })?;
-    let h = &cfg.timing.host;
-    driver.set_costs(Costs {
-        submit: ns(h.submit_ns),
-        start: ns(h.start_ns),
-        irq: ns(h.irq_ns),
-        wake: ns(h.wake_ns),
-        register: 0,
-    });
-    let card_id = driver
-        .user_read(0x000)
-        .map_err(|e| Error::Backend(e.to_string()))?;
-    let card_version = driver
-        .user_read(0x004)
-        .map_err(|e| Error::Backend(e.to_string()))?;
-    // Register accesses from here on cost their system call.
-    driver.set_costs(Costs {
-        register: ns(h.register_ns),
-        ..Costs {
-            submit: ns(h.submit_ns),
-            start: ns(h.start_ns),
-            irq: ns(h.irq_ns),
-            wake: ns(h.wake_ns),
-            register: 0,
-        }
-    });
-    let found = Found {
-        card_id,
-        card_version,
-        ..found
-    };
-    let host = Host {
-        register: ns(h.register_ns),
-        wake: ns(h.wake_ns),
-    };
-    let ports = Ports {
-        h2c: ports(&cfg.h2c, found.h2c_ports, Direction::H2C)?,
-        c2h: ports(&cfg.c2h, found.c2h_ports, Direction::C2H)?,
-    };
-    let thread = SimThread::new(
-        driver,
-        host,
-        ns(h.turnaround_ns),
-        ports,
-        Duration::from_millis(cfg.host_grace_ms),
-        cfg.reply_timeout(),
-    );
-    Ok((thread, found))
-}
-
-/// The channel layout: each channel's stream port, checked against the ports the card has.
-fn ports(kinds: &[ChannelKind], have: usize, dir: Direction) -> Result<Vec<Option<usize>>> {
-    let mut next = 0;
-    let mut map = Vec::with_capacity(kinds.len());
-    for &k in kinds {
-        if k == ChannelKind::Stream {
-            if next >= have {
-                return Err(Error::Config(format!(
-                    "[sim] {} lists more stream channels than the card has {dir} stream ports ({have})",
-                    dir.to_string().to_ascii_lowercase()
-                )));
-            }
-            map.push(Some(next));
-            next += 1;
-        } else {
-            map.push(None);
-        }
-    }
-    Ok(map)
-}
-
-fn channels(dir: Direction, target: Target, kinds: &[ChannelKind]) -> Vec<ChannelInfo> {
-    kinds
-        .iter()
-        .enumerate()
-        .map(|(index, &kind)| ChannelInfo {
-            dir,
-            index,
-            kind,
-            // The IP's identifier layout (subsystem, target, stream bit, channel); version 0,
-            // since this is a model rather than an IP release.
-            id_register: target.identifier_version(index, kind == ChannelKind::Stream, 0),
-        })
-        .collect()
 }
 
 /// One data call before it is checked: which call, on which channel, with what buffer.
@@ -508,10 +252,10 @@ impl SimCard {
                     ))
                 }
             };
-        if found.bus_bytes != cfg.engine.data_bytes as usize {
+        if found.bus_bytes != cfg.ip.data_bytes as usize {
             return Err(Error::Config(format!(
-                "[sim] engine.data_bytes = {} but the card's s_axi data bus has {} bytes; make them equal",
-                cfg.engine.data_bytes, found.bus_bytes
+                "[sim] ip.data_bytes = {} but the card's s_axi data bus has {} bytes; make them equal",
+                cfg.ip.data_bytes, found.bus_bytes
             )));
         }
         let info = CardInfo {
@@ -524,7 +268,7 @@ impl SimCard {
             card_id: found.card_id,
             card_version: found.card_version,
             xdma_version: None,
-            alignment: cfg.engine.alignment,
+            alignment: cfg.ip.alignment,
             // Receives time out in simulated time, as short as the caller likes.
             min_stream_timeout: Duration::ZERO,
         };

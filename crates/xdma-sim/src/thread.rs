@@ -15,14 +15,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::{Duration, Instant};
 
+use card_harness::{CardBus, CardBuses};
 use xdma_core::{CardAddr, Error, ProgressReport, ProgressTracker, Result};
 use xdma_driver::{Driver, DriverError};
 use xdma_ip::IpError;
 
-use crate::bfm;
+use crate::config::timing::Ps;
+use crate::error::bfm;
 use crate::job::{Answer, Host, Job, Kind, Op, Poll, Ports};
-use crate::timing::Ps;
-use crate::LatencyStats;
+use xdma_ip::LatencyStats;
 
 /// A handle of the card: one host thread of the model.
 pub(crate) type ClientId = u64;
@@ -142,8 +143,8 @@ pub(crate) struct SimThread {
     host: Host,
     turnaround: Ps,
     ports: Ports,
-    h2c_names: Vec<String>,
-    c2h_names: Vec<String>,
+    /// The card's buses, to tell which one a protocol violation is on.
+    buses: CardBuses,
     clients: BTreeMap<ClientId, Client>,
     lanes: BTreeMap<Lane, LaneState>,
     where_queued: HashMap<JobId, (Lane, Key)>,
@@ -168,6 +169,13 @@ impl std::fmt::Debug for SimThread {
 /// How long shutdown may simulate to let aborted transfers drain, in simulated time.
 const DRAIN_PS: Ps = 1_000_000_000; // 1 ms
 
+/// Whether a protocol violation on the card's bus `violation` fails a call that drives `call`:
+/// only a call on that same bus. A violation on a bus that is none of the card's, or a call
+/// that drives no bus, fails no call by this rule.
+fn fails_with(call: Option<CardBus>, violation: Option<CardBus>) -> bool {
+    violation.is_some() && call == violation
+}
+
 impl SimThread {
     pub(crate) fn new(
         mut driver: Driver,
@@ -178,8 +186,7 @@ impl SimThread {
         reply_timeout: Duration,
     ) -> SimThread {
         let now = driver.now();
-        let h2c_names = driver.ip().card().h2c_ports().to_vec();
-        let c2h_names = driver.ip().card().c2h_ports().to_vec();
+        let buses = driver.ip().card_setup().buses();
         let mut clients = BTreeMap::new();
         clients.insert(
             0,
@@ -197,8 +204,7 @@ impl SimThread {
             host,
             turnaround,
             ports,
-            h2c_names,
-            c2h_names,
+            buses,
             clients,
             lanes: BTreeMap::new(),
             where_queued: HashMap::new(),
@@ -587,14 +593,13 @@ impl SimThread {
             }
         };
         let now = self.now();
-        if let Some(bus) = e.violation().map(|v| v.bus.clone()) {
+        if let Some(v) = e.violation() {
+            let bus = v.bus.clone();
+            let on_bus = self.buses.of(v);
             let mut first = Some(bfm(e));
             let mut i = 0;
             while i < self.running.len() {
-                let on = self.running[i]
-                    .job
-                    .bus(&self.h2c_names, &self.c2h_names, &self.ports)
-                    == bus;
+                let on = fails_with(self.running[i].job.bus(&self.ports), on_bus);
                 if on {
                     let mut r = self.running.remove(i);
                     r.job.quiet(&mut self.driver);
@@ -668,5 +673,22 @@ impl SimThread {
         for mut r in std::mem::take(&mut self.running) {
             r.job.quiet(&mut self.driver);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_violation_fails_only_the_calls_on_its_bus() {
+        assert!(fails_with(Some(CardBus::Dma), Some(CardBus::Dma)));
+        assert!(fails_with(Some(CardBus::C2h(1)), Some(CardBus::C2h(1))));
+        assert!(!fails_with(Some(CardBus::C2h(0)), Some(CardBus::C2h(1))));
+        assert!(!fails_with(Some(CardBus::Registers), Some(CardBus::Dma)));
+        // Neither a call on no bus nor a violation on a bus the card lacks matches anything.
+        assert!(!fails_with(None, None));
+        assert!(!fails_with(Some(CardBus::UserIrq), None));
+        assert!(!fails_with(None, Some(CardBus::Dma)));
     }
 }

@@ -273,8 +273,8 @@ fn values_out_of_range_are_refused_naming_the_field() {
         ("timing.root.read_latency_ns", |c| {
             c.timing.root.read_latency_ns = -1.0
         }),
-        ("engine.c2h_request_ids", |c| c.engine.c2h_request_ids = 0),
-        ("engine.pcie_tags", |c| c.engine.pcie_tags = 100_000),
+        ("ip.c2h_request_ids", |c| c.ip.c2h_request_ids = 0),
+        ("ip.pcie_tags", |c| c.ip.pcie_tags = 100_000),
         ("events", |c| c.events = 17),
         ("stream_stall_limit_us", |c| c.stream_stall_limit_us = 0),
         ("host_grace_ms", |c| c.host_grace_ms = 10_000_000),
@@ -323,11 +323,11 @@ fn the_extremes_of_every_range_run_without_a_panic() {
             c.timing.link.read_completion_boundary = 64;
             c.timing.link.tlps_per_dllp = 1.0;
             c.timing.link.skp_interval_symbols = 370.0;
-            c.engine.h2c_request_ids = 2;
-            c.engine.c2h_request_ids = 2;
-            c.engine.pcie_tags = 1;
-            c.engine.descriptor_block = 1;
-            c.engine.max_burst_beats = 1;
+            c.ip.h2c_request_ids = 2;
+            c.ip.c2h_request_ids = 2;
+            c.ip.pcie_tags = 1;
+            c.ip.descriptor_block = 1;
+            c.ip.max_burst_beats = 1;
         },
         |c| {
             c.timing.link.generation = 5;
@@ -335,11 +335,11 @@ fn the_extremes_of_every_range_run_without_a_panic() {
             c.timing.link.max_payload = 4096;
             c.timing.link.max_read_request = 4096;
             c.timing.link.read_completion_boundary = 4096;
-            c.engine.h2c_request_ids = 64;
-            c.engine.c2h_request_ids = 32;
-            c.engine.pcie_tags = 256;
-            c.engine.max_burst_beats = 256;
-            c.engine.alignment = 128;
+            c.ip.h2c_request_ids = 64;
+            c.ip.c2h_request_ids = 32;
+            c.ip.pcie_tags = 256;
+            c.ip.max_burst_beats = 256;
+            c.ip.alignment = 128;
         },
         |c| {
             c.timing.host.register_ns = 10_000_000.0;
@@ -411,7 +411,7 @@ fn a_receive_that_exactly_fills_its_buffer_reports_no_end_of_packet() {
 
 #[test]
 fn random_pauses_on_every_bus_keep_the_data_and_cost_time() {
-    let run = |pauses: Option<xdma_sim::BusPauses>| {
+    let run = |pauses: Option<xdma_sim::RandomPauses>| {
         let card = open_with(|c| c.bus_pauses = pauses);
         let data = pattern(40_000, 5);
         let w = card.write_mm(0, CardAddr(0x1003), &data).expect("write");
@@ -437,7 +437,7 @@ fn random_pauses_on_every_bus_keep_the_data_and_cost_time() {
         (w.end_ps - w.start_ps) + (r.end_ps - r.start_ps)
     };
     let calm = run(None);
-    let paused = run(Some(xdma_sim::BusPauses {
+    let paused = run(Some(xdma_sim::RandomPauses {
         seed: 11,
         percent: 40,
     }));

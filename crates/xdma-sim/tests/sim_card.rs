@@ -18,7 +18,7 @@ fn open_with(f: impl FnOnce(&mut SimConfig)) -> SimCard {
         events: 1,
         ..SimConfig::default()
     };
-    cfg.engine.alignment = 64;
+    cfg.ip.alignment = 64;
     f(&mut cfg);
     SimCard::open_with(&cfg).expect("open the simulated card")
 }
@@ -228,7 +228,7 @@ proptest! {
     /// bursts cut at 4 KiB, and nothing written outside the range.
     #[test]
     fn unaligned_transfers_round_trip(addr in 0u64..20_000, len in 1usize..6000, seed in any::<u32>()) {
-        let card = open_with(|c| c.engine.alignment = 1);
+        let card = open_with(|c| c.ip.alignment = 1);
         let around = DmaBuffer::from_slice(&pattern(len + 64, seed ^ 1)).expect("data");
         let lo = addr.saturating_sub(32);
         card.write_mm(0, CardAddr(lo), &around).expect("background");
@@ -248,7 +248,7 @@ fn the_read_window_bounds_c2h_throughput() {
     // The engine's window of outstanding reads over the read round trip (engine plus the
     // RTL's own latency) sets the C2H rate: a narrow window must be slower in proportion.
     let rate = |window: u32| {
-        let card = open_with(|c| c.engine.c2h_request_ids = window);
+        let card = open_with(|c| c.ip.c2h_request_ids = window);
         let mut buf = DmaBuffer::new(256 << 10).expect("buffer");
         let t = card.read_mm(0, CardAddr(0), &mut buf).expect("read");
         let data_ps = t.end_ps - t.start_ps;

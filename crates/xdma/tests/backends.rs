@@ -39,7 +39,7 @@ struct Tb {
 /// whatever alignment the driver answers (the reference IP: 1). None for hw without a mount.
 fn config(kind: BackendKind) -> Option<Config> {
     let mut cfg =
-        Config::from_toml("[sim]\nevents = 1\n[sim.engine]\nalignment = 64\n[hw]\nevents = 1\n")
+        Config::from_toml("[sim]\nevents = 1\n[sim.ip]\nalignment = 64\n[hw]\nevents = 1\n")
             .expect("the test configuration");
     cfg.backend = kind;
     if kind == BackendKind::Hw {

@@ -5,7 +5,7 @@ use std::fmt;
 
 use card_regs::Register;
 use frame::Pattern;
-use xdma::sim::{BusPauses, SimConfig};
+use xdma::sim::{RandomPauses, SimConfig};
 use xdma::{BackendKind, Config};
 
 use crate::caps::Mode;
@@ -308,7 +308,7 @@ impl Case {
     /// The case's configuration: `base` with the simulated card's pauses and host costs set.
     pub fn config(&self, base: &Config) -> Config {
         let mut cfg = base.clone();
-        let pauses = self.pauses.map(|p| BusPauses {
+        let pauses = self.pauses.map(|p| RandomPauses {
             seed: p.seed,
             percent: p.percent,
         });

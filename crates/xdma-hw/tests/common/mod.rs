@@ -138,7 +138,7 @@ pub fn fifo(path: &Path) -> File {
 /// is built unaligned, alignment 1). The emulated board has a small card memory; the simulated
 /// card's memory is what its RTL has.
 pub fn config(kind: BackendKind, emu: Option<&Emu>) -> Config {
-    let mut cfg = Config::from_toml("[sim]\nevents = 1\n[sim.engine]\nalignment = 64\n")
+    let mut cfg = Config::from_toml("[sim]\nevents = 1\n[sim.ip]\nalignment = 64\n")
         .expect("the sim section");
     cfg.backend = kind;
     with_hw(&mut cfg, |hw| {

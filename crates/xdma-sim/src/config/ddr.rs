@@ -79,6 +79,15 @@ pub struct DdrConfig {
 }
 
 impl DdrConfig {
+    /// The controller model's settings as the card's harness holds them on its inputs.
+    pub(crate) fn controller(&self) -> card_harness::DdrController {
+        card_harness::DdrController {
+            arbitration: self.arbitration.port_value(),
+            read_qos: u64::from(self.read_qos),
+            write_qos: u64::from(self.write_qos),
+        }
+    }
+
     /// Checks the QoS ranges.
     pub fn validate(&self) -> Result<()> {
         for (name, v) in [("read_qos", self.read_qos), ("write_qos", self.write_qos)] {

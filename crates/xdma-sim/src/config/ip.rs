@@ -1,7 +1,8 @@
-//! The XDMA IP's DMA engines' shape as the `[sim]` section sets it: bus width, burst length,
-//! alignment, and how many requests the engines keep in flight ([`EngineConfig`]). The engines
-//! themselves are the register-level IP's (`xdma_ip`); the driver cuts a transfer into
-//! descriptors (`xdma_driver`).
+//! The XDMA IP's customization as the `[sim.ip]` table sets it ([`IpCustomization`]): what
+//! the IP is built with in Vivado (bus width, burst length, alignment, request IDs, PCIe tags,
+//! descriptor block), which shapes how its DMA engines move data. The engines themselves are
+//! the register-level IP's (`xdma_ip`); the driver cuts a transfer into descriptors
+//! (`xdma_driver`).
 
 use xdma_core::{Error, Result};
 
@@ -21,11 +22,12 @@ pub const H2C_IDS: std::ops::RangeInclusive<u32> = 2..=64;
 /// The IP's range of C2H request IDs per channel ("Number of Request IDs for Write channel").
 pub const C2H_IDS: std::ops::RangeInclusive<u32> = 2..=32;
 
-/// The engines' shape: bus width, burst length, alignment, and how many requests they keep in
+/// The IP's customization (the `[sim.ip]` table; `[sim.engine]` before, still read with a
+/// warning): bus width, burst length, alignment, and how many requests its engines keep in
 /// flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct EngineConfig {
+pub struct IpCustomization {
     /// Bytes per AXI beat: 4 to 128, a power of two, and the card's `s_axi` width. Default
     /// 16: the reference board's 128-bit AXI at 250 MHz.
     pub data_bytes: u32,
@@ -56,9 +58,9 @@ pub struct EngineConfig {
     pub descriptor_block: u32,
 }
 
-impl Default for EngineConfig {
+impl Default for IpCustomization {
     fn default() -> Self {
-        EngineConfig {
+        IpCustomization {
             data_bytes: 16,
             max_burst_beats: 16,
             alignment: 1,
@@ -70,42 +72,42 @@ impl Default for EngineConfig {
     }
 }
 
-impl EngineConfig {
+impl IpCustomization {
     /// Checks every field against what AXI and the IP allow.
     pub fn validate(&self) -> Result<()> {
         if !self.data_bytes.is_power_of_two() || !(4..=128).contains(&self.data_bytes) {
             return Err(Error::Config(format!(
-                "[sim] engine.data_bytes = {}: AXI data widths are 32 to 1024 bits (4 to 128 bytes, a power of two)",
+                "[sim] ip.data_bytes = {}: AXI data widths are 32 to 1024 bits (4 to 128 bytes, a power of two)",
                 self.data_bytes
             )));
         }
         let ranges = [
             (
-                "engine.max_burst_beats",
+                "ip.max_burst_beats",
                 self.max_burst_beats,
                 1..=256,
                 "an AXI4 INCR burst has 1 to 256 beats",
             ),
             (
-                "engine.h2c_request_ids",
+                "ip.h2c_request_ids",
                 self.h2c_request_ids,
                 H2C_IDS,
                 "the XDMA IP allows 2 to 64",
             ),
             (
-                "engine.c2h_request_ids",
+                "ip.c2h_request_ids",
                 self.c2h_request_ids,
                 C2H_IDS,
                 "the XDMA IP allows 2 to 32",
             ),
             (
-                "engine.pcie_tags",
+                "ip.pcie_tags",
                 self.pcie_tags,
                 1..=256,
                 "PCIe tags are 8 bits at most",
             ),
             (
-                "engine.descriptor_block",
+                "ip.descriptor_block",
                 self.descriptor_block,
                 1..=32,
                 "Nxt_adj counts up to 31 more",
@@ -118,7 +120,7 @@ impl EngineConfig {
         }
         if !self.alignment.is_power_of_two() || self.alignment > MAX_ALIGNMENT {
             return Err(Error::Config(format!(
-                "[sim] engine.alignment = {}: a power of two from 1 to {MAX_ALIGNMENT} (the IP's alignments register holds it in 8 bits)",
+                "[sim] ip.alignment = {}: a power of two from 1 to {MAX_ALIGNMENT} (the IP's alignments register holds it in 8 bits)",
                 self.alignment
             )));
         }
@@ -131,7 +133,7 @@ impl EngineConfig {
     }
 
     /// The IP's PCIe timing with these windows and the link and root complex of `timing`.
-    pub fn pcie(&self, timing: &crate::timing::TimingConfig) -> xdma_ip::PcieConfig {
+    pub fn pcie(&self, timing: &super::timing::TimingConfig) -> xdma_ip::PcieConfig {
         xdma_ip::PcieConfig {
             link: timing.link,
             root: timing.root,
@@ -149,25 +151,25 @@ mod tests {
 
     #[test]
     fn limits_are_checked_against_the_ip() {
-        let bad = |f: fn(&mut EngineConfig)| {
-            let mut c = EngineConfig::default();
+        let bad = |f: fn(&mut IpCustomization)| {
+            let mut c = IpCustomization::default();
             f(&mut c);
             let e = c.validate().expect_err("outside the IP's range");
             assert_eq!(e.kind(), xdma_core::ErrorKind::Config);
             e.to_string()
         };
-        assert!(bad(|c| c.h2c_request_ids = 1).contains("engine.h2c_request_ids"));
-        assert!(bad(|c| c.h2c_request_ids = 65).contains("engine.h2c_request_ids"));
-        assert!(bad(|c| c.c2h_request_ids = 33).contains("engine.c2h_request_ids"));
-        assert!(bad(|c| c.max_burst_beats = 257).contains("engine.max_burst_beats"));
-        assert!(bad(|c| c.pcie_tags = 0).contains("engine.pcie_tags"));
-        assert!(bad(|c| c.alignment = 3).contains("engine.alignment"));
-        assert!(bad(|c| c.data_bytes = 24).contains("engine.data_bytes"));
+        assert!(bad(|c| c.h2c_request_ids = 1).contains("ip.h2c_request_ids"));
+        assert!(bad(|c| c.h2c_request_ids = 65).contains("ip.h2c_request_ids"));
+        assert!(bad(|c| c.c2h_request_ids = 33).contains("ip.c2h_request_ids"));
+        assert!(bad(|c| c.max_burst_beats = 257).contains("ip.max_burst_beats"));
+        assert!(bad(|c| c.pcie_tags = 0).contains("ip.pcie_tags"));
+        assert!(bad(|c| c.alignment = 3).contains("ip.alignment"));
+        assert!(bad(|c| c.data_bytes = 24).contains("ip.data_bytes"));
         for (h, c) in [(2, 2), (64, 32)] {
-            EngineConfig {
+            IpCustomization {
                 h2c_request_ids: h,
                 c2h_request_ids: c,
-                ..EngineConfig::default()
+                ..IpCustomization::default()
             }
             .validate()
             .expect("inside the IP's range");

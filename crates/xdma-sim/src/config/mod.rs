@@ -6,9 +6,17 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use xdma_core::{BackendKind, ChannelKind, Config, Error, Result};
 
-use crate::ddr_config::{DataPath, DdrConfig};
-use crate::engine::EngineConfig;
-use crate::timing::TimingConfig;
+pub mod ddr;
+pub mod driver;
+pub mod ip;
+pub mod pauses;
+pub mod timing;
+
+use ddr::{DataPath, DdrConfig};
+use driver::DriverConfig;
+use ip::IpCustomization;
+use pauses::RandomPauses;
+use timing::TimingConfig;
 
 /// Channels per direction that one XDMA IP can have.
 pub use xdma_ip::Variant;
@@ -39,8 +47,9 @@ pub struct SimConfig {
     /// User interrupt lines served as event nodes, 1 to 16 and at most the card's
     /// `usr_irq_req` bits. Default 1.
     pub events: usize,
-    /// The XDMA engines' shape and limits.
-    pub engine: EngineConfig,
+    /// The XDMA IP's customization (`[sim.ip]`; the old name `[sim.engine]` is still read,
+    /// with a warning).
+    pub ip: IpCustomization,
     /// The link, root complex and host driver timing.
     pub timing: TimingConfig,
     /// The memory-mapped path to the DDR3 model: `card` (the card's own RTL, default) or
@@ -50,7 +59,7 @@ pub struct SimConfig {
     /// The DDR controller model's arbitration and QoS.
     pub ddr: DdrConfig,
     /// The host driver's module parameters.
-    pub driver: crate::DriverConfig,
+    pub driver: DriverConfig,
     /// How long, in microseconds of simulated time, the card may hold an H2C stream beat
     /// waiting (TREADY low) before the send fails with a timeout, 1 to 10 000 000. Default
     /// 1000: far longer than any healthy stall, yet short enough to simulate in seconds.
@@ -69,7 +78,7 @@ pub struct SimConfig {
     /// requests and write data, H2C stream beats) and backpressure on what it takes (AXI
     /// responses, C2H stream beats), as a real interconnect and engine may add. Off by default.
     /// Timing stays deterministic for one seed; tests use it to shake the card's handshakes.
-    pub bus_pauses: Option<BusPauses>,
+    pub bus_pauses: Option<RandomPauses>,
 }
 
 /// The host's view of a variant's engines: the H2C and C2H channels as an XDMA IP of this
@@ -85,16 +94,6 @@ fn channels_of(v: Variant) -> (Vec<ChannelKind>, Vec<ChannelKind>) {
     )
 }
 
-/// Seeded random pauses on every bus of the card (see [`SimConfig::bus_pauses`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BusPauses {
-    /// The generators' seed: the same seed gives the same pauses.
-    pub seed: u64,
-    /// Chance in percent, 0 to 90, that a channel pauses on a cycle.
-    pub percent: u8,
-}
-
 impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
@@ -107,11 +106,11 @@ impl Default for SimConfig {
                 ChannelKind::Stream,
             ],
             events: 1,
-            engine: EngineConfig::default(),
+            ip: IpCustomization::default(),
             timing: TimingConfig::default(),
             path: DataPath::Card,
             ddr: DdrConfig::default(),
-            driver: crate::DriverConfig::default(),
+            driver: DriverConfig::default(),
             stream_stall_limit_us: 1000,
             reply_timeout_s: 600,
             host_grace_ms: 200,
@@ -131,10 +130,45 @@ fn int_range(name: &str, v: u64, lo: u64, hi: u64, what: &str) -> Result<()> {
     }
 }
 
+/// Keys of the `[sim]` section that were renamed, as (old, new): the old one is still read, with
+/// a warning, so that configuration files written for it keep working.
+const RENAMED_KEYS: &[(&str, &str)] = &[("engine", "ip")];
+
+/// The new name of a `[sim]` key that was renamed (`engine` is now `ip`), or `None` for a key
+/// that was not; for tools that take keys of the section from their users.
+pub fn renamed_key(key: &str) -> Option<&'static str> {
+    RENAMED_KEYS
+        .iter()
+        .find(|(old, _)| *old == key)
+        .map(|&(_, new)| new)
+}
+
+/// The `[sim]` table with every old key of [`RENAMED_KEYS`] moved to its new name, each with a
+/// warning; an error when a table gives both names.
+fn renamed_keys(mut table: toml::Table) -> Result<toml::Table> {
+    for &(old, new) in RENAMED_KEYS {
+        let Some(value) = table.remove(old) else {
+            continue;
+        };
+        if table.contains_key(new) {
+            return Err(Error::Config(format!(
+                "[sim] gives both `{old}` and `{new}`: `{old}` is the old name of `{new}`; keep `{new}` only"
+            )));
+        }
+        tracing::warn!("[sim] `{old}` is deprecated: it is now called `{new}`; rename it");
+        table.insert(new.to_string(), value);
+    }
+    Ok(table)
+}
+
 impl SimConfig {
     /// The `[sim]` section of `cfg`, checked.
     pub fn from_config(cfg: &Config) -> Result<SimConfig> {
-        let s: SimConfig = cfg.section::<SimConfig>(BackendKind::Sim)?.resolved()?;
+        let table = renamed_keys(cfg.section::<toml::Table>(BackendKind::Sim)?)?;
+        let s: SimConfig = table
+            .try_into()
+            .map_err(|e: toml::de::Error| Error::Config(format!("[sim] {}", e.message())))?;
+        let s = s.resolved()?;
         s.validate()?;
         Ok(s)
     }
@@ -249,7 +283,7 @@ impl SimConfig {
             )?;
         }
         self.ddr.validate()?;
-        self.engine.validate()?;
+        self.ip.validate()?;
         self.timing.validate()
     }
 
@@ -280,7 +314,7 @@ mod tests {
         assert!(bad(|c| c.host_grace_ms = 0).contains("host_grace_ms"));
         assert!(bad(|c| c.h2c = vec![ChannelKind::Stream; 5]).contains("h2c"));
         assert!(bad(|c| c.timing.link.flight_ns = 1e20).contains("flight_ns"));
-        assert!(bad(|c| c.engine.c2h_request_ids = 1).contains("c2h_request_ids"));
+        assert!(bad(|c| c.ip.c2h_request_ids = 1).contains("c2h_request_ids"));
     }
 
     #[test]
@@ -332,11 +366,11 @@ mod tests {
     fn the_descriptor_placement_is_chosen_by_name() {
         assert_eq!(
             SimConfig::default().timing.host.descriptors,
-            crate::timing::Descriptors::FromStart
+            timing::Descriptors::FromStart
         );
         let toml = Config::from_toml("[sim.timing.host]\ndescriptors = \"ring\"\n").expect("toml");
         let c = SimConfig::from_config(&toml).expect("ring");
-        assert_eq!(c.timing.host.descriptors, crate::timing::Descriptors::Ring);
+        assert_eq!(c.timing.host.descriptors, timing::Descriptors::Ring);
         let bad = Config::from_toml("[sim.timing.host]\ndescriptors = \"windows\"\n");
         let e = bad
             .and_then(|c| SimConfig::from_config(&c))
@@ -358,5 +392,25 @@ mod tests {
         let bad = Config::from_toml("[sim.timing.link]\nflight_ns = 1e20\n").expect("toml");
         let e = SimConfig::from_config(&bad).expect_err("out of range");
         assert!(e.to_string().contains("flight_ns"), "{e}");
+    }
+
+    #[test]
+    fn the_old_engine_table_is_read_as_the_ip_table() {
+        let old = Config::from_toml("[sim.engine]\nalignment = 64\n").expect("toml");
+        assert_eq!(
+            SimConfig::from_config(&old).expect("old key").ip.alignment,
+            64
+        );
+        let new = Config::from_toml("[sim.ip]\nalignment = 64\n").expect("toml");
+        assert_eq!(
+            SimConfig::from_config(&new).expect("new key").ip.alignment,
+            64
+        );
+        let both = Config::from_toml("[sim.engine]\nalignment = 64\n[sim.ip]\nalignment = 8\n")
+            .expect("toml");
+        let e = SimConfig::from_config(&both)
+            .expect_err("both names")
+            .to_string();
+        assert!(e.contains("`engine`") && e.contains("`ip`"), "{e}");
     }
 }
