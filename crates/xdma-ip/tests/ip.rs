@@ -512,11 +512,15 @@ fn clearing_run_aborts_and_the_engine_runs_again() {
     c.chain(DESCS, &pieces, desc::STOP | desc::COMPLETED);
     c.start(false, 0, DESCS, false);
     c.run(2_000);
+    let e = map::engine_base(false, 0);
+    let at_stop = c.r(e + ereg::COMPLETED);
     c.stop(false, 0);
     c.run_until_idle(false, 0, 50_000);
-    let e = map::engine_base(false, 0);
     let done = c.r(e + ereg::COMPLETED);
     assert!(done > 0 && done < n as u32, "stopped part way: {done}");
+    // PG195: with Run cleared the engine completes the descriptor it is on and no other,
+    // though the card has taken the writes of the next ones already on its bus.
+    assert!(done <= at_stop + 1, "{done} completed, {at_stop} when Run was cleared");
     assert_eq!(c.r(e + ereg::STATUS) & status::DESC_STOPPED, 0);
     // The next run starts afresh and finishes.
     c.r(e + ereg::STATUS_RC);
@@ -526,6 +530,100 @@ fn clearing_run_aborts_and_the_engine_runs_again() {
     let mut ddr = vec![0u8; (n * 4096) as usize];
     c.ip.card().ddr_read(0, &mut ddr).expect("DDR backdoor");
     assert_eq!(ddr, pattern((n * 4096) as usize, 3));
+}
+
+/// PG195, C2H Channel Control (0x04), Run: "Reset to 0 to stop transfer. If the engine is
+/// busy it completes the current descriptor"; Status (0x40), idle_stopped: set "when the
+/// engine is idle after resetting the Control register Run bit". So once Run is cleared a
+/// C2H engine writes host memory for the descriptor it is on and no other, and nothing lands
+/// in host memory once its status shows it idle. The Linux driver's performance stop relies
+/// on that: it clears Run and frees the buffer the engine writes at once.
+#[test]
+fn a_c2h_engine_stopped_mid_chain_writes_only_its_current_descriptor() {
+    let mut c = combined();
+    // A chain as the driver's performance run builds it: descriptors of a page, each from
+    // its own card page here (and into its own host page) so that every write shows.
+    let n = 128u64;
+    let ddr = pattern((n * 4096) as usize, 7);
+    c.ip.card().ddr_write(0, &ddr).expect("DDR backdoor");
+    const UNTOUCHED: u8 = 0xEE;
+    c.mem
+        .write(DATA, &vec![UNTOUCHED; (n * 4096) as usize])
+        .expect("RAM");
+    let pieces: Vec<_> = (0..n)
+        .map(|i| (i * 4096, DATA + i * 4096, 4096u32))
+        .collect();
+    c.chain(DESCS, &pieces, desc::STOP | desc::COMPLETED);
+    c.start(true, 0, DESCS, false);
+    let e = map::engine_base(true, 0);
+    // Stopped a few descriptors in, with the chain's next ones on the card's bus.
+    for _ in 0..200_000 / 16 {
+        if c.r(e + ereg::COMPLETED) >= 2 {
+            break;
+        }
+        c.run(16);
+    }
+    let at_stop = c.r(e + ereg::COMPLETED);
+    assert!(at_stop >= 2 && at_stop < 8, "stopped early in the chain: {at_stop}");
+    // xdma_engine_stop's write, with idle_stopped's logging enabled as well.
+    let ie = control::IE_IDLE_STOPPED
+        | control::IE_ALIGN_MISMATCH
+        | control::IE_MAGIC_STOPPED
+        | control::IE_READ_ERROR
+        | control::IE_DESC_ERROR
+        | control::IE_DESC_STOPPED
+        | control::IE_DESC_COMPLETED;
+    c.w(e + ereg::CONTROL, ie);
+    let stopped_at = c.ip.stats().cycles;
+    c.run_until_idle(true, 0, 200_000);
+    let stop_cycles = c.ip.stats().cycles - stopped_at;
+    eprintln!("MEASURE stop_cycles={stop_cycles}");
+    let after = c.r(e + ereg::COMPLETED);
+    assert!(
+        after <= at_stop + 1,
+        "{} descriptors completed after Run was cleared ({at_stop} before): only the current one may",
+        after - at_stop
+    );
+    let st = c.r(e + ereg::STATUS);
+    assert_eq!(st & status::BUSY, 0);
+    assert_ne!(st & status::IDLE_STOPPED, 0, "status {st:#x}");
+    assert_eq!(st & status::DESC_STOPPED, 0, "status {st:#x}");
+    // Every completed descriptor's page holds its card page whole; every later page is as it
+    // was, not written at all.
+    let mut host = vec![0u8; (n * 4096) as usize];
+    c.mem.read(DATA, &mut host).expect("RAM");
+    for i in 0..n as usize {
+        let page = &host[i * 4096..(i + 1) * 4096];
+        if i < after as usize {
+            assert!(
+                page == &ddr[i * 4096..(i + 1) * 4096],
+                "page {i} of a completed descriptor"
+            );
+        } else {
+            assert!(
+                page.iter().all(|&b| b == UNTOUCHED),
+                "page {i} was written though its descriptor never completed ({after} did)"
+            );
+        }
+    }
+    // Nothing lands once the engine is idle.
+    c.run(20_000);
+    let mut later = vec![0u8; host.len()];
+    c.mem.read(DATA, &mut later).expect("RAM");
+    assert!(later == host, "host memory changed after the engine went idle");
+    assert_eq!(c.r(e + ereg::COMPLETED), after);
+    // The stop is prompt: the current page (256 beats of 16 bytes) and what else the engine
+    // had on the card's bus, at most 16 KiB, drain in a few thousand cycles.
+    assert!(stop_cycles < 4_000, "the stop took {stop_cycles} cycles");
+    // The next run starts afresh and finishes the chain.
+    c.r(e + ereg::STATUS_RC);
+    let t0 = c.ip.stats().cycles;
+    c.start(true, 0, DESCS, false);
+    c.run_until_idle(true, 0, 400_000);
+    eprintln!("MEASURE full_cycles={}", c.ip.stats().cycles - t0);
+    assert_eq!(c.r(e + ereg::COMPLETED), n as u32);
+    c.mem.read(DATA, &mut host).expect("RAM");
+    assert!(host == ddr, "the second run's pages");
 }
 
 #[test]
