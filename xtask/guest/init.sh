@@ -5,9 +5,11 @@
 #
 # The kernel command line carries the run: xdma_variant=mm|stream|combined, xdma_mode=msix|
 # msi|legacy|poll (for the log and the mode checks), xdma_params=NAME=VALUE,NAME=VALUE (the
-# module parameters). Every result is one line, `PASS <name>` or `FAIL <name>: <why>`, and the
+# module parameters), xdma_vendor=off|short|full (how much of the vendor's test scripts the
+# check list runs). Every result is one line, `PASS <name>` or `FAIL <name>: <why>`, and the
 # last line is `=== guest done`: xtask counts the first and treats a run without the second as
-# failed.
+# failed. When insmod fails, nothing else runs (neither the check list nor the program, which
+# would only meet a missing driver): the line `=== insmod failed: <why>` says so.
 
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -19,11 +21,13 @@ export PATH=/bin:/sbin:/opt/run/bin
 VARIANT=
 MODE=
 PARAMS=
+VENDOR=off
 for word in $(cat /proc/cmdline); do
     case "$word" in
         xdma_variant=*) VARIANT=${word#xdma_variant=} ;;
         xdma_mode=*) MODE=${word#xdma_mode=} ;;
         xdma_params=*) PARAMS=$(echo "${word#xdma_params=}" | tr ',' ' ') ;;
+        xdma_vendor=*) VENDOR=${word#xdma_vendor=} ;;
     esac
 done
 
@@ -34,13 +38,22 @@ echo "=== guest up after $(cut -d' ' -f1 /proc/uptime) s: kernel $(uname -r), ca
 echo "=== insmod xdma.ko $PARAMS"
 # shellcheck disable=SC2086 # the parameters are separate words on purpose
 if out=$(insmod /lib/xdma/xdma.ko $PARAMS 2>&1); then
+    loaded=1
     pass "driver loads"
+    echo "=== driver loaded after $(cut -d' ' -f1 /proc/uptime) s"
 else
-    fail "driver loads" "insmod: $out"
+    loaded=0
+    # insmod's errno and the kernel's own reason (a bad value, an unknown symbol...).
+    why=$(echo "$out" | tr '\n' ' ' | sed 's/ *$//')
+    kernel=$(dmesg | grep -E '^\[[ 0-9.]*\] xdma' | tail -1 | sed 's/^\[[^]]*\] //')
+    [ -n "$kernel" ] && why="$why (kernel: $kernel)"
+    fail "driver loads" "insmod: $why"
+    echo "=== insmod failed: $why"
 fi
-echo "=== driver loaded after $(cut -d' ' -f1 /proc/uptime) s"
 
-if [ -x /etc/xdma-run ]; then
+if [ "$loaded" = 0 ]; then
+    : # Nothing to run against: the kernel's lines below say why the module was refused.
+elif [ -x /etc/xdma-run ]; then
     # One program instead of the check list: its exit code is the result.
     echo "=== running $(cat /etc/xdma-run.name)"
     /etc/xdma-run

@@ -149,6 +149,21 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
     let out_dir = root.join("target").join("synth");
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    // The first run of the wheel compiles its WebAssembly into the cache (about 50 CPU-seconds
+    // on every core at once); two first runs side by side would each compile it. One short
+    // run first, then the variants find it compiled.
+    let warm = yosys
+        .command()
+        .arg("-V")
+        .output()
+        .map_err(|e| format!("cannot run python3 for Yosys: {e}"))?;
+    if !warm.status.success() {
+        return Err(format!(
+            "Yosys does not start: {}{}",
+            String::from_utf8_lossy(&warm.stdout),
+            String::from_utf8_lossy(&warm.stderr)
+        ));
+    }
     // The variants are independent runs of a single-threaded tool: run them side by side.
     let results: Vec<Result<Report, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = variants

@@ -1056,6 +1056,38 @@ fn the_coverage_job_checks_the_floors_and_keeps_the_report() {
     );
 }
 
+#[test]
+fn the_vendor_scripts_workflow_runs_them_all_in_every_mode() {
+    let wf = read(&root().join(".github/workflows/vendor-scripts.yml"));
+    assert!(
+        wf.contains("cargo xtask vm ") && wf.contains("--mode all") && wf.contains("--vendor full"),
+        "the workflow must run the check list with the full vendor scripts in every mode"
+    );
+    for variant in crate::vm::VARIANTS {
+        assert!(
+            wf.contains(variant),
+            "the workflow leaves out the {variant} card"
+        );
+    }
+    // Every one of the vendor's scripts is a step of the full check list.
+    let guest = read(&root().join("xtask/guest/vendor.sh"));
+    let full = guest
+        .split("        full)")
+        .nth(1)
+        .and_then(|rest| rest.split(";;").next())
+        .expect("vendor.sh has a `full)` case");
+    for step in [
+        "vendor_run_test",
+        "vendor_mm_test",
+        "vendor_stream_test",
+        "vendor_perform",
+        "vendor_unaligned",
+        "vendor_io_sweep",
+    ] {
+        assert!(full.contains(step), "the full vendor scripts lack {step}");
+    }
+}
+
 /// Words of code that name the card or one of its models; the simulation runtime and the build
 /// API serve any design, so none may appear in their code (comments aside).
 const CARD_WORDS: &[&str] = &[

@@ -7,7 +7,9 @@
 //! whose `/init` is `xtask/guest/init.sh`. Each part is rebuilt only when what it is made from
 //! changed (a content stamp). Then `xdma-vm run` boots it once per variant and interrupt mode
 //! asked for; the guest prints `PASS <name>` or `FAIL <name>: <why>` per check, which are
-//! counted over all runs into a last line `N passed, M failed`.
+//! counted over all runs into a last line `N passed, M failed`. The check list ends with the
+//! vendor's own test scripts (dma_ip_drivers' `XDMA/linux-kernel/tests`), run unmodified in
+//! the guest (`xtask/guest/vendor.sh`).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -20,14 +22,19 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
 usage: cargo xtask vm [--variant mm|stream|combined|all] [--mode msix|msi|legacy|poll|all]
-                      [--param NAME=VALUE]... [--timeout SECONDS] [--release] [--keep]
-                      [-- PROGRAM ARGS...]
+                      [--param NAME=VALUE]... [--vendor off|short|full] [--timeout SECONDS]
+                      [--release] [--keep] [-- PROGRAM ARGS...]
 
   --variant  the card (default mm)
   --mode     the driver's interrupt mode (default msix): msix is its default (interrupt_mode=0),
              msi interrupt_mode=1, legacy interrupt_mode=2, poll poll_mode=1
-  --param    a further xdma.ko parameter (h2c_timeout, c2h_timeout, enable_st_c2h_credit...)
-  --timeout  seconds one run may take (default 300)
+  --param    a further xdma.ko parameter (h2c_timeout, c2h_timeout, enable_st_c2h_credit...);
+             the name must be one of the built xdma.ko's parameters
+  --vendor   the vendor's test scripts at the end of the check list (default full): full runs
+             every one that fits the card at its own sizes, short at the few sizes `cargo xtask
+             test` has time for, off none
+  --timeout  seconds one run may take, the guest's boot included (default 300, 1200 with
+             --vendor full)
   --release  build the device process with the release profile (about 15% faster DMA, worth
              it for long programs; the default dev build is the one `cargo test` already made)
   --keep     keep the staging folders under target/vm/ (driver copy, root file systems)
@@ -49,6 +56,10 @@ const PACKAGES: &[(&str, &str)] = &[
     ("gcc", "/usr/bin/gcc"),
     // The static C library the vendor tools link against.
     ("libc6-dev", "/usr/lib/x86_64-linux-gnu/libc.a"),
+    // modinfo, which lists the parameters of the built xdma.ko for checking `--param`.
+    ("kmod", "/sbin/modinfo"),
+    // The vendor's test scripts are bash scripts; the guest gets this one.
+    ("bash", "/bin/bash"),
 ];
 
 /// The vendor tools put in the guest, each linked statically from `tools/<name>.c`.
@@ -92,6 +103,58 @@ impl Mode {
 
 pub(crate) const VARIANTS: [&str; 3] = ["mm", "stream", "combined"];
 
+/// How much of the vendor's test scripts a run of the check list does (`xtask/guest/vendor.sh`
+/// reads it from the kernel command line as `xdma_vendor=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Vendor {
+    Off,
+    /// The few sizes `cargo xtask test` has time for; the scripts whose sizes are fixed in
+    /// them (unaligned.sh, perform_hwcount.sh) do not run.
+    Short,
+    /// Every script that fits the card, at its own sizes.
+    Full,
+}
+
+impl Vendor {
+    const ALL: [Vendor; 3] = [Vendor::Off, Vendor::Short, Vendor::Full];
+
+    fn name(self) -> &'static str {
+        match self {
+            Vendor::Off => "off",
+            Vendor::Short => "short",
+            Vendor::Full => "full",
+        }
+    }
+
+    /// The default `--timeout`: with the full scripts a run of the mm card took 400 s on a
+    /// 2-core machine with other work beside it; three times that leaves room for a slower one.
+    fn default_timeout(self) -> u64 {
+        match self {
+            Vendor::Off | Vendor::Short => 300,
+            Vendor::Full => 1200,
+        }
+    }
+}
+
+/// Which runs do the vendor's scripts, and how much of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum VendorPlan {
+    /// Every run.
+    Every(Vendor),
+    /// Only these runs (variant and mode); the others none.
+    Only(Vec<(&'static str, Mode)>, Vendor),
+}
+
+impl VendorPlan {
+    fn for_run(&self, variant: &str, mode: Mode) -> Vendor {
+        match self {
+            VendorPlan::Every(v) => *v,
+            VendorPlan::Only(runs, v) if runs.contains(&(variant, mode)) => *v,
+            VendorPlan::Only(..) => Vendor::Off,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Options {
     pub(crate) variants: Vec<&'static str>,
@@ -99,6 +162,9 @@ pub(crate) struct Options {
     /// Runs beyond every variant in every mode, each a variant in one mode.
     pub(crate) also: Vec<(&'static str, Mode)>,
     pub(crate) params: Vec<(String, String)>,
+    /// How much of the vendor's test scripts the check list runs.
+    pub(crate) vendor: VendorPlan,
+    /// Seconds one run may take, from the device process's start: the guest's boot counts.
     pub(crate) timeout: u64,
     pub(crate) release: bool,
     pub(crate) keep: bool,
@@ -115,7 +181,8 @@ impl Default for Options {
             modes: vec![Mode::Msix],
             also: Vec::new(),
             params: Vec::new(),
-            timeout: 300,
+            vendor: VendorPlan::Every(Vendor::Full),
+            timeout: Vendor::Full.default_timeout(),
             release: false,
             keep: false,
             program: Vec::new(),
@@ -143,6 +210,8 @@ impl Options {
 
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options::default();
+    let mut timeout = None;
+    let mut vendor = Vendor::Full;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| {
@@ -186,11 +255,20 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 }
                 o.params.push((name.to_string(), val.to_string()));
             }
+            "--vendor" => {
+                let v = value("--vendor")?;
+                vendor = Vendor::ALL
+                    .iter()
+                    .copied()
+                    .find(|x| x.name() == v)
+                    .ok_or_else(|| format!("unknown --vendor `{v}`\n{USAGE}"))?;
+            }
             "--timeout" => {
                 let v = value("--timeout")?;
-                o.timeout = v
-                    .parse()
-                    .map_err(|_| format!("--timeout takes seconds, not `{v}`"))?;
+                timeout = Some(
+                    v.parse()
+                        .map_err(|_| format!("--timeout takes seconds, not `{v}`"))?,
+                );
             }
             "--keep" => o.keep = true,
             "--release" => o.release = true,
@@ -203,6 +281,14 @@ fn parse(args: &[String]) -> Result<Options, String> {
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }
+    o.vendor = VendorPlan::Every(vendor);
+    // A program runs instead of the check list, vendor scripts and all.
+    let checks = if o.program.is_empty() {
+        vendor
+    } else {
+        Vendor::Off
+    };
+    o.timeout = timeout.unwrap_or(checks.default_timeout());
     Ok(o)
 }
 
@@ -302,11 +388,18 @@ pub(crate) fn check_list(root: &Path) -> Result<Option<CheckList>, String> {
     }
     // The interrupt modes are a property of the driver and the IP, not of the card's data
     // path: every mode on the two cards a board builds, and the simulation-only combined
-    // layout (both kinds of engine on one instance) in the driver's default mode.
+    // layout (both kinds of engine on one instance) in the driver's default mode. The vendor's
+    // test scripts run at their short sizes on the two cards in the default mode (their full
+    // sizes in every mode are `cargo xtask vm --vendor full --mode all`'s, minutes per run).
     let opts = Options {
         variants: vec!["mm", "stream"],
         modes: Mode::ALL.to_vec(),
         also: vec![("combined", Mode::Msix)],
+        vendor: VendorPlan::Only(
+            vec![("mm", Mode::Msix), ("stream", Mode::Msix)],
+            Vendor::Short,
+        ),
+        timeout: Vendor::Short.default_timeout(),
         ..Options::default()
     };
     let started = Instant::now();
@@ -348,7 +441,8 @@ fn prepare_and_run(root: &Path, opts: &Options) -> Result<Vec<Outcome>, String> 
     let kver = kernel_version()?;
     let kernel = kernel_image(&out, &kver)?;
     let bins = driver_and_tools(&out, &src, &kver, opts.keep)?;
-    let mut initrd = initramfs(root, &out, &bins, opts.keep)?;
+    check_params(&module_params(&bins.join("xdma.ko"))?, &opts.params)?;
+    let mut initrd = initramfs(root, &out, &src, &bins, opts.keep)?;
     if !opts.program.is_empty() {
         initrd = with_program(&out, &initrd, &opts.program, opts.keep)?;
     }
@@ -369,6 +463,63 @@ fn prepare_and_run(root: &Path, opts: &Options) -> Result<Vec<Outcome>, String> 
         runs.push(run.execute(&device, &kernel, &initrd, opts, &logs)?);
     }
     Ok(runs)
+}
+
+// ------------------------------------------------------------------ module parameters
+
+/// The parameters of the kernel module `ko`, by name, as `modinfo -F parmtype` lists them
+/// (`NAME:TYPE` a line).
+fn module_params(ko: &Path) -> Result<Vec<String>, String> {
+    // /sbin is not on every user's PATH.
+    let modinfo = ["/sbin/modinfo", "/usr/sbin/modinfo"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .unwrap_or("modinfo");
+    let out = Command::new(modinfo)
+        .args(["-F", "parmtype"])
+        .arg(ko)
+        .output()
+        .map_err(|e| format!("cannot run {modinfo}: {e} (install kmod)"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{modinfo} {} failed ({}): {}",
+            ko.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(parse_parmtypes(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The names in `modinfo -F parmtype`'s output.
+fn parse_parmtypes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(name, _)| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+/// Fails on a `--param` that names no parameter of the module, `known` being the module's:
+/// the kernel would only log "unknown parameter ... ignored" and load the driver without it.
+fn check_params(known: &[String], given: &[(String, String)]) -> Result<(), String> {
+    let unknown: Vec<&str> = given
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .filter(|name| !known.iter().any(|k| k == name))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let valid = if known.is_empty() {
+        "it has none".to_string()
+    } else {
+        format!("its parameters are {}", known.join(", "))
+    };
+    Err(format!(
+        "--param {}: xdma.ko has no such parameter; {valid}",
+        unknown.join(", ")
+    ))
 }
 
 // ------------------------------------------------------------------ packages and sources
@@ -670,23 +821,33 @@ fn build_frame_check(root: &Path) -> Result<PathBuf, String> {
     crate::build::program(&crate::build::programs(root)?, "frame-check")
 }
 
-/// The busybox initramfs with the driver, the tools, /init and the check list.
+/// Where the vendor's test scripts go in the guest, and their tools beside them, as the
+/// scripts expect (`../tools`).
+const GUEST_VENDOR: &str = "opt/xdma";
+
+/// The busybox initramfs with the driver, the tools, /init and the check list, and the
+/// vendor's test scripts of the driver checkout `src` with bash to run them.
 pub(crate) fn initramfs(
     root: &Path,
     out: &Path,
+    src: &Path,
     bins: &Path,
     keep: bool,
 ) -> Result<PathBuf, String> {
     let guest = root.join("xtask/guest");
     let busybox = busybox()?;
+    let bash = PathBuf::from("/bin/bash");
+    let tests = src.join("XDMA/linux-kernel/tests");
     let frame_check = build_frame_check(root)?;
     let initrd = out.join("initrd.gz");
     let stamp_file = out.join("initrd.stamp");
     let mut stamp = Stamp::new();
     stamp.add_file(&busybox)?;
+    stamp.add_file(&bash)?;
     stamp.add_file(&frame_check)?;
     stamp.add_tree(bins)?;
     stamp.add_tree(&guest)?;
+    stamp.add_tree(&tests)?;
     if initrd.is_file() && stamp.matches(&stamp_file) {
         return Ok(initrd);
     }
@@ -716,8 +877,21 @@ pub(crate) fn initramfs(
     // The stream checks' frame checker, with the shared libraries it needs.
     fs::copy(&frame_check, r.join("bin/frame-check")).map_err(|e| e.to_string())?;
     copy_libraries(&frame_check, &r)?;
+    // The vendor's test scripts as the checkout has them (they write their outputs beside
+    // themselves), the tools where they look for them, and bash, which they are written for;
+    // busybox has no bash of its own (its sh is ash).
+    let vendor = r.join(GUEST_VENDOR);
+    copy_tree(&tests, &vendor.join("tests"))?;
+    mkdir(&vendor.join("tools"))?;
+    for tool in TOOLS {
+        std::os::unix::fs::symlink(format!("/bin/{tool}"), vendor.join("tools").join(tool))
+            .map_err(|e| format!("tool link {tool}: {e}"))?;
+    }
+    fs::copy(&bash, r.join("bin/bash")).map_err(|e| format!("{}: {e}", bash.display()))?;
+    copy_libraries(&bash, &r)?;
     install_script(&guest.join("init.sh"), &r.join("init"))?;
     install_script(&guest.join("checks.sh"), &r.join("checks.sh"))?;
+    install_script(&guest.join("vendor.sh"), &r.join("vendor.sh"))?;
     pack(&r, &initrd)?;
     stamp.save(&stamp_file)?;
     if !keep {
@@ -874,6 +1048,10 @@ pub(crate) struct Outcome {
     /// guest's own uptime then.
     boot: Option<Duration>,
     up_at: Option<String>,
+    /// The guest printed its last line, `=== guest done`.
+    done: bool,
+    /// Why insmod refused the driver, if it did.
+    insmod_failed: Option<String>,
     pub(crate) log: PathBuf,
 }
 
@@ -917,11 +1095,18 @@ impl Run<'_> {
         let log_path = logs.join(format!("{}-{}{what}.log", self.variant, self.mode.name()));
         let mut log = fs::File::create(&log_path)
             .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+        // A program runs instead of the check list and its vendor scripts.
+        let vendor = if opts.program.is_empty() {
+            opts.vendor.for_run(self.variant, self.mode)
+        } else {
+            Vendor::Off
+        };
         let append = format!(
-            "xdma_variant={} xdma_mode={} xdma_params={}",
+            "xdma_variant={} xdma_mode={} xdma_params={} xdma_vendor={}",
             self.variant,
             self.mode.name(),
-            self.params(opts)
+            self.params(opts),
+            vendor.name()
         );
         eprintln!("vm: [{tag}] booting ({append})");
         let start = Instant::now();
@@ -957,7 +1142,7 @@ impl Run<'_> {
             log: log_path,
             ..Outcome::default()
         };
-        let mut done = false;
+        let program = !opts.program.is_empty();
         let mut forwarded = false;
         loop {
             let (console, line) = match rx.recv_timeout(Duration::from_millis(200)) {
@@ -979,16 +1164,7 @@ impl Run<'_> {
             let _ = writeln!(log, "{line}");
             if console {
                 println!("[{tag}] {line}");
-                if line.starts_with("PASS ") {
-                    o.passed += 1;
-                } else if line.starts_with("FAIL ") {
-                    o.failures.push(line.clone());
-                } else if line.starts_with("=== guest done") {
-                    done = true;
-                } else if let Some(rest) = line.strip_prefix("=== guest up after ") {
-                    o.boot = Some(start.elapsed());
-                    o.up_at = rest.split_whitespace().next().map(str::to_string);
-                }
+                o.console_line(&line, start.elapsed(), program);
             } else {
                 eprintln!("[{tag}] {line}");
             }
@@ -1000,22 +1176,77 @@ impl Run<'_> {
             .wait()
             .map_err(|e| format!("cannot wait for xdma-vm: {e}"))?;
         o.wall = start.elapsed();
-        if !done {
-            o.problems
+        o.finish(
+            (!status.success()).then(|| status.to_string()),
+            status.code(),
+            opts.timeout,
+            program,
+        );
+        Ok(o)
+    }
+}
+
+/// The guest's line for a driver that did not load (init.sh): `FAIL driver loads: insmod: <why>`.
+const INSMOD_FAILED: &str = "FAIL driver loads: insmod: ";
+
+impl Outcome {
+    /// Takes one line of the guest's console: a result, or a mark of how far the guest got.
+    /// `program`: the run is of a program, not of the check list.
+    fn console_line(&mut self, line: &str, since_start: Duration, program: bool) {
+        let result = line.starts_with("PASS ") || line.starts_with("FAIL ");
+        if let Some(why) = line.strip_prefix(INSMOD_FAILED) {
+            self.insmod_failed = Some(why.to_string());
+        }
+        if result && program && line.get(5..).is_some_and(|r| r.starts_with("program ")) {
+            if let Some(why) = &self.insmod_failed {
+                // A guest that goes on without the driver: the program's result means nothing.
+                self.problems.push(format!(
+                    "the program ran although insmod failed ({why}) and reported `{line}`"
+                ));
+                return;
+            }
+        }
+        if line.starts_with("PASS ") {
+            self.passed += 1;
+        } else if line.starts_with("FAIL ") {
+            self.failures.push(line.to_string());
+        } else if line.starts_with("=== guest done") {
+            self.done = true;
+        } else if let Some(rest) = line.strip_prefix("=== guest up after ") {
+            self.boot = Some(since_start);
+            self.up_at = rest.split_whitespace().next().map(str::to_string);
+        }
+    }
+
+    /// What went wrong with the run as a whole, once the device process ended: `failed` says
+    /// how, if it did not exit with 0, and `code` is its exit code.
+    fn finish(&mut self, failed: Option<String>, code: Option<i32>, timeout: u64, program: bool) {
+        if let Some(why) = &self.insmod_failed {
+            let what = if program {
+                "the program"
+            } else {
+                "the check list"
+            };
+            self.problems
+                .push(format!("insmod failed ({why}), so {what} was not run"));
+        }
+        if !self.done {
+            self.problems
                 .push("the guest never reached its final `=== guest done`".into());
         }
-        if !status.success() {
-            o.problems.push(match status.code() {
-                Some(124) => format!("timed out after {} s", opts.timeout),
+        if let Some(status) = failed {
+            self.problems.push(match code {
+                Some(124) => format!(
+                    "timed out after {timeout} s, counted from the start with the guest's boot (--timeout)"
+                ),
                 Some(3) => "the card's simulation failed".into(),
                 Some(c) if c > 128 => format!("stopped by signal {}", c - 128),
                 _ => format!("xdma-vm exited with {status}"),
             });
         }
-        if o.passed == 0 && o.failures.is_empty() {
-            o.problems.push("no check printed a result".into());
+        if self.passed == 0 && self.failures.is_empty() {
+            self.problems.push("no check printed a result".into());
         }
-        Ok(o)
     }
 }
 
@@ -1080,4 +1311,139 @@ pub(crate) fn summary(runs: &[Outcome]) -> bool {
     }
     println!("{passed} passed, {failed} failed");
     failed == 0 && !interrupted && !runs.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `modinfo -F parmtype` prints for the release 2025.2.0 driver.
+    const PARMTYPES: &str = "desc_blen_max:uint\nenable_st_c2h_credit:uint\ninterrupt_mode:uint\n\
+                             poll_mode:uint\nc2h_timeout:uint\nh2c_timeout:uint\n";
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn a_parameter_the_module_lacks_is_refused_with_the_valid_ones() {
+        let known = parse_parmtypes(PARMTYPES);
+        assert_eq!(known.len(), 6);
+        let o = parse(&args(&["--param", "nosuch=1", "--param", "c2h_timeout=5"])).expect("parses");
+        let e = check_params(&known, &o.params).expect_err("refused");
+        assert!(e.contains("--param nosuch:"), "{e}");
+        for name in &known {
+            assert!(e.contains(name.as_str()), "{e} lists {name}");
+        }
+        assert!(!e.contains("c2h_timeout=5"), "{e}");
+        let o = parse(&args(&[
+            "--param",
+            "interrupt_mode=1",
+            "--param",
+            "c2h_timeout=5",
+        ]))
+        .expect("parses");
+        assert_eq!(check_params(&known, &o.params), Ok(()));
+        // Every parameter a run passes by itself is the module's.
+        let own: Vec<(String, String)> = DEFAULT_PARAMS
+            .iter()
+            .copied()
+            .chain(Mode::ALL.iter().filter_map(|m| m.param()))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(check_params(&known, &own), Ok(()));
+    }
+
+    #[test]
+    fn the_timeout_says_that_it_counts_the_boot() {
+        let help = USAGE.split("--timeout ").nth(2).expect("the option's line");
+        assert!(help.contains("the guest's boot included"), "{help}");
+        let mut o = Outcome::default();
+        o.console_line(
+            "=== guest up after 3.1 s: kernel 6.1",
+            Duration::from_secs(20),
+            false,
+        );
+        o.console_line("PASS driver loads", Duration::from_secs(25), false);
+        o.finish(Some("exit status: 124".into()), Some(124), 300, false);
+        let why = o.problems.join("; ");
+        assert!(why.contains("timed out after 300 s"), "{why}");
+        assert!(why.contains("boot"), "{why}");
+    }
+
+    const INSMOD: &str =
+        "FAIL driver loads: insmod: insmod: can't insert '/lib/xdma/xdma.ko': invalid parameter";
+
+    #[test]
+    fn a_program_run_whose_insmod_failed_fails_saying_why() {
+        // The guest as it is: insmod fails and nothing else runs.
+        let mut o = Outcome::default();
+        for line in [
+            INSMOD,
+            "=== insmod failed: insmod: can't insert",
+            "=== guest done after 4 s",
+        ] {
+            o.console_line(line, Duration::from_secs(5), true);
+        }
+        o.finish(None, Some(0), 300, true);
+        assert_eq!(o.passed, 0);
+        let why = o.problems.join("; ");
+        assert!(why.contains("insmod failed (insmod: can't insert"), "{why}");
+        assert!(why.contains("the program was not run"), "{why}");
+        // A guest that ran the program anyway (as one did before): its PASS counts for
+        // nothing, and the run says why.
+        let mut o = Outcome::default();
+        for line in [
+            INSMOD,
+            "=== running true",
+            "PASS program true",
+            "=== guest done after 4 s",
+        ] {
+            o.console_line(line, Duration::from_secs(5), true);
+        }
+        o.finish(None, Some(0), 300, true);
+        assert_eq!(o.passed, 0, "the program's PASS after a failed insmod");
+        let why = o.problems.join("; ");
+        assert!(
+            why.contains("the program ran although insmod failed"),
+            "{why}"
+        );
+        // The check list's run: the same, for the check list.
+        let mut o = Outcome::default();
+        for line in [INSMOD, "=== guest done after 4 s"] {
+            o.console_line(line, Duration::from_secs(5), false);
+        }
+        o.finish(None, Some(0), 300, false);
+        assert!(o.problems.join("; ").contains("the check list was not run"));
+        // A driver that loads adds nothing.
+        let mut o = Outcome::default();
+        for line in [
+            "PASS driver loads",
+            "PASS program true",
+            "=== guest done after 4 s",
+        ] {
+            o.console_line(line, Duration::from_secs(5), true);
+        }
+        o.finish(None, Some(0), 300, true);
+        assert_eq!((o.passed, o.problems.len()), (2, 0), "{:?}", o.problems);
+    }
+
+    #[test]
+    fn the_vendor_scripts_run_as_asked() {
+        let o = parse(&[]).expect("parses");
+        assert_eq!(o.vendor.for_run("mm", Mode::Poll), Vendor::Full);
+        assert_eq!(o.timeout, Vendor::Full.default_timeout());
+        let o = parse(&args(&["--vendor", "short", "--timeout", "50"])).expect("parses");
+        assert_eq!(o.vendor.for_run("stream", Mode::Msi), Vendor::Short);
+        assert_eq!(o.timeout, 50);
+        let o = parse(&args(&["--vendor", "full", "--", "true"])).expect("parses");
+        assert_eq!(o.timeout, Vendor::Off.default_timeout(), "a program's run");
+        assert!(parse(&args(&["--vendor", "most"]))
+            .expect_err("refused")
+            .contains("--vendor `most`"));
+        let plan = VendorPlan::Only(vec![("mm", Mode::Msix)], Vendor::Short);
+        assert_eq!(plan.for_run("mm", Mode::Msix), Vendor::Short);
+        assert_eq!(plan.for_run("mm", Mode::Msi), Vendor::Off);
+        assert_eq!(plan.for_run("combined", Mode::Msix), Vendor::Off);
+    }
 }

@@ -175,7 +175,7 @@ fn in_guest(
     let kver = vm::kernel_version()?;
     let kernel = vm::kernel_image(&out, &kver)?;
     let bins = vm::driver_and_tools(&out, &src, &kver, false)?;
-    let base = vm::initramfs(root, &out, &bins, false)?;
+    let base = vm::initramfs(root, &out, &src, &bins, false)?;
     let initrd = with_programs(root, &out, &base, programs, script, name)?;
     let device = vm::build_device(root, false)?;
     let logs = out.join("logs");

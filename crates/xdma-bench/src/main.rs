@@ -13,6 +13,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use xdma::cli::{count_in, positive_in, size_in};
 use xdma::{BackendKind, Config, Error, Result, Xdma};
 use xdma_bench::measure::Mode;
 use xdma_bench::report::{self, files, text, Meta, PathRow, Predictions, Rows, Start, SweepDoc};
@@ -21,6 +22,10 @@ use xdma_bench::sweep::{self, Plan};
 use xdma_bench::whatif::{self, Column, Setting};
 use xdma_bench::{reference, rtt};
 
+// Every numeric option reads through one of `xdma::cli`'s parsers, which refuse a negative,
+// non-finite or out-of-range value with a typed error; each also takes values that start with
+// a hyphen (`allow_hyphen_values`), so that `-1` or `-inf` reaches that parser and is refused
+// as what it is rather than taken for an unknown flag.
 #[derive(Debug, Parser)]
 #[command(
     name = "xdma-bench",
@@ -89,16 +94,16 @@ enum CliStreamMode {
 
 #[derive(Debug, Args, Clone)]
 struct SweepArgs {
-    /// Block sizes in bytes, comma-separated; K and M suffixes count 1024 and 1048576.
-    /// Default: 4K to 8M as the reference table.
-    #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
+    /// Block sizes in bytes, comma-separated; K, M and G suffixes count 1024, 1048576 and
+    /// 2^30, and 0x... is hex. Default: 4K to 8M as the reference table.
+    #[arg(long, value_delimiter = ',', value_parser = size_in(1, MAX_BLOCK), allow_hyphen_values = true)]
     sizes: Option<Vec<u64>>,
     /// The timing mode.
     #[arg(long, value_enum, default_value = "back-to-back")]
     mode: CliMode,
     /// Runs per size after the one warm-up; default 5, and 8 from 4 MiB. The simulated card
     /// is deterministic, so 1 is a faithful sweep there.
-    #[arg(long)]
+    #[arg(long, value_parser = count_in::<usize>(1, MAX_RUNS), allow_hyphen_values = true)]
     runs: Option<usize>,
 }
 
@@ -117,43 +122,43 @@ enum Cmd {
     /// One write thread and one read thread at once, on separate card regions.
     Concurrent {
         /// Bytes per transfer.
-        #[arg(long, default_value = "1M", value_parser = parse_bytes)]
+        #[arg(long, default_value = "1M", value_parser = size_in(1, MAX_BLOCK), allow_hyphen_values = true)]
         block: u64,
         /// How long, in seconds of the backend's clock; default 10 on a board, 0.005 on the
-        /// simulated card.
-        #[arg(long, value_parser = parse_positive)]
+        /// simulated card (at most a day).
+        #[arg(long, value_parser = positive_in(MAX_SECONDS), allow_hyphen_values = true)]
         seconds: Option<f64>,
     },
     /// Generated (GEN mode) frames on one or two C2H streams.
     Stream {
         /// Frame length in bytes (64 to 65536).
-        #[arg(long, default_value = "4096", value_parser = parse_bytes)]
+        #[arg(long, default_value = "4096", value_parser = size_in(64, 65536), allow_hyphen_values = true)]
         frame: u64,
         /// C2H streams at once.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+        #[arg(long, default_value_t = 1, value_parser = count_in::<u8>(1, 2), allow_hyphen_values = true)]
         channels: u8,
         /// Post one receive and wait for it, or keep receives queued.
         #[arg(long, value_enum, default_value = "one-at-a-time")]
         mode: CliStreamMode,
         /// Frames per channel; default 100000 on a board, 256 on the simulated card.
-        #[arg(long)]
+        #[arg(long, value_parser = count_in::<usize>(1, MAX_FRAMES), allow_hyphen_values = true)]
         frames: Option<usize>,
     },
     /// The ECHO stop-and-wait round trip, in segments, with tiers and a stability verdict.
     Rtt {
         /// The whole run, in minutes of the backend's clock; default 10 on a board, 0.0001
-        /// (6 ms) on the simulated card.
-        #[arg(long, value_parser = parse_positive)]
+        /// (6 ms) on the simulated card (at most a day).
+        #[arg(long, value_parser = positive_in(MAX_MINUTES), allow_hyphen_values = true)]
         minutes: Option<f64>,
         /// One segment, in minutes; default 1 on a board, 0.00002 (1.2 ms) on the simulated
         /// card.
-        #[arg(long, value_parser = parse_positive)]
+        #[arg(long, value_parser = positive_in(MAX_MINUTES), allow_hyphen_values = true)]
         segment_min: Option<f64>,
-        /// Pin the loop thread to this CPU.
-        #[arg(long, value_name = "CPU")]
+        /// Pin the loop thread to this CPU (0 to 1023).
+        #[arg(long, value_name = "CPU", value_parser = count_in::<usize>(0, 1023), allow_hyphen_values = true)]
         affinity: Option<usize>,
         /// Request and answer length in bytes (64 to 65536).
-        #[arg(long, default_value = "4096", value_parser = parse_bytes)]
+        #[arg(long, default_value = "4096", value_parser = size_in(64, 65536), allow_hyphen_values = true)]
         frame: u64,
     },
     /// Runs the sweep and prints it against a reference table, row by row.
@@ -166,10 +171,10 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "back-to-back")]
         mode: CliMode,
         /// Runs per size after the warm-up; default 5, and 8 from 4 MiB.
-        #[arg(long)]
+        #[arg(long, value_parser = count_in::<usize>(1, MAX_RUNS), allow_hyphen_values = true)]
         runs: Option<usize>,
-        /// Only these reference sizes (bytes, comma-separated; K and M suffixes).
-        #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
+        /// Only these reference sizes (bytes, comma-separated; K, M and G suffixes, or hex).
+        #[arg(long, value_delimiter = ',', value_parser = size_in(1, MAX_BLOCK), allow_hyphen_values = true)]
         sizes: Option<Vec<u64>>,
         /// Compare a sweep that `sweep --out` saved (its sweep.json) instead of running one.
         #[arg(long, value_name = "FILE")]
@@ -179,12 +184,12 @@ enum Cmd {
     /// the simulated card with `path = "reference"` (XDMA -> SmartConnect -> MIG) and with
     /// `path = "card"` (card_core's RTL), row by row.
     Paths {
-        /// Block sizes in bytes, comma-separated (K and M suffixes); default: the reference
-        /// table's sizes.
-        #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
+        /// Block sizes in bytes, comma-separated (K, M and G suffixes, or hex); default: the
+        /// reference table's sizes.
+        #[arg(long, value_delimiter = ',', value_parser = size_in(1, MAX_BLOCK), allow_hyphen_values = true)]
         sizes: Option<Vec<u64>>,
         /// Runs per size after the warm-up; default 1 (the simulated card is deterministic).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = count_in::<usize>(1, MAX_RUNS), allow_hyphen_values = true)]
         runs: usize,
     },
     /// The simulated card's predictions of the scenarios the board measured but the model was
@@ -198,14 +203,14 @@ enum Cmd {
 struct PredictArgs {
     /// How long the concurrent scenario runs, in seconds of the backend's clock; default 0.005
     /// on the simulated card (0.002 for a what-if), 10 on a board.
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, value_parser = positive_in(MAX_SECONDS), allow_hyphen_values = true)]
     seconds: Option<f64>,
     /// Frames per stream; default 256 on the simulated card (64 for a what-if), 100000 on a
     /// board.
-    #[arg(long)]
+    #[arg(long, value_parser = count_in::<usize>(1, MAX_FRAMES), allow_hyphen_values = true)]
     frames: Option<usize>,
     /// LOOP frames measured on the card's RTL (not for a what-if).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = count_in::<u32>(1, 1_000_000), allow_hyphen_values = true)]
     loop_frames: u32,
     /// A what-if: KEY (a dotted path inside the [sim] section, e.g. engine.c2h_request_ids,
     /// timing.link.generation, driver.poll_mode) set to VALUE (read as a TOML value, else as a
@@ -215,9 +220,9 @@ struct PredictArgs {
     /// A what-if sweep: KEY set to each value in turn, each value a configuration of its own.
     #[arg(long, value_name = "KEY=V1,V2,...", conflicts_with = "set")]
     sweep: Option<String>,
-    /// The what-if's block sizes (bytes, comma-separated; K and M suffixes), both directions,
-    /// back to back. Default 4K,64K,1M.
-    #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
+    /// The what-if's block sizes (bytes, comma-separated; K, M and G suffixes, or hex), both
+    /// directions, back to back. Default 4K,64K,1M.
+    #[arg(long, value_delimiter = ',', value_parser = size_in(1, MAX_BLOCK), allow_hyphen_values = true)]
     sizes: Option<Vec<u64>>,
     /// The what-if's scenarios, comma-separated. Default all three.
     #[arg(long, value_enum, value_delimiter = ',')]
@@ -235,31 +240,16 @@ enum Only {
     Streams,
 }
 
-fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim();
-    let (num, mul) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1u64 << 10),
-        Some((i, 'm' | 'M')) => (&t[..i], 1 << 20),
-        Some((i, 'g' | 'G')) => (&t[..i], 1 << 30),
-        _ => (t, 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mul))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| {
-            format!("`{s}` is not a byte count: give a positive whole number, optionally with K, M or G (x1024)")
-        })
-}
-
-fn parse_positive(s: &str) -> std::result::Result<f64, String> {
-    s.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0 && *v < 1e9)
-        .ok_or_else(|| format!("`{s}` is not a positive number (decimals are fine, e.g. 0.002)"))
-}
+/// The largest block a transfer takes: 4 GiB (the card's memory is smaller; the plan's check
+/// says so against the card at hand).
+const MAX_BLOCK: u64 = 1 << 32;
+/// The most runs per size.
+const MAX_RUNS: u64 = 1000;
+/// The most frames per stream: each frame's times are kept.
+const MAX_FRAMES: u64 = 10_000_000;
+/// The longest run of a scenario: a day.
+const MAX_SECONDS: f64 = 86_400.0;
+const MAX_MINUTES: f64 = 1_440.0;
 
 fn duration(v: f64, unit_s: f64, what: &str) -> Result<Duration> {
     Duration::try_from_secs_f64(v * unit_s).map_err(|e| Error::Invalid {
@@ -269,14 +259,9 @@ fn duration(v: f64, unit_s: f64, what: &str) -> Result<Duration> {
 }
 
 fn config(c: &Common) -> Result<Config> {
+    // The file's errors name it once, after one "invalid xdma configuration".
     let mut cfg = match &c.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                Error::Config(format!("--config {}: cannot read it: {e}", path.display()))
-            })?;
-            Config::from_toml(&text)
-                .map_err(|e| Error::Config(format!("--config {}: {e}", path.display())))?
-        }
+        Some(path) => Config::from_file(path)?,
         None => Config::from_env()?,
     };
     if c.config.is_some() {
@@ -811,4 +796,164 @@ fn what_if(c: &Common, cfg: &Config, a: &PredictArgs) -> Result<()> {
         wrote(&files::what_if(dir, &t)?);
     }
     emit(c, &meta, &t, &text::what_if(&plan, &t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::error::ErrorKind;
+    use proptest::prelude::*;
+    use xdma::cli::ArgError;
+
+    /// What an option takes.
+    #[derive(Debug, Clone, Copy)]
+    enum Takes {
+        /// Bytes from `min` to `max`.
+        Size(u64, u64),
+        /// A whole number from `min` to `max`.
+        Count(u64, u64),
+        /// A number above 0 and up to `max`.
+        Positive(f64),
+    }
+
+    /// Every numeric option: its command, its name, what it takes.
+    const OPTIONS: &[(&str, &str, Takes)] = &[
+        ("sweep", "--sizes", Takes::Size(1, MAX_BLOCK)),
+        ("sweep", "--runs", Takes::Count(1, MAX_RUNS)),
+        ("fit", "--sizes", Takes::Size(1, MAX_BLOCK)),
+        ("fit", "--runs", Takes::Count(1, MAX_RUNS)),
+        ("concurrent", "--block", Takes::Size(1, MAX_BLOCK)),
+        ("concurrent", "--seconds", Takes::Positive(MAX_SECONDS)),
+        ("stream", "--frame", Takes::Size(64, 65536)),
+        ("stream", "--channels", Takes::Count(1, 2)),
+        ("stream", "--frames", Takes::Count(1, MAX_FRAMES)),
+        ("rtt", "--minutes", Takes::Positive(MAX_MINUTES)),
+        ("rtt", "--segment-min", Takes::Positive(MAX_MINUTES)),
+        ("rtt", "--affinity", Takes::Count(0, 1023)),
+        ("rtt", "--frame", Takes::Size(64, 65536)),
+        ("compare", "--runs", Takes::Count(1, MAX_RUNS)),
+        ("compare", "--sizes", Takes::Size(1, MAX_BLOCK)),
+        ("paths", "--sizes", Takes::Size(1, MAX_BLOCK)),
+        ("paths", "--runs", Takes::Count(1, MAX_RUNS)),
+        ("predict", "--seconds", Takes::Positive(MAX_SECONDS)),
+        ("predict", "--frames", Takes::Count(1, MAX_FRAMES)),
+        ("predict", "--loop-frames", Takes::Count(1, 1_000_000)),
+        ("predict", "--sizes", Takes::Size(1, MAX_BLOCK)),
+    ];
+
+    fn parse(cmd: &str, opt: &str, value: &str) -> std::result::Result<Cli, clap::Error> {
+        Cli::try_parse_from(["xdma-bench", cmd, opt, value])
+    }
+
+    /// Refused by the option's own parser, with its typed error behind clap's.
+    fn refused(cmd: &str, opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
+        match parse(cmd, opt, value) {
+            Ok(_) => Err(TestCaseError::fail(format!(
+                "{cmd} {opt} {value} was taken"
+            ))),
+            Err(e) => {
+                prop_assert_eq!(
+                    e.kind(),
+                    ErrorKind::ValueValidation,
+                    "{} {}: {}",
+                    opt,
+                    value,
+                    e
+                );
+                let typed = std::error::Error::source(&e)
+                    .is_some_and(|s| s.downcast_ref::<ArgError>().is_some());
+                prop_assert!(typed, "{} {}: no typed error behind {}", opt, value, e);
+                Ok(())
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_names_every_numeric_option() {
+        let non_numeric = [
+            "backend",
+            "device",
+            "config",
+            "out",
+            "mode",
+            "from",
+            "reference",
+            "set",
+            "sweep",
+            "only",
+        ];
+        let cmd = <Cli as clap::CommandFactory>::command();
+        for sub in cmd.get_subcommands() {
+            for a in sub.get_arguments() {
+                let Some(long) = a.get_long() else { continue };
+                if a.get_action().takes_values() && !non_numeric.contains(&long) {
+                    let opt = format!("--{long}");
+                    assert!(
+                        OPTIONS
+                            .iter()
+                            .any(|(c, o, _)| *c == sub.get_name() && *o == opt),
+                        "{} {opt} is not in the table",
+                        sub.get_name()
+                    );
+                }
+            }
+        }
+    }
+
+    proptest! {
+        /// Each numeric option takes exactly its range, and refuses negative numbers, values
+        /// that are not finite and values out of its range, each with a typed error.
+        #[test]
+        fn every_numeric_option_takes_its_range_and_refuses_the_rest(
+            k in 0..OPTIONS.len(),
+            n in any::<u64>(),
+            x in any::<f64>(),
+            small in 0u64..100_000,
+        ) {
+            let (cmd, opt, takes) = OPTIONS[k];
+            for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e309", "ten"] {
+                refused(cmd, opt, bad)?;
+            }
+            refused(cmd, opt, &format!("-{}", n.max(1)))?;
+            match takes {
+                Takes::Size(min, max) | Takes::Count(min, max) => {
+                    for v in [n, small, min, max] {
+                        let text = v.to_string();
+                        if (min..=max).contains(&v) {
+                            prop_assert!(parse(cmd, opt, &text).is_ok(), "{} {}", opt, text);
+                        } else {
+                            refused(cmd, opt, &text)?;
+                        }
+                    }
+                    refused(cmd, opt, &(max + 1).to_string())?;
+                    if min > 0 {
+                        refused(cmd, opt, &(min - 1).to_string())?;
+                    }
+                    refused(cmd, opt, &format!("{min}.5"))?;
+                }
+                Takes::Positive(max) => {
+                    let text = x.to_string();
+                    if x.is_finite() && x > 0.0 && x <= max {
+                        prop_assert!(parse(cmd, opt, &text).is_ok(), "{} {}", opt, text);
+                    } else {
+                        refused(cmd, opt, &text)?;
+                    }
+                    for bad in ["0", "-0", "1e300"] {
+                        refused(cmd, opt, bad)?;
+                    }
+                    refused(cmd, opt, &(max * 2.0).to_string())?;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_take_suffixes_and_hex() {
+        let cli = Cli::try_parse_from(["xdma-bench", "sweep", "--sizes", "4K,0x10000,1M,2MiB"])
+            .expect("sizes with suffixes");
+        let Cmd::Sweep(a) = cli.cmd else {
+            panic!("not a sweep");
+        };
+        assert_eq!(a.sizes, Some(vec![4096, 65536, 1 << 20, 2 << 20]));
+    }
 }

@@ -203,6 +203,12 @@ pub fn streams<C: Card + AsyncCard + Clone + Send>(
             ),
         });
     }
+    if frames == 0 {
+        return Err(Error::Invalid {
+            op: "the stream scenario",
+            problem: "0 frames per channel measure nothing: give 1 or more".into(),
+        });
+    }
     if !(64..=65536).contains(&frame) {
         return Err(Error::Invalid {
             op: "the stream scenario",
@@ -456,7 +462,8 @@ fn receive<C: Card + AsyncCard>(
     frames: usize,
     progress: &(dyn Fn() + Sync),
 ) -> Result<(Vec<Transfer>, u64)> {
-    let mut out = Vec::with_capacity(frames);
+    // Grown as frames come: a count asked for is not memory to take up front.
+    let mut out = Vec::with_capacity(frames.min(1 << 16));
     let mut seq = SeqCheck::default();
     let wait = receive_wait(card, FRAME_WAIT);
     match mode {

@@ -208,10 +208,20 @@ fn the_scenarios_run_in_simulated_time() {
 #[test]
 fn bad_input_is_refused_with_a_message() {
     for (args, says) in [
-        (&["sweep", "--sizes", "0"][..], "not a byte count"),
-        (&["sweep", "--sizes", "4K", "--runs", "0"], "--runs 0"),
-        (&["concurrent", "--seconds", "0"], "not a positive number"),
-        (&["stream", "--frame", "10"], "64 to 65536"),
+        (&["sweep", "--sizes", "0"][..], "give 1 to 4G bytes"),
+        (&["sweep", "--sizes", "4K,1.5M"], "not a byte count"),
+        (
+            &["sweep", "--sizes", "4K", "--runs", "0"],
+            "'0' for '--runs",
+        ),
+        // 0 frames once printed 0.0 MB/s and exited 0.
+        (&["stream", "--frames", "0"], "'0' for '--frames"),
+        (&["stream", "--frames", "-3"], "negative"),
+        (&["concurrent", "--seconds", "1e300"], "out of range"),
+        (&["concurrent", "--seconds", "nan"], "not a finite number"),
+        (&["rtt", "--affinity", "4096"], "out of range"),
+        (&["concurrent", "--seconds", "0"], "above 0"),
+        (&["stream", "--frame", "10"], "64 to 64K bytes"),
         (&["stream", "--channels", "3"], "3"),
         (
             &["rtt", "--minutes", "0.00001", "--segment-min", "0.001"],
@@ -313,4 +323,75 @@ fn predict_set_prints_the_default_and_the_setting_side_by_side() {
         svg.starts_with("<svg") && svg.contains("C2H 64 KiB"),
         "no bar of C2H"
     );
+}
+
+/// A configuration file that does not read is named once, after one "invalid xdma
+/// configuration" (the tool once added a second).
+#[test]
+fn a_bad_configuration_file_is_named_once() {
+    let dir = tmp("bad-config");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let cfg = dir.join("bad.toml");
+    std::fs::write(&cfg, "backend = [").expect("write");
+    let out = bench(&["sweep", "--config", &cfg.to_string_lossy()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("invalid xdma configuration").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(err.matches("bad.toml").count(), 1, "{err}");
+    assert!(err.contains("TOML"), "{err}");
+}
+
+/// Ctrl-C or SIGTERM ends a long command at once, with a status that is not success.
+#[test]
+fn a_signal_stops_a_long_command_at_once() {
+    use std::time::{Duration, Instant};
+    for (args, sig) in [
+        (&["stream", "--frames", "10000000"][..], libc::SIGINT),
+        (&["sweep", "--runs", "1000"], libc::SIGTERM),
+        (&["rtt", "--minutes", "60"], libc::SIGINT),
+    ] {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xdma-bench"));
+        cmd.args(args)
+            .env("XDMA_BACKEND", "sim")
+            .env_remove("XDMA_CONFIG")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // SAFETY: between fork and exec the closure only calls signal(2), which is
+        // async-signal-safe. A shell that starts the tests in the background ignores SIGINT,
+        // and an ignored signal stays ignored across exec: the tool is run as from a
+        // terminal, with both signals at their default.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().expect("xdma-bench");
+        // Past opening the simulated card, into the run.
+        std::thread::sleep(Duration::from_secs(8));
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "{args:?} ended before the signal"
+        );
+        // SAFETY: kill(2) on a child this test started and has not reaped.
+        unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+        let sent = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().expect("wait") {
+                break s;
+            }
+            if sent.elapsed() > Duration::from_secs(5) {
+                let _ = child.kill();
+                panic!("{args:?} still runs 5 s after signal {sig}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(!status.success(), "{args:?}: {status:?}");
+    }
 }

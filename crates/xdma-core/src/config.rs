@@ -94,6 +94,32 @@ impl Config {
         toml::to_string(self).map_err(|e| Error::Config(format!("cannot write TOML: {e}")))
     }
 
+    /// Reads a whole configuration from a TOML file (a tool's `--config FILE`). Only a regular
+    /// file is read: a FIFO nobody writes, or a device, would block or never end. Every error
+    /// names the file once, after the one "invalid xdma configuration" of [`Error::Config`].
+    pub fn from_file(path: &std::path::Path) -> Result<Config> {
+        Config::read_file(path, &path.display().to_string())
+    }
+
+    /// [`Config::from_file`], its errors naming the file as `label`.
+    fn read_file(path: &std::path::Path, label: &str) -> Result<Config> {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Error::Config(format!("{label}: cannot read it: {e}")))?;
+        if !meta.is_file() {
+            return Err(Error::Config(format!(
+                "{label}: not a regular file ({}); name a TOML file",
+                file_type_name(&meta.file_type())
+            )));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("{label}: cannot read it: {e}")))?;
+        Config::from_toml(&text).map_err(|e| match e {
+            // One prefix: the inner error's message, not its display with its own.
+            Error::Config(m) => Error::Config(format!("{label}: {m}")),
+            other => other,
+        })
+    }
+
     /// The configuration from the process environment: `XDMA_CONFIG` (a TOML file) if set,
     /// else the defaults; then `XDMA_BACKEND` and `XDMA_DEVICE` override.
     pub fn from_env() -> Result<Config> {
@@ -105,25 +131,7 @@ impl Config {
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Config> {
         let mut cfg = match var(CONFIG_ENV).filter(|p| !p.is_empty()) {
             Some(path) => {
-                // Only a regular file: reading a FIFO nobody writes, or a device, would block
-                // or never end.
-                let meta = std::fs::metadata(&path).map_err(|e| {
-                    Error::Config(format!("{CONFIG_ENV}={path}: cannot read it: {e}"))
-                })?;
-                if !meta.is_file() {
-                    return Err(Error::Config(format!(
-                        "{CONFIG_ENV}={path}: not a regular file ({}); name a TOML file",
-                        file_type_name(&meta.file_type())
-                    )));
-                }
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    Error::Config(format!("{CONFIG_ENV}={path}: cannot read it: {e}"))
-                })?;
-                Config::from_toml(&text).map_err(|e| match e {
-                    // One prefix: the inner error's message, not its display with its own.
-                    Error::Config(m) => Error::Config(format!("{CONFIG_ENV}={path}: {m}")),
-                    other => other,
-                })?
+                Config::read_file(std::path::Path::new(&path), &format!("{CONFIG_ENV}={path}"))?
             }
             None => Config::default(),
         };
@@ -247,6 +255,30 @@ mod tests {
             "{msg}"
         );
         assert!(msg.contains("TOML"), "{msg}");
+    }
+
+    #[test]
+    fn a_config_file_given_by_path_is_named_once_in_its_errors() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, "backend = [").expect("write");
+        let err = Config::from_file(&path).expect_err("bad TOML");
+        assert_eq!(err.kind(), crate::ErrorKind::Config);
+        let msg = err.to_string();
+        assert_eq!(
+            msg.matches("invalid xdma configuration").count(),
+            1,
+            "{msg}"
+        );
+        assert_eq!(msg.matches("bad.toml").count(), 1, "{msg}");
+        assert!(msg.contains("TOML"), "{msg}");
+        let err = Config::from_file(dir.path()).expect_err("a directory");
+        assert!(err.to_string().contains("a directory"), "{err}");
+        std::fs::write(&path, "backend = \"hw\"").expect("write");
+        assert_eq!(
+            Config::from_file(&path).expect("a file").backend,
+            BackendKind::Hw
+        );
     }
 
     #[test]

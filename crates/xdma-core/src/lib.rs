@@ -11,11 +11,15 @@
 //!
 //! [`check`] holds the argument rules every backend applies before it touches its device, so
 //! that bad input gets the same typed error on each.
+//!
+//! [`cli`] reads the numbers the tools take on their command lines (byte sizes with K, M and G
+//! or in hex, counts, durations), each refused with a typed error outside its range.
 
 mod addr;
 mod api;
 mod buffer;
 pub mod check;
+pub mod cli;
 mod config;
 mod error;
 mod queue;

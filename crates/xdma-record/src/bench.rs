@@ -3,21 +3,27 @@
 //! each engine in turn, on files in the same folder.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::sink::{Sink, SinkOptions};
 use crate::RecordError;
 
-/// One run's figure.
+/// One writer's figures over the rounds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Run {
     /// "xdma-record", "fio libaio", "fio io_uring".
     pub writer: String,
-    /// MB/s (10^6 bytes per second), the final sync included.
+    /// The best round's MB/s (10^6 bytes per second), the final sync included.
     pub mb_s: f64,
+    /// The median of the rounds' MB/s (of the middle two for an even count), so that one lucky
+    /// round does not decide.
+    pub median_mb_s: f64,
+    /// Every round's MB/s, in the order they ran.
+    pub rounds_mb_s: Vec<f64>,
 }
 
 /// The comparison.
@@ -31,23 +37,39 @@ pub struct BenchDisk {
     pub block: usize,
     /// Writes in flight.
     pub depth: usize,
-    /// Rounds run; each writer's best counts.
+    /// Rounds run.
     pub rounds: usize,
-    /// Each writer's best round, the recorder's first.
+    /// Each writer's figures, the recorder's first.
     pub runs: Vec<Run>,
-    /// The recorder's MB/s over fio's best.
+    /// The recorder's best MB/s over the better fio engine's best.
     pub ratio: f64,
+    /// The recorder's median MB/s over the better fio engine's median.
+    pub median_ratio: f64,
+}
+
+/// The median of `v` (the mean of the middle two for an even count; 0 for none).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
 }
 
 /// Writes `size` bytes from memory through the sink, then runs fio with libaio and with
 /// io_uring, all in `dir`, `rounds` times in turn (a shared disk's speed wanders, so each
-/// round gives every writer the same conditions); each writer's best round counts. Each file
-/// is removed after its run.
+/// round gives every writer the same conditions); each writer's best and median rounds are
+/// given. Each file is removed after its run. `stop` (a signal) ends the benchmark at once:
+/// the writer in progress stops (fio is killed), its file is removed, and the result is
+/// [`RecordError::Interrupted`].
 pub fn bench_disk(
     dir: &Path,
     size: u64,
     opts: SinkOptions,
     rounds: usize,
+    stop: &AtomicBool,
 ) -> Result<BenchDisk, RecordError> {
     if size == 0 || !size.is_multiple_of(opts.block as u64) {
         return Err(RecordError::Options(format!(
@@ -58,13 +80,13 @@ pub fn bench_disk(
     if rounds == 0 {
         return Err(RecordError::Options("--rounds 0: give at least one".into()));
     }
-    let mut runs: Vec<Run> = ["xdma-record", "fio libaio", "fio io_uring"]
-        .iter()
-        .map(|w| Run {
-            writer: (*w).into(),
-            mb_s: 0.0,
-        })
-        .collect();
+    if opts.buffered_fallback {
+        return Err(RecordError::Options(
+            "the benchmark compares O_DIRECT writers (fio's --direct=1): it has no buffered fallback".into(),
+        ));
+    }
+    let writers = ["xdma-record", "fio libaio", "fio io_uring"];
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); writers.len()];
     for _ in 0..rounds {
         let file = dir.join(".xdma-record-bench");
         // fio lays its file out before the job starts; the sink reserves the whole size too.
@@ -75,17 +97,35 @@ pub fn bench_disk(
                 preallocate: size,
                 ..opts
             },
+            stop,
         );
         let _ = std::fs::remove_file(&file);
-        runs[0].mb_s = runs[0].mb_s.max(r?);
+        rates[0].push(r.map_err(|e| match e {
+            RecordError::NoDirectIo { .. } => RecordError::Options(format!(
+                "{}: the file system refuses O_DIRECT (ramfs, tmpfs before Linux 6.6, some network and FUSE file systems), and the benchmark measures O_DIRECT writes, as fio's --direct=1 does: run it in a folder on a disk's file system",
+                dir.display()
+            )),
+            other => other,
+        })?);
         for (k, engine) in ["libaio", "io_uring"].iter().enumerate() {
             let f = dir.join(format!(".xdma-record-bench-fio-{engine}"));
-            let r = fio_run(&f, size, opts, engine);
+            let r = fio_run(&f, size, opts, engine, stop);
             let _ = std::fs::remove_file(&f);
-            runs[k + 1].mb_s = runs[k + 1].mb_s.max(r?);
+            rates[k + 1].push(r?);
         }
     }
+    let runs: Vec<Run> = writers
+        .iter()
+        .zip(rates)
+        .map(|(w, r)| Run {
+            writer: (*w).into(),
+            mb_s: r.iter().copied().fold(0.0, f64::max),
+            median_mb_s: median(&r),
+            rounds_mb_s: r,
+        })
+        .collect();
     let best = runs[1..].iter().map(|r| r.mb_s).fold(0.0, f64::max);
+    let best_median = runs[1..].iter().map(|r| r.median_mb_s).fold(0.0, f64::max);
     Ok(BenchDisk {
         dir: dir.to_path_buf(),
         size,
@@ -93,17 +133,36 @@ pub fn bench_disk(
         depth: opts.depth,
         rounds,
         ratio: if best > 0.0 { runs[0].mb_s / best } else { 0.0 },
+        median_ratio: if best_median > 0.0 {
+            runs[0].median_mb_s / best_median
+        } else {
+            0.0
+        },
         runs,
     })
 }
 
-fn sink_run(file: &Path, size: u64, opts: SinkOptions) -> Result<f64, RecordError> {
+fn interrupted(what: &str) -> RecordError {
+    RecordError::Interrupted(format!(
+        "during the benchmark's {what} run: its file was removed and no figure is given"
+    ))
+}
+
+fn sink_run(
+    file: &Path,
+    size: u64,
+    opts: SinkOptions,
+    stop: &AtomicBool,
+) -> Result<f64, RecordError> {
     // The same data pattern every block, as fio writes its buffers.
     let block: Vec<u8> = (0..opts.block).map(|i| (i * 131 % 251) as u8).collect();
     let started = Instant::now();
     let mut sink = Sink::create(file, opts)?;
     let mut left = size;
     while left > 0 {
+        if stop.load(Ordering::SeqCst) {
+            return Err(interrupted("xdma-record"));
+        }
         if !sink.push(&block)? {
             break;
         }
@@ -120,8 +179,17 @@ fn sink_run(file: &Path, size: u64, opts: SinkOptions) -> Result<f64, RecordErro
     Ok(size as f64 / started.elapsed().as_secs_f64() / 1e6)
 }
 
-fn fio_run(file: &Path, size: u64, opts: SinkOptions, engine: &str) -> Result<f64, RecordError> {
-    let out = Command::new("fio")
+fn fio_run(
+    file: &Path,
+    size: u64,
+    opts: SinkOptions,
+    engine: &str,
+    stop: &AtomicBool,
+) -> Result<f64, RecordError> {
+    if stop.load(Ordering::SeqCst) {
+        return Err(interrupted(&format!("fio {engine}")));
+    }
+    let mut child = Command::new("fio")
         .args([
             "--name=xdma-record-bench",
             "--rw=write",
@@ -134,12 +202,50 @@ fn fio_run(file: &Path, size: u64, opts: SinkOptions, engine: &str) -> Result<f6
         .arg(format!("--iodepth={}", opts.depth))
         .arg(format!("--size={size}"))
         .arg(format!("--ioengine={engine}"))
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| {
             RecordError::Fio(format!(
                 "cannot run fio ({e}); install it (Debian: apt-get install fio)"
             ))
         })?;
+    // fio runs while this process watches for a signal: one sent to this process alone (a
+    // SIGTERM) must stop fio too. Its output is read on threads of their own, so that a full
+    // pipe never holds it.
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = loop {
+        if stop.load(Ordering::SeqCst) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(interrupted(&format!("fio {engine}")));
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(RecordError::Fio(format!("{engine}: waiting for fio: {e}"))),
+        }
+    };
+    let out = std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    };
+    // A Ctrl-C at a terminal reaches fio too, which then ends early with a partial figure.
+    if stop.load(Ordering::SeqCst) {
+        return Err(interrupted(&format!("fio {engine}")));
+    }
     if !out.status.success() {
         return Err(RecordError::Fio(format!(
             "{engine}: {}",

@@ -10,9 +10,11 @@
 //! - [`sink`]: the file.
 //! - [`verify`]: the checker.
 //! - [`bench`]: the sink against fio.
+//! - [`manifest`]: where the manifest is written, with room kept for it from the start.
 //! - [`plot`]: bandwidth against time, from the manifest.
 
 pub mod bench;
+pub mod manifest;
 pub mod plot;
 pub mod record;
 pub mod sink;
@@ -47,6 +49,23 @@ pub enum RecordError {
     /// The card failed.
     #[error("the card: {0}")]
     Card(#[from] xdma::Error),
+    /// The configuration (`--config FILE` or `XDMA_CONFIG`) does not read: the error names
+    /// the file.
+    #[error("{0}")]
+    Config(#[source] xdma::Error),
+    /// Stopped by a signal (Ctrl-C, SIGTERM) before the work was done.
+    #[error("stopped by a signal {0}")]
+    Interrupted(String),
+    /// The manifest fits nowhere: not beside the recording, not in the fallback folder.
+    #[error("no room for the manifest ({tried}); nothing of it was left behind. The recording {}: {holds}", .path.display())]
+    NoRoomForManifest {
+        /// The recording.
+        path: PathBuf,
+        /// Where it was tried, and what each place answered.
+        tried: String,
+        /// What the recording holds, so that the file can still be used.
+        holds: String,
+    },
     /// A recording's file or manifest does not read as one.
     #[error("{}: {problem}", .path.display())]
     Format {
@@ -65,4 +84,31 @@ pub fn manifest_path(file: &std::path::Path) -> PathBuf {
     let mut s = file.as_os_str().to_owned();
     s.push(".json");
     PathBuf::from(s)
+}
+
+/// Refuses a path that is not a regular file before it is opened for reading: opening a FIFO
+/// that nobody writes blocks, and a device may never end.
+pub(crate) fn regular_file(path: &std::path::Path, what: &str) -> Result<(), RecordError> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata(path).map_err(|e| RecordError::Disk {
+        what: format!("read {what}"),
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let t = meta.file_type();
+    let kind = if t.is_file() {
+        return Ok(());
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    Err(RecordError::Format {
+        path: path.to_path_buf(),
+        problem: format!("{what} is {kind}: name a regular file"),
+    })
 }

@@ -3,24 +3,49 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use xdma::cli::{count_in, positive_in, size_in};
 use xdma::{Config, Xdma};
 use xdma_record::record::{record_ring, record_streams, EndReason, RingPlan, StreamPlan};
 use xdma_record::sink::SinkOptions;
 use xdma_record::{bench, verify, RecordError};
 
+// Every numeric option reads through one of `xdma::cli`'s parsers, which refuse a negative,
+// non-finite or out-of-range value with a typed error; each also takes values that start with
+// a hyphen (`allow_hyphen_values`), so that `-1` or `-inf` reaches that parser and is refused
+// as what it is rather than taken for an unknown flag.
 #[derive(Parser, Debug)]
 #[command(
     version,
-    about = "Record the card's acquisition to disk, verify a recording, or measure the disk beside fio"
+    about = "Record the card's acquisition to disk, verify a recording, or measure the disk beside fio",
+    long_about = "Record the card's acquisition to disk, verify a recording, or measure the disk beside fio.\n\n\
+        Byte sizes take K, M and G (x1024) and hex (0x...), as xdma-bench's do. Ctrl-C or SIGTERM \
+        stops a recording cleanly (the file synced, the manifest written) and a benchmark with its \
+        files removed; the exit status is then 128 + the signal's number (130, 143), so that a \
+        script tells a stopped run from a finished one. A second signal ends the process at once."
 )]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
 }
+
+/// Where a recording's frames come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Source {
+    /// The C2H streams.
+    Stream,
+    /// The CAPTURE ring in card DDR, read over a memory-mapped C2H channel.
+    Ring,
+}
+
+/// The largest frame wait: an hour of the card's clock (a receive that waits longer has lost
+/// its card).
+const FRAME_WAIT_MAX_MS: f64 = 3_600_000.0;
+/// The longest sync interval: a day.
+const SYNC_EVERY_MAX_S: f64 = 86_400.0;
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
@@ -31,39 +56,42 @@ enum Cmd {
         file: PathBuf,
         /// Where the frames come from: `stream` (C2H streams) or `ring` (the CAPTURE ring in
         /// card DDR, read over a memory-mapped C2H channel)
-        #[arg(long, default_value = "stream")]
-        source: String,
-        /// The ring's base address in card memory (a multiple of 4096)
-        #[arg(long, default_value_t = 0)]
-        ring_base: u64,
-        /// The ring's size in bytes (a multiple of 4096)
-        #[arg(long, default_value_t = 16 << 20)]
-        ring_size: u64,
-        /// The most bytes one read of the ring takes
-        #[arg(long, default_value_t = 1 << 20)]
-        ring_read: usize,
-        /// Streams: 1 or 2
-        #[arg(long, default_value_t = 1)]
-        channels: usize,
-        /// Bytes per frame (64 to 65536)
-        #[arg(long, default_value_t = 4096)]
-        frame: usize,
+        #[arg(long, value_enum, default_value = "stream")]
+        source: Source,
+        /// The ring's base address in card memory (a multiple of 4096; default 0; ring only)
+        #[arg(long, value_parser = size_in(0, u64::from(u32::MAX)), allow_hyphen_values = true)]
+        ring_base: Option<u64>,
+        /// The ring's size in bytes (a multiple of 4096; default 16M; ring only)
+        #[arg(long, value_parser = size_in(4096, u64::from(u32::MAX) + 1 - 4096), allow_hyphen_values = true)]
+        ring_size: Option<u64>,
+        /// The most bytes one read of the ring takes (a multiple of 16; default 1M; ring only)
+        #[arg(long, value_parser = size_in(16, 1 << 30), allow_hyphen_values = true)]
+        ring_read: Option<u64>,
+        /// Streams: 1 or 2 (stream only: the ring holds frame source 0 alone)
+        #[arg(long, value_parser = count_in::<usize>(1, 2), allow_hyphen_values = true)]
+        channels: Option<usize>,
+        /// Bytes per frame (64 to 64K)
+        #[arg(long, default_value = "4096", value_parser = size_in(64, 65536), allow_hyphen_values = true)]
+        frame: u64,
         /// Frames per stream; 0 records until Ctrl-C or SIGTERM
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = count_in::<u64>(0, u64::MAX), allow_hyphen_values = true)]
         frames: u64,
-        /// Receives kept posted on each stream
-        #[arg(long, default_value_t = 4)]
-        queued: usize,
+        /// Receives kept posted on each stream (default 4; stream only)
+        #[arg(long, value_parser = count_in::<usize>(1, 64), allow_hyphen_values = true)]
+        queued: Option<usize>,
         /// The sources drop (and count) frames the host does not take in time, instead of
-        /// waiting
+        /// waiting (stream only: a full ring always drops new frames)
         #[arg(long)]
         drop: bool,
         /// How long a receive waits for its frame (the card's clock) before the card is taken to
-        /// have stopped sending, in milliseconds
-        #[arg(long, default_value_t = 100.0)]
-        frame_wait_ms: f64,
+        /// have stopped sending, in milliseconds (default 100, at most an hour; stream only)
+        #[arg(long, value_parser = positive_in(FRAME_WAIT_MAX_MS), allow_hyphen_values = true)]
+        frame_wait_ms: Option<f64>,
         #[command(flatten)]
         sink: SinkArgs,
+        /// Where the file system refuses O_DIRECT, write through the page cache instead
+        #[arg(long)]
+        buffered: bool,
         /// A TOML configuration file (xdma::Config); default: XDMA_CONFIG, else the simulated card
         #[arg(long)]
         config: Option<PathBuf>,
@@ -85,16 +113,16 @@ enum Cmd {
         file: PathBuf,
     },
     /// Write from memory through the recorder's sink, then run fio with the same parameters
-    /// (libaio and io_uring), in one folder, and compare
+    /// (libaio and io_uring), in one folder, and compare; both write with O_DIRECT
     BenchDisk {
         /// The folder to write in
         #[arg(long, default_value = ".")]
         dir: PathBuf,
-        /// Bytes per run
-        #[arg(long, default_value_t = 1 << 30)]
+        /// Bytes per run (a multiple of the block; default 1G)
+        #[arg(long, default_value = "1G", value_parser = size_in(4096, 1 << 40), allow_hyphen_values = true)]
         size: u64,
-        /// Rounds of the three writers in turn; each writer's best counts
-        #[arg(long, default_value_t = 3)]
+        /// Rounds of the three writers in turn; each writer's best and median are given
+        #[arg(long, default_value = "3", value_parser = count_in::<usize>(1, 1000), allow_hyphen_values = true)]
         rounds: usize,
         #[command(flatten)]
         sink: SinkArgs,
@@ -106,59 +134,76 @@ enum Cmd {
 
 #[derive(clap::Args, Debug)]
 struct SinkArgs {
-    /// Bytes per write (a multiple of 4096)
-    #[arg(long, default_value_t = 1 << 20)]
-    block: usize,
+    /// Bytes per write (a multiple of 4096, up to 1G)
+    #[arg(long, default_value = "1M", value_parser = size_in(4096, 1 << 30), allow_hyphen_values = true)]
+    block: u64,
     /// Writes in flight
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value = "32", value_parser = count_in::<usize>(1, 4096), allow_hyphen_values = true)]
     depth: usize,
-    /// fdatasync every this many seconds while recording (besides the one at the end)
-    #[arg(long)]
+    /// fdatasync every this many seconds while recording (besides the one at the end; at most
+    /// a day)
+    #[arg(long, value_parser = positive_in(SYNC_EVERY_MAX_S), allow_hyphen_values = true)]
     sync_every: Option<f64>,
-    /// Where the file system refuses O_DIRECT, write through the page cache instead
-    #[arg(long)]
-    buffered: bool,
 }
 
 impl SinkArgs {
-    fn options(&self, preallocate: u64) -> Result<SinkOptions, RecordError> {
+    fn options(&self, preallocate: u64, buffered: bool) -> Result<SinkOptions, RecordError> {
         let sync_every = match self.sync_every {
             None => None,
-            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-            Some(s) => {
-                return Err(RecordError::Options(format!(
-                    "--sync-every {s}: give a positive number of seconds"
-                )))
-            }
+            Some(s) => Some(
+                Duration::try_from_secs_f64(s)
+                    .map_err(|e| RecordError::Options(format!("--sync-every {s}: {e}")))?,
+            ),
         };
         Ok(SinkOptions {
-            block: self.block,
+            block: usize::try_from(self.block).map_err(|_| {
+                RecordError::Options(format!(
+                    "--block {}: more than this host's address space",
+                    self.block
+                ))
+            })?,
             depth: self.depth,
             preallocate,
             sync_every,
-            buffered_fallback: self.buffered,
+            buffered_fallback: buffered,
         })
     }
 }
 
-/// Set by SIGINT and SIGTERM: the recording stops at the next frame, syncs and writes its
-/// manifest.
+/// The first SIGINT or SIGTERM, or 0: a recording stops at the next frame, syncs and writes
+/// its manifest; a benchmark stops its writer and removes its files.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// Set with [`SIGNAL`], for the library's loops.
 static STOP: AtomicBool = AtomicBool::new(false);
+/// Commands with nothing to finish (verify, plot) end at the first signal.
+static AT_ONCE: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_signal(_: libc::c_int) {
+extern "C" fn on_signal(sig: libc::c_int) {
+    if AT_ONCE.load(Ordering::SeqCst) || SIGNAL.swap(sig, Ordering::SeqCst) != 0 {
+        // SAFETY: _exit is async-signal-safe; nothing of the process is used after it.
+        unsafe { libc::_exit(128 + sig) };
+    }
     STOP.store(true, Ordering::SeqCst);
 }
 
 fn catch_signals() {
     for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe; the
-        // function pointer has the C ABI that signal(2) expects.
+        // SAFETY: the handler only touches atomics and calls _exit, which are
+        // async-signal-safe; the function pointer has the C ABI that signal(2) expects.
         unsafe {
             libc::signal(
                 sig,
                 on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
             );
         }
+    }
+}
+
+/// The exit status of a run a signal stopped: 128 + its number, as a shell reports it.
+fn stopped_status() -> Option<ExitCode> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        sig => Some(ExitCode::from(u8::try_from(128 + sig).unwrap_or(u8::MAX))),
     }
 }
 
@@ -184,36 +229,82 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
             drop,
             frame_wait_ms,
             sink,
+            buffered,
             config,
             json,
         } => {
-            if !(frame_wait_ms.is_finite() && frame_wait_ms > 0.0) {
-                return Err(RecordError::Options(format!(
-                    "--frame-wait-ms {frame_wait_ms}: give a positive number of milliseconds"
-                )));
+            // An option of the other source would be ignored, and the recording would not be
+            // the one asked for: refused before the card is opened.
+            let misplaced: Vec<&str> = match source {
+                Source::Ring => [
+                    (channels == Some(2), "--channels 2"),
+                    (queued.is_some(), "--queued"),
+                    (drop, "--drop"),
+                    (frame_wait_ms.is_some(), "--frame-wait-ms"),
+                ]
+                .into_iter()
+                .filter_map(|(given, name)| given.then_some(name))
+                .collect(),
+                Source::Stream => [
+                    (ring_base.is_some(), "--ring-base"),
+                    (ring_size.is_some(), "--ring-size"),
+                    (ring_read.is_some(), "--ring-read"),
+                ]
+                .into_iter()
+                .filter_map(|(given, name)| given.then_some(name))
+                .collect(),
+            };
+            if !misplaced.is_empty() {
+                return Err(RecordError::Options(match source {
+                    Source::Ring => format!(
+                        "{} applies to --source stream only: the CAPTURE ring holds frame source 0 alone (one channel) and drops new frames when it is full; leave it out, or record the streams",
+                        misplaced.join(", ")
+                    ),
+                    Source::Stream => format!(
+                        "{} applies to --source ring only; add --source ring, or leave it out",
+                        misplaced.join(", ")
+                    ),
+                }));
             }
+            let channels = channels.unwrap_or(1);
+            // Within 64..=65536 by its parser.
+            let frame = frame as usize;
+            // The whole recording is allocated ahead when its size is known: it must be a size
+            // a file can have.
+            let total = frames
+                .checked_mul(channels as u64)
+                .and_then(|n| n.checked_mul(frame as u64))
+                .filter(|&n| i64::try_from(n).is_ok())
+                .ok_or_else(|| {
+                    RecordError::Options(format!(
+                        "--frames {frames}: {frames} frames of {frame} bytes on {channels} stream(s) are more than a file can hold (2^63 - 1 bytes); give fewer, or 0 to record until Ctrl-C"
+                    ))
+                })?;
+            let frame_wait = match frame_wait_ms {
+                None => xdma_record::record::FRAME_WAIT,
+                Some(ms) => Duration::try_from_secs_f64(ms / 1e3)
+                    .map_err(|e| RecordError::Options(format!("--frame-wait-ms {ms}: {e}")))?,
+            };
+            let opts = sink.options(total, buffered)?;
             let plan = StreamPlan {
                 channels,
                 frame,
                 frames,
-                queued,
+                queued: queued.unwrap_or(StreamPlan::default().queued),
                 drop,
-                frame_wait: Duration::from_secs_f64(frame_wait_ms / 1e3),
+                frame_wait,
             };
             let cfg = match config {
-                Some(p) => {
-                    let text = std::fs::read_to_string(&p).map_err(|e| RecordError::Disk {
-                        what: "read the configuration".into(),
-                        path: p.clone(),
-                        source: e,
-                    })?;
-                    Config::from_toml(&text)?
-                }
-                None => Config::from_env()?,
-            };
+                Some(p) => Config::from_file(&p),
+                None => Config::from_env(),
+            }
+            .map_err(RecordError::Config)?;
             let card = Xdma::open(&cfg)?;
-            let total = frames * channels as u64 * frame as u64;
-            let opts = sink.options(total)?;
+            if STOP.load(Ordering::SeqCst) {
+                return Err(RecordError::Interrupted(
+                    "before the recording began: nothing was written".into(),
+                ));
+            }
             let bar = if json {
                 indicatif::ProgressBar::hidden()
             } else {
@@ -237,25 +328,32 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
                     bar.tick();
                 }
             };
-            let m = match source.as_str() {
-                "stream" => record_streams(&card, &plan, &file, opts, &STOP, &mut show)?,
-                "ring" => {
+            let m = match source {
+                Source::Stream => record_streams(&card, &plan, &file, opts, &STOP, &mut show)?,
+                Source::Ring => {
+                    let dflt = RingPlan::default();
                     let ring = RingPlan {
-                        base: ring_base,
-                        size: ring_size,
+                        base: ring_base.unwrap_or(dflt.base),
+                        size: ring_size.unwrap_or(dflt.size),
                         frame,
                         frames,
-                        read: ring_read,
-                        ..RingPlan::default()
+                        // Within 16 bytes..1 GiB by its parser.
+                        read: ring_read.map_or(dflt.read, |r| r as usize),
+                        ..dflt
                     };
                     record_ring(&card, &ring, &file, opts, &STOP, &mut show)?
                 }
-                other => {
-                    return Err(RecordError::Options(format!(
-                        "--source {other}: give `stream` or `ring`"
-                    )))
-                }
             };
+            let beside = xdma_record::manifest_path(&file);
+            let elsewhere = m.written_at.as_ref().filter(|&at| *at != beside);
+            if let Some(at) = elsewhere {
+                // Said on stderr, so that stdout stays one document under --json.
+                eprintln!(
+                    "xdma-record: no room for the manifest beside the recording: it is at {}; move it to {} once there is room",
+                    at.display(),
+                    beside.display()
+                );
+            }
             bar.finish_and_clear();
             if json {
                 print_json(&m)?;
@@ -309,13 +407,32 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
                 for f in &r.faults {
                     println!("  fault at byte {}: {}", f.offset, f.problem);
                 }
-                if let Some(c) = r.cut_at {
-                    println!("  the file ends inside the frame that starts at byte {c}: everything before it is whole");
+                match (r.cut_at, r.zeros_from) {
+                    (Some(c), Some(z)) => println!(
+                        "  the frame that starts at byte {c} is cut short: from byte {z} to the end the file is zeros, space allocated ahead that no write reached (a recording killed or cut short); everything before byte {c} is whole"
+                    ),
+                    (Some(c), None) => println!(
+                        "  the file ends inside the frame that starts at byte {c}: everything before it is whole"
+                    ),
+                    (None, Some(0)) => println!(
+                        "  the file is zeros only: space allocated for a recording that no write reached"
+                    ),
+                    (None, Some(z)) => println!(
+                        "  from byte {z} to the end the file is zeros: space allocated ahead that no write reached (a recording killed or cut short); everything before it is whole"
+                    ),
+                    (None, None) => {}
+                }
+                if r.bytes == 0 {
+                    println!("  the file is empty: it holds no frame");
+                } else if r.good_frames == 0 && r.zeros_from != Some(0) {
+                    println!("  no good frame in the file");
                 }
                 for m in &r.manifest_mismatches {
                     println!("  manifest: {m}");
                 }
-                if !r.manifest {
+                if let Some(p) = &r.manifest_problem {
+                    println!("  the manifest does not read: {p}");
+                } else if !r.manifest {
                     println!("  no manifest beside the file");
                 }
                 println!("  {}", if r.ok() { "OK" } else { "NOT OK" });
@@ -336,22 +453,26 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
             sink,
             json,
         } => {
-            let b = bench::bench_disk(&dir, size, sink.options(0)?, rounds)?;
+            let b = bench::bench_disk(&dir, size, sink.options(0, false)?, rounds, &STOP)?;
             if json {
                 print_json(&b)?;
             } else {
                 println!(
-                    "{} bytes in {}, blocks of {} bytes, {} in flight, O_DIRECT, end fsync; best of {} rounds:",
+                    "{} bytes in {}, blocks of {} bytes, {} in flight, O_DIRECT, end fsync; {} rounds:",
                     b.size,
                     b.dir.display(),
                     b.block,
                     b.depth,
                     b.rounds
                 );
+                println!("  {:<14} {:>9} {:>9}  (MB/s)", "", "best", "median");
                 for r in &b.runs {
-                    println!("  {:<14} {:>9.1} MB/s", r.writer, r.mb_s);
+                    println!("  {:<14} {:>9.1} {:>9.1}", r.writer, r.mb_s, r.median_mb_s);
                 }
-                println!("  ratio (xdma-record / fio's best): {:.3}", b.ratio);
+                println!(
+                    "  ratio (xdma-record / fio's better engine): {:.3} best, {:.3} median",
+                    b.ratio, b.median_ratio
+                );
             }
             Ok(true)
         }
@@ -362,12 +483,240 @@ fn main() -> ExitCode {
     // Before anything slow (opening a simulated card takes seconds): a signal that comes
     // early must still stop the recording cleanly.
     catch_signals();
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    if matches!(cli.cmd, Cmd::Verify { .. } | Cmd::Plot { .. }) {
+        // They only read and draw: a signal ends them at once.
+        AT_ONCE.store(true, Ordering::SeqCst);
+        if let Some(code) = stopped_status() {
+            return code;
+        }
+    }
+    let r = run(cli);
+    if let Some(code) = stopped_status() {
+        if let Err(e) = r {
+            eprintln!("xdma-record: {e}");
+        }
+        return code;
+    }
+    match r {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("xdma-record: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::error::ErrorKind;
+    use proptest::prelude::*;
+    use xdma::cli::ArgError;
+
+    /// What an option takes.
+    #[derive(Debug, Clone, Copy)]
+    enum Takes {
+        /// Bytes from `min` to `max`.
+        Size(u64, u64),
+        /// A whole number from `min` to `max`.
+        Count(u64, u64),
+        /// A number above 0 and up to `max`.
+        Positive(f64),
+    }
+
+    /// Every numeric option: the arguments before it, its name, what it takes.
+    const OPTIONS: &[(&[&str], &str, Takes)] = &[
+        (
+            &["record", "f", "--source", "ring"],
+            "--ring-base",
+            Takes::Size(0, u32::MAX as u64),
+        ),
+        (
+            &["record", "f", "--source", "ring"],
+            "--ring-size",
+            Takes::Size(4096, (1 << 32) - 4096),
+        ),
+        (
+            &["record", "f", "--source", "ring"],
+            "--ring-read",
+            Takes::Size(16, 1 << 30),
+        ),
+        (&["record", "f"], "--channels", Takes::Count(1, 2)),
+        (&["record", "f"], "--frame", Takes::Size(64, 65536)),
+        (&["record", "f"], "--frames", Takes::Count(0, u64::MAX)),
+        (&["record", "f"], "--queued", Takes::Count(1, 64)),
+        (
+            &["record", "f"],
+            "--frame-wait-ms",
+            Takes::Positive(FRAME_WAIT_MAX_MS),
+        ),
+        (&["record", "f"], "--block", Takes::Size(4096, 1 << 30)),
+        (&["record", "f"], "--depth", Takes::Count(1, 4096)),
+        (
+            &["record", "f"],
+            "--sync-every",
+            Takes::Positive(SYNC_EVERY_MAX_S),
+        ),
+        (&["bench-disk"], "--size", Takes::Size(4096, 1 << 40)),
+        (&["bench-disk"], "--rounds", Takes::Count(1, 1000)),
+        (&["bench-disk"], "--block", Takes::Size(4096, 1 << 30)),
+        (&["bench-disk"], "--depth", Takes::Count(1, 4096)),
+        (
+            &["bench-disk"],
+            "--sync-every",
+            Takes::Positive(SYNC_EVERY_MAX_S),
+        ),
+    ];
+
+    fn parse(before: &[&str], opt: &str, value: &str) -> Result<Cli, clap::Error> {
+        let mut args = vec!["xdma-record"];
+        args.extend_from_slice(before);
+        args.push(opt);
+        args.push(value);
+        Cli::try_parse_from(args)
+    }
+
+    /// Refused by the option's own parser, with its typed error behind clap's.
+    fn refused(before: &[&str], opt: &str, value: &str) -> Result<(), TestCaseError> {
+        match parse(before, opt, value) {
+            Ok(_) => Err(TestCaseError::fail(format!("{opt} {value} was taken"))),
+            Err(e) => {
+                prop_assert_eq!(
+                    e.kind(),
+                    ErrorKind::ValueValidation,
+                    "{} {}: {}",
+                    opt,
+                    value,
+                    e
+                );
+                let typed = std::error::Error::source(&e)
+                    .is_some_and(|s| s.downcast_ref::<ArgError>().is_some());
+                prop_assert!(typed, "{} {}: no typed error behind {}", opt, value, e);
+                Ok(())
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_names_every_numeric_option() {
+        // An option added without a range check would be missing here: count the options
+        // that take a number by their value names.
+        let cmd = <Cli as clap::CommandFactory>::command();
+        let mut numeric = Vec::new();
+        for sub in cmd.get_subcommands() {
+            for a in sub.get_arguments() {
+                let non_numeric = ["file", "dir", "config", "source"];
+                if a.get_action().takes_values()
+                    && a.get_long().is_some()
+                    && !non_numeric.contains(&a.get_id().as_str())
+                {
+                    numeric.push(format!(
+                        "{} --{}",
+                        sub.get_name(),
+                        a.get_long().unwrap_or("")
+                    ));
+                }
+            }
+        }
+        for n in &numeric {
+            let (sub, opt) = n.split_once(' ').unwrap_or_default();
+            assert!(
+                OPTIONS.iter().any(|(b, o, _)| b[0] == sub && *o == opt),
+                "{n} is not in the table"
+            );
+        }
+    }
+
+    proptest! {
+        /// Each numeric option takes exactly its range, and refuses negative numbers, values
+        /// that are not finite and values out of its range, each with a typed error.
+        #[test]
+        fn every_numeric_option_takes_its_range_and_refuses_the_rest(
+            k in 0..OPTIONS.len(),
+            n in any::<u64>(),
+            x in any::<f64>(),
+            small in 0u64..100_000,
+        ) {
+            let (before, opt, takes) = OPTIONS[k];
+            for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e309", "", "ten"] {
+                refused(before, opt, bad)?;
+            }
+            refused(before, opt, &format!("-{}", n.max(1)))?;
+            match takes {
+                Takes::Size(min, max) | Takes::Count(min, max) => {
+                    for v in [n, small, min, max] {
+                        let text = v.to_string();
+                        if (min..=max).contains(&v) {
+                            prop_assert!(parse(before, opt, &text).is_ok(), "{} {}", opt, text);
+                        } else {
+                            refused(before, opt, &text)?;
+                        }
+                    }
+                    if max < u64::MAX {
+                        refused(before, opt, &(max + 1).to_string())?;
+                    }
+                    refused(before, opt, "18446744073709551616")?;
+                    if min > 0 {
+                        refused(before, opt, &(min - 1).to_string())?;
+                    }
+                    refused(before, opt, &format!("{}.5", min))?;
+                }
+                Takes::Positive(max) => {
+                    let text = x.to_string();
+                    if x.is_finite() && x > 0.0 && x <= max {
+                        prop_assert!(parse(before, opt, &text).is_ok(), "{} {}", opt, text);
+                    } else {
+                        refused(before, opt, &text)?;
+                    }
+                    for bad in ["0", "-0", "1e300"] {
+                        refused(before, opt, bad)?;
+                    }
+                    refused(before, opt, &(max * 2.0).to_string())?;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_take_suffixes_and_hex() {
+        let cli = Cli::try_parse_from([
+            "xdma-record",
+            "record",
+            "f",
+            "--source",
+            "ring",
+            "--frame",
+            "4K",
+            "--block",
+            "2M",
+            "--ring-size",
+            "0x100000",
+            "--ring-read",
+            "64KiB",
+        ])
+        .expect("sizes with suffixes");
+        let Cmd::Record {
+            frame,
+            sink,
+            ring_size,
+            ring_read,
+            ..
+        } = cli.cmd
+        else {
+            panic!("not a recording");
+        };
+        assert_eq!(
+            (frame, sink.block, ring_size, ring_read),
+            (4096, 2 << 20, Some(1 << 20), Some(64 << 10))
+        );
+    }
+
+    #[test]
+    fn bench_disk_has_no_buffered_fallback() {
+        let e = Cli::try_parse_from(["xdma-record", "bench-disk", "--buffered"])
+            .expect_err("bench-disk measures O_DIRECT writes only");
+        assert_eq!(e.kind(), ErrorKind::UnknownArgument, "{e}");
     }
 }

@@ -156,6 +156,45 @@ pub struct Manifest {
     /// Why the plot beside the recording could not be drawn, if it could not (a full disk).
     #[serde(default)]
     pub plot_error: Option<String>,
+    /// Where this manifest was written: beside the recording, or where there was room when
+    /// the recording's disk had none (not part of the file).
+    #[serde(skip)]
+    pub written_at: Option<std::path::PathBuf>,
+}
+
+/// The fastest rate a manifest may give for a second, in MB/s: far above any disk, far below
+/// where a plot's scale stops being a number.
+pub const MAX_RATE_MB_S: f64 = 1e7;
+
+impl Manifest {
+    /// Checks the figures a manifest read from a file gives, which the recorder never writes
+    /// out of range: rates, times and spans finite and not negative, each second's rate at
+    /// most [`MAX_RATE_MB_S`].
+    pub fn check(&self) -> Result<(), String> {
+        for (name, v) in [
+            ("wall_s", self.wall_s),
+            ("card_span_us", self.card_span_us),
+            ("started_unix_s", self.started_unix_s),
+            ("ended_unix_s", self.ended_unix_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!(
+                    "{name} is {v}: a recording's figure is a finite number, not negative"
+                ));
+            }
+        }
+        if let Some((k, v)) = self
+            .per_second_mb_s
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(v.is_finite() && (0.0..=MAX_RATE_MB_S).contains(*v)))
+        {
+            return Err(format!(
+                "per_second_mb_s[{k}] is {v} MB/s: a second's rate is a finite number from 0 to {MAX_RATE_MB_S}"
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What the progress line shows.
@@ -297,12 +336,15 @@ struct Writer {
     window: u64,
     end: Option<(EndReason, String)>,
     started_unix_s: f64,
+    /// The room kept beside the recording for its manifest.
+    room: crate::manifest::Room,
 }
 
 impl Writer {
-    fn new(sink: Sink, channels: &[usize], skip_stale: bool) -> Writer {
+    fn new(sink: Sink, path: &Path, channels: &[usize], skip_stale: bool) -> Writer {
         let o = *sink.options();
         Writer {
+            room: crate::manifest::Room::reserve(path),
             sink,
             records: channels
                 .iter()
@@ -390,6 +432,7 @@ impl Writer {
                         missing,
                         file_offset: offset,
                     });
+                    self.room.fit(self.per_second.len(), self.gaps.len());
                 }
                 rec.first_sequence.get_or_insert(seq);
                 rec.last_sequence = Some(seq);
@@ -406,6 +449,7 @@ impl Writer {
         let second = first.elapsed().as_secs() as usize;
         if self.per_second.len() <= second {
             self.per_second.resize(second + 1, 0);
+            self.room.fit(self.per_second.len(), self.gaps.len());
         }
         self.per_second[second] += bytes.len() as u64;
         let end = offset + bytes.len() as u64;
@@ -535,16 +579,21 @@ impl Writer {
             sink: sink_opts,
             sink_report: report,
             plot_error: None,
+            written_at: None,
         };
-        // The plot is a picture of the manifest; failing to draw it (the disk that ended the
-        // recording is full) must not lose the manifest, which says so instead.
+        // The manifest first, into the room kept for it: a full disk must not lose it.
         let mut manifest = manifest;
+        let at = crate::manifest::write(path, &manifest, Some(self.room), &std::env::temp_dir())?;
+        // Then the plot, a picture of the manifest, in what the room did not use. Failing to
+        // draw it must not lose the manifest, which then says why (where that still fits).
         let plot = crate::plot::plot_path(path);
         if let Err(e) = crate::plot::plot(&manifest, &plot) {
-            let _ = std::fs::remove_file(&plot);
             manifest.plot_error = Some(e.to_string());
+            if let Ok(text) = serde_json::to_string_pretty(&manifest) {
+                let _ = crate::manifest::replace(&at, text.as_bytes());
+            }
         }
-        write_manifest(path, &manifest)?;
+        manifest.written_at = Some(at);
         Ok(manifest)
     }
 }
@@ -588,7 +637,7 @@ pub fn record_streams<C: Card + AsyncCard + Clone + Send + Sync>(
         )));
     }
     let streams = &streams[..plan.channels];
-    let mut w = Writer::new(Sink::create(path, sink)?, streams, true);
+    let mut w = Writer::new(Sink::create(path, sink)?, path, streams, true);
     let control = u64::from(card_regs::CONTROL);
     card_regs::host::stop_sources(card)?;
     let mut enable = card_regs::control::MODE_GEN as u32;
@@ -716,7 +765,7 @@ pub fn record_ring<C: Card>(
             plan.read
         )));
     }
-    let mut w = Writer::new(Sink::create(path, sink)?, &[ch], false);
+    let mut w = Writer::new(Sink::create(path, sink)?, path, &[ch], false);
     let reg = |a: u32| u64::from(a);
     card_regs::host::stop_sources(card)?;
     // Writing the base and size empties the ring: both pointers to zero.
@@ -840,30 +889,38 @@ fn cut_file(path: &Path, len: u64) -> Result<(), RecordError> {
     f.sync_data().map_err(err)
 }
 
-/// Writes the manifest beside the recording.
+/// Writes the manifest beside the recording (through a file renamed once whole, so that a
+/// failed write leaves none).
 pub fn write_manifest(path: &Path, m: &Manifest) -> Result<(), RecordError> {
     let at = crate::manifest_path(path);
     let text = serde_json::to_string_pretty(m).map_err(|e| RecordError::Format {
         path: at.clone(),
         problem: e.to_string(),
     })?;
-    std::fs::write(&at, text).map_err(|e| RecordError::Disk {
+    crate::manifest::replace(&at, text.as_bytes()).map_err(|e| RecordError::Disk {
         what: "write the manifest".into(),
         path: at,
         source: e,
     })
 }
 
-/// Reads the manifest beside a recording.
+/// Reads the manifest beside a recording (a regular file only: a FIFO would block) and checks
+/// its figures ([`Manifest::check`]).
 pub fn read_manifest(path: &Path) -> Result<Manifest, RecordError> {
     let at = crate::manifest_path(path);
+    crate::regular_file(&at, "the manifest")?;
     let text = std::fs::read_to_string(&at).map_err(|e| RecordError::Disk {
         what: "read the manifest".into(),
         path: at.clone(),
         source: e,
     })?;
-    serde_json::from_str(&text).map_err(|e| RecordError::Format {
-        path: at,
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| RecordError::Format {
+        path: at.clone(),
         problem: format!("not a recording's manifest: {e}"),
-    })
+    })?;
+    m.check().map_err(|problem| RecordError::Format {
+        path: at,
+        problem: format!("not a recording's manifest: {problem}"),
+    })?;
+    Ok(m)
 }

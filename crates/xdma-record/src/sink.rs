@@ -4,7 +4,10 @@
 //!
 //! Writes complete in any order. A write that fails (the disk full, an I/O error) ends the
 //! recording: the sink waits for the others, cuts the file at the first byte that did not
-//! land, syncs it, and says where and why. Everything before that byte is on the disk.
+//! land, syncs it, and says where and why. Everything before that byte is on the disk. The
+//! sink looks at its completions after every write it submits and, while bytes come in
+//! without filling a block, at least every [`POLL_EVERY`], so that the first failed write ends
+//! the recording at once rather than when the queue next fills.
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -75,6 +78,10 @@ pub struct SinkReport {
     pub direct: bool,
     /// `fdatasync` calls made.
     pub syncs: u64,
+    /// Bytes handed to the sink; more than `bytes` when a write failed (what came after the
+    /// failure, until it was seen, was dropped).
+    #[serde(default)]
+    pub pushed: u64,
     /// What the preallocation did, if it did not simply work.
     pub preallocation: Option<String>,
     /// The first write that failed: the file ends at its offset.
@@ -114,6 +121,8 @@ pub struct Sink {
     direct: bool,
     syncs: u64,
     last_sync: Instant,
+    last_poll: Instant,
+    pushed: u64,
     preallocation: Option<String>,
     /// The file's allocated length; writes past it grow it first, while that works.
     allocated: u64,
@@ -126,6 +135,9 @@ pub struct Sink {
 /// what lets a queue depth work.
 const GROW_STEP: u64 = 256 << 20;
 
+/// How long the sink goes at most without looking at its completions while bytes come in.
+pub const POLL_EVERY: Duration = Duration::from_millis(20);
+
 impl std::fmt::Debug for Sink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sink")
@@ -136,8 +148,9 @@ impl std::fmt::Debug for Sink {
     }
 }
 
-/// Reserves `len` bytes from `offset` (fallocate mode 0, which extends the file's length).
-fn fallocate(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
+/// Reserves `len` bytes from `offset` (fallocate mode 0, which extends the file's length);
+/// the sink's data file and the manifest's reserve both take their room this way.
+pub(crate) fn fallocate(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
     let off = i64::try_from(offset).unwrap_or(i64::MAX);
     let len = i64::try_from(len).unwrap_or(i64::MAX);
     // SAFETY: fallocate on a descriptor the caller owns; no memory is passed.
@@ -183,9 +196,12 @@ impl Sink {
         let entries = opts.depth.next_power_of_two() as u32;
         // One thread submits and reaps, and it reaps only when it waits: completions can run
         // in that wait instead of interrupting the writer (Linux 6.1 on); plain where refused.
+        // The task-run flag tells the sink (through the ring's flags) that completions wait to
+        // be run, so that a look at them without waiting makes a system call only then.
         let ring = IoUring::builder()
             .setup_single_issuer()
             .setup_defer_taskrun()
+            .setup_taskrun_flag()
             .build(entries)
             .or_else(|_| IoUring::new(entries))
             .map_err(|e| os_error("set up io_uring for", path, e))?;
@@ -218,6 +234,8 @@ impl Sink {
             direct,
             syncs: 0,
             last_sync: Instant::now(),
+            last_poll: Instant::now(),
+            pushed: 0,
             grow: preallocation.is_none(),
             preallocation,
             allocated,
@@ -249,6 +267,9 @@ impl Sink {
     /// Appends `data`, writing every block it fills. Returns `false` once a write has failed
     /// (the recording should stop); the bytes are then dropped.
     pub fn push(&mut self, mut data: &[u8]) -> Result<bool, RecordError> {
+        if self.failed.is_none() {
+            self.pushed += data.len() as u64;
+        }
         while !data.is_empty() {
             if self.failed.is_some() {
                 return Ok(false);
@@ -266,6 +287,9 @@ impl Sink {
             } else {
                 self.current = Some((buf, fill));
             }
+        }
+        if self.inflight > 0 && self.last_poll.elapsed() >= POLL_EVERY {
+            self.reap(0)?;
         }
         if let Some(every) = self.opts.sync_every {
             if self.last_sync.elapsed() >= every {
@@ -341,27 +365,23 @@ impl Sink {
         self.slots[slot] = Some((buf, self.next_offset, len));
         self.inflight += 1;
         self.next_offset += len as u64;
-        loop {
-            match self.ring.submit() {
-                Ok(_) => return Ok(()),
-                // A signal (the recorder's own Ctrl-C) interrupted the call: the entry is
-                // still queued, submit it again.
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) => return Err(os_error("submit a write to", &self.path, e)),
-            }
-        }
+        // Submits it, and takes what has completed meanwhile without waiting: a failed
+        // write is seen at the next block.
+        self.reap(0)
     }
 
-    /// Waits for at least `want` completions (fewer if fewer are in flight) and takes them.
+    /// Submits what is queued, waits for at least `want` completions (fewer if fewer are in
+    /// flight; 0 waits for none) and takes what has completed.
     fn reap(&mut self, want: usize) -> Result<(), RecordError> {
         let want = want.min(self.inflight);
-        if want > 0 {
-            loop {
-                match self.ring.submit_and_wait(want) {
-                    Ok(_) => break,
-                    Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                    Err(e) => return Err(os_error("wait for writes to", &self.path, e)),
-                }
+        self.last_poll = Instant::now();
+        loop {
+            match self.ring.submit_and_wait(want) {
+                Ok(_) => break,
+                // A signal (the recorder's own Ctrl-C) interrupted the call: what is queued
+                // is still queued, submit it again.
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(os_error("wait for writes to", &self.path, e)),
             }
         }
         let done: Vec<(u64, i32)> = self
@@ -428,6 +448,7 @@ impl Sink {
             bytes: len,
             direct: self.direct,
             syncs: self.syncs,
+            pushed: self.pushed,
             preallocation: self.preallocation.clone(),
             failed: self.failed.clone(),
         })

@@ -69,23 +69,37 @@ pub struct Report {
     /// The file ends inside a frame: the offset where that frame starts (a recording that was
     /// killed, or cut by a full disk).
     pub cut_at: Option<u64>,
+    /// The file is zeros from this offset to its end: space allocated ahead that no write
+    /// reached (a recording killed, or its machine's power lost). Everything before it is
+    /// whole frames; 0 for a file of zeros only.
+    pub zeros_from: Option<u64>,
     /// Where the manifest and the file disagree (empty when they agree or there is none).
     pub manifest_mismatches: Vec<String>,
-    /// Whether a manifest was found.
+    /// Whether a manifest was found and read.
     pub manifest: bool,
+    /// A manifest is beside the file but cannot be read as one: why.
+    pub manifest_problem: Option<String>,
 }
 
 impl Report {
-    /// The file is whole and agrees with its manifest: no bad frame, no cut, no mismatch.
-    /// Gaps are the recording's history (the card dropped frames), not the file's fault, and
-    /// are listed.
+    /// The file holds frames, is whole and agrees with its manifest: at least one good frame,
+    /// no bad frame, no cut, no unwritten space, a manifest that reads if there is one and no
+    /// mismatch with it. Gaps are the recording's history (the card dropped frames), not the
+    /// file's fault, and are listed.
     pub fn ok(&self) -> bool {
-        self.bad_frames == 0 && self.cut_at.is_none() && self.manifest_mismatches.is_empty()
+        self.good_frames > 0
+            && self.bad_frames == 0
+            && self.cut_at.is_none()
+            && self.zeros_from.is_none()
+            && self.manifest_mismatches.is_empty()
+            && self.manifest_problem.is_none()
     }
 }
 
-/// Checks the recording at `path` (and its manifest beside it, if there is one).
+/// Checks the recording at `path` (and its manifest beside it, if there is one). Only a
+/// regular file is read: a FIFO or a device would block or never end.
 pub fn verify(path: &Path) -> Result<Report, RecordError> {
+    crate::regular_file(path, "the recording")?;
     let mut f = std::fs::File::open(path).map_err(|e| RecordError::Disk {
         what: "open".into(),
         path: path.to_path_buf(),
@@ -98,10 +112,18 @@ pub fn verify(path: &Path) -> Result<Report, RecordError> {
         source: e,
     })?;
     let mut r = check_bytes(&data);
-    let manifest = read_manifest(path).ok();
-    if let Some(m) = &manifest {
-        r.manifest = true;
-        r.manifest_mismatches = reconcile(&r, m);
+    // No manifest is a recording's state that verify reports (a killed recording has none);
+    // a manifest that is there but does not read is a fault of the recording.
+    let at = crate::manifest_path(path);
+    let absent = matches!(std::fs::symlink_metadata(&at), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+    if !absent {
+        match read_manifest(path) {
+            Ok(m) => {
+                r.manifest = true;
+                r.manifest_mismatches = reconcile(&r, &m);
+            }
+            Err(e) => r.manifest_problem = Some(e.to_string()),
+        }
     }
     Ok(r)
 }
@@ -113,6 +135,7 @@ pub fn check_bytes(data: &[u8]) -> Report {
     let mut faults = Vec::new();
     let (mut good, mut bad) = (0u64, 0u64);
     let mut cut_at = None;
+    let mut zeros_from = None;
     // Reserved space that was never written reads as zeros: a recording that did not finish
     // (killed, or its machine lost power) ends where they start, possibly inside a frame whose
     // block had not landed.
@@ -121,7 +144,7 @@ pub fn check_bytes(data: &[u8]) -> Report {
     while at < data.len() {
         let rest = &data[at..];
         if at >= written {
-            cut_at = Some(at as u64);
+            zeros_from = Some(at as u64);
             break;
         }
         let head = frame::parse_header(rest);
@@ -149,6 +172,11 @@ pub fn check_bytes(data: &[u8]) -> Report {
         }
         if rest.len() < len || at + len > written {
             cut_at = Some(at as u64);
+            if rest.len() >= len {
+                // The frame's first bytes landed and the rest of its length is zeros: the
+                // write of its end never happened.
+                zeros_from = Some(written as u64);
+            }
             break;
         }
         match frame::parse(&rest[..len]) {
@@ -211,8 +239,10 @@ pub fn check_bytes(data: &[u8]) -> Report {
         gaps,
         faults,
         cut_at,
+        zeros_from,
         manifest_mismatches: Vec::new(),
         manifest: false,
+        manifest_problem: None,
     }
 }
 
@@ -231,7 +261,7 @@ fn reconcile(r: &Report, m: &Manifest) -> Vec<String> {
         ));
     }
     let frames = r.good_frames + r.bad_frames;
-    if r.cut_at.is_none() && frames != m.frames {
+    if r.cut_at.is_none() && r.zeros_from.is_none() && frames != m.frames {
         out.push(format!(
             "the manifest says {} frames, the file has {frames}",
             m.frames
