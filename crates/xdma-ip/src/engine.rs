@@ -380,27 +380,20 @@ impl XdmaIp {
                     r.planned.clear();
                 }
                 None => {
-                    // Its last burst is still planned, if it has begun at all (a burst on
-                    // the bus, or its first burst answered already).
-                    let begun = !r.on_bus.is_empty()
-                        || r.planned.front().is_some_and(|p| p.piece.offset > 0);
-                    let keep = if begun {
-                        r.planned
-                            .iter()
-                            .position(|p| p.last_of.is_some())
-                            .map_or(r.planned.len(), |i| i + 1)
-                    } else {
-                        0
-                    };
+                    // Its last burst is still planned: the engine goes on to it. (With
+                    // nothing planned, the engine is between descriptors, waiting for a
+                    // fetch, and stops at once.)
+                    let keep = r
+                        .planned
+                        .iter()
+                        .position(|p| p.last_of.is_some())
+                        .map_or(r.planned.len(), |i| i + 1);
                     r.planned.truncate(keep);
                 }
             }
             // H2C: the host reads still queued are those of the current descriptor's
             // remaining bursts at most (reads are queued a descriptor at a time, in order).
-            let need = r
-                .planned
-                .back()
-                .map_or(0, |p| p.off + p.piece.bytes as u64);
+            let need = r.planned.back().map_or(0, |p| p.off + p.piece.bytes as u64);
             while r.reads.queued.back().is_some_and(|q| q.2 > need) {
                 r.reads.queued.pop_back();
             }

@@ -503,7 +503,7 @@ impl Device {
             self.ip.run(1, &mut self.mem, &mut self.irqs)?;
             cycles += 1;
             // The clock is read every 1024 cycles, a few ms of simulation at most.
-            if cycles % 1024 == 0 && started.elapsed() > STOP_TIMEOUT {
+            if cycles.is_multiple_of(1024) && started.elapsed() > STOP_TIMEOUT {
                 return Err(ServerError::StopTimeout {
                     cycles,
                     waited: started.elapsed(),
