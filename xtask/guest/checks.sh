@@ -537,6 +537,38 @@ check_performance() {
     done
 }
 
+# The performance ioctl on C2H 0, then the kernel log. The driver's stop clears the engine's
+# RUN and frees the page the engine writes on its next line, so the page must see no write
+# once the stop's register write has completed (PG195: the engine completes the descriptor it
+# is on, then is idle). A late write lands in a page the kernel has handed on (often as a
+# page table), which shows as kernel BUG lines and crashing processes a little later: hence
+# 50 short processes after the run, each reading the card's ID, and no new BUG, Oops,
+# general protection fault or segfault line in the kernel log since the check began.
+check_performance_c2h() {
+    has "$C2H_MM" 0 || return
+    splat='BUG:|Oops|general protection|segfault|stack-protector|Kernel panic'
+    before=$(dmesg | grep -cE "$splat")
+    out=$(timeout 30 performance -d "${DEV}_c2h_0" -s 4096 -c 1 2>&1)
+    iterations=$(echo "$out" | sed -n 's/^perf.iterations = \([0-9]*\)$/\1/p' | tail -1)
+    ok=0
+    for _ in $(seq 50); do
+        [ "$(user_read $REG_ID)" = 0x44415131 ] && ok=$((ok + 1))
+    done
+    new=$(($(dmesg | grep -cE "$splat") - before))
+    name="performance ioctl on C2H0, then 50 processes and a clean kernel log"
+    # The kernel log first: a guest whose pages were overwritten crashes the very processes
+    # that would judge the ioctl's output.
+    if [ "$new" -gt 0 ]; then
+        fail "$name" "$new new kernel log lines: $(dmesg | grep -E "$splat" | tail -n "$new" | head -5 | tr '\n' ' ')"
+    elif ! echo "$out" | grep -q "IOCTL_XDMA_PERF_STOP succesful" || [ "${iterations:-0}" -le 0 ]; then
+        fail "$name" "$(echo "$out" | grep -iE 'ioctl|iterations' | tr '\n' ' ')"
+    elif [ "$ok" != 50 ]; then
+        fail "$name" "$((50 - ok)) of the 50 processes did not read the ID"
+    else
+        pass "$name ($iterations iterations of 4 KiB)"
+    fi
+}
+
 # check_dma_addr_error NAME: ERROR.DMA_ADDR is set; it is cleared for the next check.
 check_dma_addr_error() {
     err=$(user_read $REG_ERROR)
@@ -597,4 +629,5 @@ run_checks() {
     check_dma_outside_ddr
     check_vendor_scripts
     check_performance
+    check_performance_c2h
 }

@@ -7,7 +7,8 @@
 # as their `#!/bin/sh` says).
 #
 # VENDOR (xdma_vendor= on the kernel command line) picks the sizes: `short` keeps to what
-# `cargo xtask test` can spend on two runs, `full` runs every script at its own sizes (and
+# `cargo xtask test` can spend on two runs (the scripts with sizes of their own,
+# unaligned.sh and perform_hwcount.sh, run whole on a card with memory-mapped engines), `full` runs every script at its own sizes (and
 # io_sweep.sh up to the largest transfer the guest's memory holds), `off` runs none. Each step
 # prints one PASS or FAIL line with the script's time; a script is judged by its exit code, by
 # its own last words, by the logs it leaves (the scripts do not check everything they run:
@@ -263,6 +264,10 @@ check_vendor_scripts() {
             vendor_mm_test 4096 2
             vendor_stream_test 4096 2
             vendor_io_sweep 65536 131072
+            # Their sizes are fixed in them, so they run whole (about a minute each on the
+            # mm card; the stream card has no memory-mapped engine for them).
+            vendor_unaligned
+            vendor_perform
             ;;
         full)
             vendor_run_test

@@ -20,9 +20,11 @@ use crate::{HostMemory, Result};
 /// Bursts an engine plans ahead of the bus: enough to keep the card's AXI port busy without
 /// planning a whole long chain at once.
 const PLAN_AHEAD: usize = 64;
-/// Bursts an engine keeps on the card's bus without timing (with timing its request IDs bound
-/// them): 16 KiB of 256-byte H2C bursts, as many as keep the card's write path busy.
-const UNTIMED_ON_BUS: usize = 64;
+/// Bytes an engine keeps on the card's bus without timing (with timing its request IDs bound
+/// them): 64 H2C bursts of 256 bytes or four C2H reads of 4 KiB, as many as keep the card's
+/// paths busy. Counted in bytes, not bursts, since what is on the bus when the run bit is
+/// cleared must still be drained before the engine is idle (see [`XdmaIp::stop`]).
+const UNTIMED_ON_BUS_BYTES: u64 = 16 << 10;
 /// Bytes of the status write-back in poll mode.
 const WRITEBACK_BYTES: u64 = 8;
 
@@ -151,6 +153,11 @@ impl Engine {
         self.status |= bits & (self.control & LOGGED);
     }
 
+    /// Whether the run bit was cleared and the engine has yet to go idle.
+    pub(crate) fn stopping(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| r.stopping)
+    }
+
     pub(crate) fn requesting(&self) -> bool {
         self.status & self.ie_mask & LOGGED != 0
     }
@@ -228,6 +235,10 @@ pub(crate) struct Planned {
     piece: Piece,
     /// Host address of the burst's first byte.
     host: u64,
+    /// The burst belongs to a descriptor after the current one when the run bit was cleared:
+    /// the card still answers it (an AXI burst cannot be taken back), but it moves nothing
+    /// to or from host memory and completes no descriptor.
+    void: bool,
     /// Offset of its first byte in the run (H2C: where its bytes arrive).
     off: u64,
     /// The descriptor, on the descriptor's last burst.
@@ -247,6 +258,8 @@ pub(crate) struct Run {
     /// Memory-mapped: bursts on the card's bus, in order (one AXI ID per engine), with their
     /// issue time.
     on_bus: VecDeque<(TxnId, Planned, Ps)>,
+    /// Memory-mapped: the bytes of the bursts in `on_bus`.
+    on_bus_bytes: u64,
     /// H2C: bytes the card has taken, from the start of the run.
     taken: u64,
     /// H2C stream: descriptors of the packet being gathered, its bytes, and its first offset.
@@ -263,7 +276,8 @@ pub(crate) struct Run {
     posted: u64,
     /// C2H stream: the port takes beats.
     open: bool,
-    /// The run bit was cleared: finish what is on the bus, issue nothing new.
+    /// The run bit was cleared: finish the current descriptor, fetch and start nothing
+    /// after it.
     stopping: bool,
     /// A descriptor fetch failed with these status bits: the run ends with them once what
     /// is on the bus before it has finished.
@@ -282,6 +296,7 @@ impl Run {
             write_ids: Slots::new(write_ids),
             planned: VecDeque::new(),
             on_bus: VecDeque::new(),
+            on_bus_bytes: 0,
             taken: 0,
             packet: Vec::new(),
             packet_bytes: Vec::new(),
@@ -331,15 +346,65 @@ impl XdmaIp {
         tracing::debug!(engine = %e.name(), first = e.first_desc, "engine started");
     }
 
-    /// The run bit cleared: the engine stops after what is on the bus.
+    /// The run bit cleared. PG195 (H2C and C2H Channel Control 0x04, Run): "Reset to 0 to
+    /// stop transfer. If the engine is busy it completes the current descriptor"; the status
+    /// register's idle_stopped is set "when the engine is idle after resetting the Control
+    /// register Run bit". So a memory-mapped engine completes the descriptor it is on (the
+    /// one of its oldest burst not yet answered, once any of its bursts has gone out): it
+    /// issues that descriptor's remaining bursts and counts it, and for C2H writes its data
+    /// to host memory. It fetches, plans and starts nothing after it. Bursts of later
+    /// descriptors already on the card's bus are answered there, since an AXI master cannot
+    /// take an address back, but they are void: their data goes nowhere (C2H) and their
+    /// descriptors are not counted. The engine is idle once its bus is, and from then on
+    /// it writes nothing to host memory: a driver may free the pages the chain pointed at
+    /// as soon as it sees the engine stopped (`xdma.ko`'s performance stop frees them at
+    /// once). Stream engines stop as `step_h2c_stream` and `step_c2h_stream` say: a packet
+    /// on the H2C stream leaves whole, a C2H descriptor half filled is given up.
     pub(crate) fn stop(&mut self, c2h: bool, ch: usize) {
         let Some(e) = self.engine(c2h, ch) else {
             return;
         };
-        if let Some(r) = e.run.as_mut() {
-            r.stopping = true;
-            tracing::debug!(engine = %e.name(), "run cleared");
+        let name = e.name();
+        let stream = e.stream();
+        let Some(r) = e.run.as_mut() else {
+            return;
+        };
+        r.stopping = true;
+        if !stream {
+            match r.on_bus.iter().position(|(_, p, _)| p.last_of.is_some()) {
+                Some(last) => {
+                    // The current descriptor's last burst is out: what follows it is void.
+                    for (_, p, _) in r.on_bus.iter_mut().skip(last + 1) {
+                        p.void = true;
+                    }
+                    r.planned.clear();
+                }
+                None => {
+                    // Its last burst is still planned: the engine goes on to it. (With
+                    // nothing planned, the engine is between descriptors, waiting for a
+                    // fetch, and stops at once.)
+                    let keep = r
+                        .planned
+                        .iter()
+                        .position(|p| p.last_of.is_some())
+                        .map_or(r.planned.len(), |i| i + 1);
+                    r.planned.truncate(keep);
+                }
+            }
+            // H2C: the host reads still queued are those of the current descriptor's
+            // remaining bursts at most (reads are queued a descriptor at a time, in order).
+            let need = r.planned.back().map_or(0, |p| p.off + p.piece.bytes as u64);
+            while r.reads.queued.back().is_some_and(|q| q.2 > need) {
+                r.reads.queued.pop_back();
+            }
         }
+        tracing::debug!(
+            engine = %name,
+            on_bus = r.on_bus.len(),
+            void = r.on_bus.iter().filter(|(_, p, _)| p.void).count(),
+            planned = r.planned.len(),
+            "run cleared"
+        );
     }
 
     /// Ends an engine's run: BUSY low, the stream closed, the write-back written.
@@ -576,6 +641,7 @@ impl XdmaIp {
                         bytes: 0,
                     },
                     host,
+                    void: false,
                     off,
                     last_of: Some(d),
                 });
@@ -585,6 +651,7 @@ impl XdmaIp {
                 run.planned.push_back(Planned {
                     piece: p,
                     host: host + p.offset as u64,
+                    void: false,
                     off: off + p.offset as u64,
                     last_of: (i + 1 == n).then_some(d),
                 });
@@ -601,7 +668,10 @@ impl XdmaIp {
             return;
         }
         if run.stopping {
-            self.finish(c2h, ch, status::IDLE_STOPPED, false, mem);
+            // Idle once the current descriptor is done and the bus is clear.
+            if run.planned.is_empty() {
+                self.finish(c2h, ch, status::IDLE_STOPPED, false, mem);
+            }
         } else if let Some(bits) = run.fault.filter(|_| run.planned.is_empty()) {
             self.finish(c2h, ch, bits, true, mem);
         }
@@ -645,6 +715,14 @@ impl XdmaIp {
         let now = self.now();
         // Retire what the card has answered, in order.
         while let Some((txn, p, issued)) = self.answered(false, ch) {
+            if p.void {
+                // A burst after the current descriptor of a stopped run: the card has it,
+                // and it counts for nothing (whatever the card answered).
+                if p.piece.bytes > 0 {
+                    self.card.dma().take_write(txn)?;
+                }
+                continue;
+            }
             if let Some(run) = self.run_of(false, ch) {
                 run.taken = p.off + p.piece.bytes as u64;
             }
@@ -674,7 +752,8 @@ impl XdmaIp {
             let Some(run) = self.run_of(false, ch) else {
                 return Ok(());
             };
-            if run.stopping || run.on_bus.len() >= cap {
+            // A stopped run's plan holds only the rest of its current descriptor.
+            if run.on_bus_bytes >= cap {
                 break;
             }
             let Some(&p) = run.planned.front() else { break };
@@ -700,6 +779,7 @@ impl XdmaIp {
             };
             if let Some(run) = self.run_of(false, ch) {
                 run.on_bus.push_back((txn, p, now));
+                run.on_bus_bytes += p.piece.bytes as u64;
             }
         }
         self.end_mm(false, ch, mem);
@@ -716,6 +796,14 @@ impl XdmaIp {
         }
         let mps = self.pcie.max_payload();
         while let Some((txn, p, issued)) = self.answered(true, ch) {
+            if p.void {
+                // A read after the current descriptor of a stopped run: its data is dropped
+                // in the engine, nothing goes up the link.
+                if p.piece.bytes > 0 {
+                    self.card.dma().take_read(txn)?;
+                }
+                continue;
+            }
             if p.piece.bytes > 0 {
                 self.latency
                     .measure(false, issued, now, p.piece.burst.beats());
@@ -762,8 +850,8 @@ impl XdmaIp {
             let Some(run) = self.run_of(true, ch) else {
                 return Ok(());
             };
-            if run.stopping || run.on_bus.len() >= cap || !run.write_ids.has_room(run.on_bus.len())
-            {
+            // A stopped run's plan holds only the rest of its current descriptor.
+            if run.on_bus_bytes >= cap || !run.write_ids.has_room(run.on_bus.len()) {
                 break;
             }
             let Some(p) = run.planned.pop_front() else {
@@ -776,6 +864,7 @@ impl XdmaIp {
             };
             if let Some(run) = self.run_of(true, ch) {
                 run.on_bus.push_back((txn, p, now));
+                run.on_bus_bytes += p.piece.bytes as u64;
             }
         }
         self.end_mm(true, ch, mem);
@@ -791,15 +880,16 @@ impl XdmaIp {
         if p.piece.bytes > 0 && !self.card.dma().is_done(txn) {
             return None;
         }
+        run.on_bus_bytes -= p.piece.bytes as u64;
         run.on_bus.pop_front()
     }
 
-    /// Bursts an engine may keep on the card's bus.
-    fn on_bus_cap(&self) -> usize {
+    /// Bytes an engine may keep on the card's bus.
+    fn on_bus_cap(&self) -> u64 {
         if self.pcie.config().is_some() {
-            usize::MAX
+            u64::MAX
         } else {
-            UNTIMED_ON_BUS
+            UNTIMED_ON_BUS_BYTES
         }
     }
 
@@ -817,7 +907,8 @@ impl XdmaIp {
         let Some(run) = e.run.as_mut() else { return };
         let r = &mut run.reads;
         r.ids.free_upto(run.taken);
-        while !run.stopping && r.ids.has_room(0) {
+        // A stopped run's queue holds only its current descriptor's reads (see `stop`).
+        while r.ids.has_room(0) {
             let Some(&(host, len, end)) = r.queued.front() else {
                 break;
             };
@@ -846,7 +937,10 @@ impl XdmaIp {
     fn abandon_mm(&mut self, c2h: bool, ch: usize) -> Result<()> {
         let ops: Vec<(TxnId, Planned, Ps)> = self
             .run_of(c2h, ch)
-            .map(|r| r.on_bus.drain(..).collect())
+            .map(|r| {
+                r.on_bus_bytes = 0;
+                r.on_bus.drain(..).collect()
+            })
             .unwrap_or_default();
         for (txn, p, _) in ops {
             if p.piece.bytes == 0 {

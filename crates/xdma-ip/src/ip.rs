@@ -693,6 +693,20 @@ impl XdmaIp {
         self.h2c.iter().chain(&self.c2h).any(|e| e.run.is_some())
     }
 
+    /// Whether an engine whose run bit was cleared is still finishing its current descriptor
+    /// (its status still BUSY). A front end whose host must not see the register write that
+    /// stops an engine complete before the engine has stopped runs the card until this is
+    /// false. An H2C stream engine is left out: it lets a packet it has begun out whole,
+    /// which takes as long as the card's stream takes to accept it (without bound, if the
+    /// card holds the stream off), and it writes nothing to host memory meanwhile.
+    pub fn stopping(&self) -> bool {
+        self.h2c
+            .iter()
+            .filter(|e| !e.stream())
+            .chain(&self.c2h)
+            .any(|e| e.stopping())
+    }
+
     /// The function's reset (PCIe hot reset or FLR): every engine stopped, every register at
     /// its reset value, the card reset (its top rebuilt from reset, DDR contents included).
     pub fn reset(&mut self) -> Result<()> {

@@ -3,6 +3,7 @@
 //! PG195's register descriptions, the descriptor format or plain arithmetic.
 
 use card_sim::Top;
+use rstest::rstest;
 use xdma_ip::{
     Bar, BufferMemory as Ram, EngineKind, HostMemory, InterruptSink, IpConfig, IrqMode, XdmaIp,
 };
@@ -512,11 +513,18 @@ fn clearing_run_aborts_and_the_engine_runs_again() {
     c.chain(DESCS, &pieces, desc::STOP | desc::COMPLETED);
     c.start(false, 0, DESCS, false);
     c.run(2_000);
+    let e = map::engine_base(false, 0);
+    let at_stop = c.r(e + ereg::COMPLETED);
     c.stop(false, 0);
     c.run_until_idle(false, 0, 50_000);
-    let e = map::engine_base(false, 0);
     let done = c.r(e + ereg::COMPLETED);
     assert!(done > 0 && done < n as u32, "stopped part way: {done}");
+    // PG195: with Run cleared the engine completes the descriptor it is on and no other,
+    // though the card has taken the writes of the next ones already on its bus.
+    assert!(
+        done <= at_stop + 1,
+        "{done} completed, {at_stop} when Run was cleared"
+    );
     assert_eq!(c.r(e + ereg::STATUS) & status::DESC_STOPPED, 0);
     // The next run starts afresh and finishes.
     c.r(e + ereg::STATUS_RC);
@@ -526,6 +534,206 @@ fn clearing_run_aborts_and_the_engine_runs_again() {
     let mut ddr = vec![0u8; (n * 4096) as usize];
     c.ip.card().ddr_read(0, &mut ddr).expect("DDR backdoor");
     assert_eq!(ddr, pattern((n * 4096) as usize, 3));
+}
+
+/// A card whose H2C 0 and C2H 0 are memory-mapped, behind a timed PCIe port or an untimed one.
+fn mm_card(timed: bool) -> Card {
+    let mut cfg = IpConfig::new(
+        top("sim_top"),
+        vec![EngineKind::MemoryMapped],
+        vec![EngineKind::MemoryMapped],
+    );
+    if timed {
+        cfg.pcie = Some(xdma_ip::PcieConfig::default());
+    }
+    card(cfg)
+}
+
+/// What xdma_engine_stop writes to the control register: the interrupt enables the driver
+/// keeps, idle_stopped's among them, and RUN clear.
+const STOP_WRITE: u32 = control::IE_IDLE_STOPPED
+    | control::IE_ALIGN_MISMATCH
+    | control::IE_MAGIC_STOPPED
+    | control::IE_READ_ERROR
+    | control::IE_DESC_ERROR
+    | control::IE_DESC_STOPPED
+    | control::IE_DESC_COMPLETED;
+
+/// PG195, H2C and C2H Channel Control (0x04), Run: "Reset to 0 to stop transfer. If the
+/// engine is busy it completes the current descriptor"; Status (0x40), idle_stopped: set "when
+/// the engine is idle after resetting the Control register Run bit". So once Run is cleared a
+/// memory-mapped engine moves the data of the descriptor it is on and of no later one, counts
+/// that descriptor and no other, and once its status shows it idle it touches nothing more:
+/// the Linux driver's performance stop clears Run and frees the pages the chain points at on
+/// its next line. The chain is as that run builds it, a page per descriptor, each page its
+/// own here so that every byte moved shows.
+#[rstest]
+fn a_memory_mapped_engine_stopped_mid_chain_completes_only_its_current_descriptor(
+    #[values(true, false)] c2h: bool,
+    #[values(false, true)] timed: bool,
+) {
+    const UNTOUCHED: u8 = 0xEE;
+    let mut c = mm_card(timed);
+    let n = 128u64;
+    let bytes = (n * 4096) as usize;
+    let data = pattern(bytes, 7);
+    let fill = vec![UNTOUCHED; bytes];
+    // The source holds the data, the destination a fill the engine must overwrite.
+    let (src, dst) = if c2h { (&data, &fill) } else { (&fill, &data) };
+    c.ip.card().ddr_write(0, src).expect("DDR backdoor");
+    c.mem.write(DATA, dst).expect("RAM");
+    let pieces: Vec<_> = (0..n)
+        .map(|i| {
+            let (card, host) = (i * 4096, DATA + i * 4096);
+            if c2h {
+                (card, host, 4096u32)
+            } else {
+                (host, card, 4096u32)
+            }
+        })
+        .collect();
+    c.chain(DESCS, &pieces, desc::STOP | desc::COMPLETED);
+    c.start(c2h, 0, DESCS, false);
+    let e = map::engine_base(c2h, 0);
+    // Stopped a few descriptors in, part way through the third (a page moves in about 256
+    // cycles), with the next ones' bursts on the card's bus.
+    for _ in 0..400_000 / 16 {
+        if c.r(e + ereg::COMPLETED) >= 2 {
+            break;
+        }
+        c.run(16);
+    }
+    c.run(160);
+    let at_stop = c.r(e + ereg::COMPLETED);
+    assert!(
+        (2..n as u32 / 2).contains(&at_stop),
+        "stopped early in the chain: {at_stop}"
+    );
+    let mut host_at_stop = vec![0u8; RAM_BYTES];
+    c.mem.read(RAM_BASE, &mut host_at_stop).expect("RAM");
+    c.w(e + ereg::CONTROL, STOP_WRITE);
+    assert!(c.ip.stopping(), "the engine is finishing its descriptor");
+    let t0 = c.ip.stats().cycles;
+    c.run_until_idle(c2h, 0, 200_000);
+    let stop_cycles = c.ip.stats().cycles - t0;
+    assert!(!c.ip.stopping(), "idle, so no longer stopping");
+    eprintln!("c2h {c2h} timed {timed}: stopped {stop_cycles} cycles after Run was cleared");
+    let after = c.r(e + ereg::COMPLETED);
+    assert_eq!(
+        after,
+        at_stop + 1,
+        "descriptors completed when Run was cleared and once the engine was idle: the current one completes, no other"
+    );
+    let st = c.r(e + ereg::STATUS);
+    assert_eq!(st & status::BUSY, 0, "status {st:#x}");
+    assert_ne!(st & status::IDLE_STOPPED, 0, "status {st:#x}");
+    assert_eq!(st & status::DESC_STOPPED, 0, "status {st:#x}");
+    // The pages of the completed descriptors hold their data whole; C2H, no later page was
+    // written at all (H2C: the card's memory is not the host's, and bursts already on its
+    // bus when Run was cleared do reach it).
+    let mut moved = vec![0u8; bytes];
+    let read_dst = |c: &mut Card, out: &mut [u8]| {
+        if c2h {
+            c.mem.read(DATA, out).expect("RAM");
+        } else {
+            c.ip.card().ddr_read(0, out).expect("DDR backdoor");
+        }
+    };
+    read_dst(&mut c, &mut moved);
+    let page = |v: &[u8], i: usize| v[i * 4096..(i + 1) * 4096].to_vec();
+    for i in 0..n as usize {
+        if i < after as usize {
+            assert!(
+                page(&moved, i) == page(&data, i),
+                "page {i} of a completed descriptor"
+            );
+        } else if c2h {
+            assert!(
+                page(&moved, i).iter().all(|&b| b == UNTOUCHED),
+                "page {i} was written though its descriptor never completed ({after} did)"
+            );
+        }
+    }
+    if !c2h {
+        let mut host = vec![0u8; RAM_BYTES];
+        c.mem.read(RAM_BASE, &mut host).expect("RAM");
+        assert!(host == host_at_stop, "an H2C engine wrote host memory");
+    }
+    // Nothing moves once the engine is idle.
+    c.run(20_000);
+    let mut later = vec![0u8; bytes];
+    read_dst(&mut c, &mut later);
+    assert!(later == moved, "memory changed after the engine went idle");
+    assert_eq!(c.r(e + ereg::COMPLETED), after);
+    // The stop is prompt: the rest of the current page and what else the engine had on the
+    // card's bus (16 KiB at most without timing; with it, what its request IDs allow).
+    assert!(stop_cycles < 5_000, "the stop took {stop_cycles} cycles");
+    // The next run starts afresh and finishes the chain.
+    c.r(e + ereg::STATUS_RC);
+    c.start(c2h, 0, DESCS, false);
+    c.run_until_idle(c2h, 0, 1_000_000);
+    assert_eq!(c.r(e + ereg::COMPLETED), n as u32);
+    read_dst(&mut c, &mut moved);
+    assert!(moved == data, "the second run's pages");
+}
+
+/// A C2H stream engine stops as soon as Run is cleared (docs/vm.md: a descriptor half filled
+/// is given up), with idle_stopped; a packet that arrives afterwards stays on the stream, and
+/// the next run gets it. Nothing reaches host memory from the stopped run.
+#[test]
+fn a_c2h_stream_engine_stops_at_once_and_leaves_the_stream_to_the_next_run() {
+    let mut c = combined();
+    c.user_w(
+        u64::from(card_regs::CONTROL),
+        card_regs::control::MODE_LOOP as u32,
+    );
+    let bufs = DATA + 0x20_0000;
+    c.mem.write(bufs, &[0xEE; 4096]).expect("RAM");
+    c.mem.write(RESULTS, &[0xEE; 32]).expect("RAM");
+    c.chain(
+        DESCS + 0x1000,
+        &[(RESULTS, bufs, 4096)],
+        desc::STOP | desc::COMPLETED | desc::EOP,
+    );
+    c.start(true, 1, DESCS + 0x1000, false);
+    c.run(2_000);
+    let e = map::engine_base(true, 1);
+    assert_ne!(
+        c.r(e + ereg::STATUS) & status::BUSY,
+        0,
+        "waiting for a packet"
+    );
+    c.w(e + ereg::CONTROL, STOP_WRITE);
+    c.run(1);
+    assert!(!c.ip.stopping());
+    let st = c.r(e + ereg::STATUS);
+    assert_eq!(st & status::BUSY, 0, "status {st:#x}");
+    assert_ne!(st & status::IDLE_STOPPED, 0, "status {st:#x}");
+    // A packet looped back while the engine is stopped.
+    let p = pattern(100, 9);
+    c.mem.write(DATA, &p).expect("RAM");
+    c.chain(
+        DESCS,
+        &[(DATA, 0, 100)],
+        desc::STOP | desc::EOP | desc::COMPLETED,
+    );
+    c.start(false, 1, DESCS, false);
+    // The stopped engine's port takes no beat, so the packet waits in the loop.
+    c.run(20_000);
+    let mut got = vec![0u8; 100];
+    c.mem.read(bufs, &mut got).expect("RAM");
+    assert!(
+        got.iter().all(|&b| b == 0xEE),
+        "a stopped engine wrote its buffer"
+    );
+    assert_eq!(c.r(e + ereg::COMPLETED), 0);
+    // The next run takes it.
+    c.r(e + ereg::STATUS_RC);
+    c.start(true, 1, DESCS + 0x1000, false);
+    c.run_until_idle(true, 1, 100_000);
+    assert_eq!(c.r(e + ereg::COMPLETED), 1);
+    c.mem.read(bufs, &mut got).expect("RAM");
+    assert_eq!(got, p);
 }
 
 #[test]

@@ -6,6 +6,12 @@
 //! a slice of cycles at a time, since a card's clock runs whether the guest talks to it or
 //! not; between slices it handles every message that arrived and writes its reply.
 //!
+//! A BAR write that clears an engine's run bit is answered only once the engine has stopped:
+//! the IP runs untimed here and keeps up to 16 KiB of bursts on the card's bus, which the card
+//! takes tens to thousands of wall microseconds to answer, while a board's engine is idle
+//! within microseconds of the write. Answered at once, the write would let the driver free the
+//! pages the engine still writes (`xdma.ko`'s performance stop does so on its next line).
+//!
 //! A malformed message is logged and, where QEMU waits for a reply, answered with all ones, so
 //! that the guest sees a failed access rather than a hung vCPU. An access outside the BARs
 //! reads as all ones, as a read nobody claims does on the bus. A failure of the IP model
@@ -45,12 +51,29 @@ pub struct ServerConfig {
     pub qtest_timeout: Duration,
 }
 
+/// How long a BAR write that stops an engine may wait for the engine to go idle. The engine
+/// finishes its current descriptor (up to 256 MiB in PG195's length field, though the Linux
+/// driver cuts them to pages) and what it has on the card's bus; a healthy stop takes
+/// milliseconds, and the guest's vCPU waits for the answer meanwhile.
+pub const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// What ended the device.
 #[derive(Debug, Error)]
 pub enum ServerError {
     /// The IP model failed (the card's simulation died).
     #[error("the XDMA IP model failed: {0}")]
     Ip(#[from] IpError),
+    /// An engine whose run bit the guest cleared did not go idle in time.
+    #[error(
+        "an engine whose run bit was cleared was still busy after {cycles} axi_aclk cycles ({:.1} s): the card stopped answering its bursts; the device log shows what it had on the bus (XDMA_VM_LOG=debug)",
+        waited.as_secs_f64()
+    )]
+    StopTimeout {
+        /// Card cycles run while waiting.
+        cycles: u64,
+        /// Wall time waited.
+        waited: Duration,
+    },
     /// The IP model panicked.
     #[error("the XDMA IP model panicked: {0}")]
     Panic(String),
@@ -84,6 +107,14 @@ pub struct Report {
     pub bad_messages: u64,
     /// When the guest first touched a BAR (the driver's probe), since the device started.
     pub first_bar_access: Option<Duration>,
+    /// BAR writes that stopped a running engine, each answered once the engine was idle.
+    pub stops: u64,
+    /// Card cycles those writes waited for their engines, in all.
+    pub stop_cycles: u64,
+    /// Wall time those writes waited for their engines, in all.
+    pub stop_wall: Duration,
+    /// The longest of those waits.
+    pub stop_wall_max: Duration,
 }
 
 impl std::fmt::Display for Report {
@@ -105,7 +136,18 @@ impl std::fmt::Display for Report {
             self.bar_writes,
             self.stray_accesses,
             self.bad_messages
-        )
+        )?;
+        if self.stops > 0 {
+            write!(
+                f,
+                "; {} engine stops waited {} cycles, {:.1} ms of wall time in all, {:.1} ms at most",
+                self.stops,
+                self.stop_cycles,
+                self.stop_wall.as_secs_f64() * 1e3,
+                self.stop_wall_max.as_secs_f64() * 1e3
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -423,6 +465,9 @@ impl Device {
                         self.note_bar_access(report);
                         self.ip
                             .bar_write(bar, offset, val, size, &mut self.mem, &mut self.irqs)?;
+                        if self.ip.stopping() {
+                            self.finish_stop(report)?;
+                        }
                     }
                     None => self.stray("write", addr, size, report),
                 }
@@ -444,6 +489,37 @@ impl Device {
                 self.reply(0)?;
             }
         }
+        Ok(())
+    }
+
+    /// Runs the card until every engine whose run bit was cleared is idle, before the write
+    /// that cleared it is answered: on a board the engine is idle microseconds after the
+    /// write, before the CPU's next access, and a driver may free the engine's buffers at
+    /// once. One cycle at a time, so the card runs no further than the stop needs.
+    fn finish_stop(&mut self, report: &mut Report) -> Result<(), ServerError> {
+        let started = Instant::now();
+        let mut cycles = 0u64;
+        while self.ip.stopping() {
+            self.ip.run(1, &mut self.mem, &mut self.irqs)?;
+            cycles += 1;
+            // The clock is read every 1024 cycles, a few ms of simulation at most.
+            if cycles.is_multiple_of(1024) && started.elapsed() > STOP_TIMEOUT {
+                return Err(ServerError::StopTimeout {
+                    cycles,
+                    waited: started.elapsed(),
+                });
+            }
+        }
+        let waited = started.elapsed();
+        report.cycles += cycles;
+        report.stops += 1;
+        report.stop_cycles += cycles;
+        report.stop_wall += waited;
+        report.stop_wall_max = report.stop_wall_max.max(waited);
+        tracing::debug!(
+            "engine stopped {cycles} cycles after its run bit was cleared ({:.2} ms of wall time)",
+            waited.as_secs_f64() * 1e3
+        );
         Ok(())
     }
 
