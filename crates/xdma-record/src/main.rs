@@ -441,7 +441,7 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
         }
         Cmd::Plot { file } => {
             let m = xdma_record::record::read_manifest(&file)?;
-            let out = xdma_record::plot::plot_path(&file);
+            let out = xdma_record::plot_path(&file);
             xdma_record::plot::plot(&m, &out)?;
             println!("{}", out.display());
             Ok(true)

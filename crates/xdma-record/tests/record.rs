@@ -66,7 +66,7 @@ fn both_streams_record_and_every_frame_verifies() {
     assert_eq!(r.good_frames, 300);
     assert_eq!(r.channels.len(), 2);
     assert_eq!(std::fs::metadata(&file).expect("file").len(), 300 * 4132);
-    let svg = std::fs::read_to_string(xdma_record::plot::plot_path(&file)).expect("the plot");
+    let svg = std::fs::read_to_string(xdma_record::plot_path(&file)).expect("the plot");
     assert!(
         svg.starts_with("<svg") && svg.contains("300 frames"),
         "the plot names its recording"
@@ -789,7 +789,7 @@ fn plot_refuses_a_manifest_it_cannot_draw_and_stops_on_a_signal() {
     let out = wait_at_most(child, Duration::from_secs(10), "plot of a rate of 1.7e308");
     assert!(!out.status.success(), "{:?}", out.status);
     assert!(
-        !xdma_record::plot::plot_path(&file).exists(),
+        !xdma_record::plot_path(&file).exists(),
         "no plot, whole or partial"
     );
     // Without a signal, the message names the figure.
@@ -1163,7 +1163,7 @@ fn a_full_disk_ends_a_stream_recording_at_the_first_failed_write_with_its_manife
         "the room was used and renamed"
     );
     assert!(
-        xdma_record::plot::plot_path(&file).exists(),
+        xdma_record::plot_path(&file).exists(),
         "the plot fits in what the room left: {:?}",
         m.plot_error
     );
