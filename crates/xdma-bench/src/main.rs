@@ -644,8 +644,8 @@ fn paths(c: &Common, cfg: &Config, sizes: Option<&[u64]>, runs: usize) -> Result
         mode: Mode::BackToBack,
         runs: Some(runs.max(1)),
     };
-    let ref_cfg = xdma_bench::whatif::apply(cfg, "path", "reference")?;
-    let card_cfg = xdma_bench::whatif::apply(cfg, "path", "card")?;
+    let ref_cfg = xdma_bench::setting::apply(cfg, "path", "reference")?;
+    let card_cfg = xdma_bench::setting::apply(cfg, "path", "card")?;
     let on_ref = run_sweep(&open(&ref_cfg)?, &ref_cfg, &plan)?;
     let on_card = run_sweep(&open(&card_cfg)?, &card_cfg, &plan)?;
     let mut rows = Vec::new();
