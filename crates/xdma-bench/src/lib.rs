@@ -9,11 +9,13 @@
 //! - [`stats`]: reservoir sampling, percentiles, tiers, fits and marginal bandwidth;
 //! - [`host`]: what the host tells about its CPU, kernel and driver;
 //! - [`report`]: the metadata of every result, CSV and SVG output;
+//! - [`csv_rows`]: the one CSV writer, serde records under a header;
 //! - [`units`]: how a byte count reads in tables and plots;
 //! - [`setting`]: a configuration with settings of its `[sim]` section changed;
 //! - [`whatif`]: the simulated card with settings of its `[sim]` section changed, on the
 //!   reference scenarios, against the configuration as given (`xdma-bench predict --set`).
 
+pub mod csv_rows;
 pub mod host;
 pub mod measure;
 pub mod reference;

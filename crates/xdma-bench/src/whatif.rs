@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use xdma::{AsyncCard, Card, Direction, Error, ErrorKind, Result};
 
+use crate::csv_rows::{fixed_or_empty, to_csv};
 use crate::measure::Mode;
 use crate::scenario::{self, StreamMode};
 #[cfg(test)]
@@ -348,38 +349,40 @@ impl Table {
     }
 
     /// The table as CSV, one line per scenario and column.
-    pub fn csv(&self) -> String {
-        let mut s = String::from("scenario,column,value,mb_s,change_pct\n");
-        let quote = |t: &str| {
-            if t.contains([',', '"', '\n']) {
-                format!("\"{}\"", t.replace('"', "\"\""))
-            } else {
-                t.to_string()
-            }
-        };
+    pub fn csv(&self) -> Result<String> {
+        let mut lines = Vec::new();
         for r in &self.rows {
             for (c, cell) in self.columns.iter().zip(&r.cells) {
                 let value = match (&self.swept, c.settings.first()) {
                     (Some(_), Some(s)) => s.value.clone(),
                     _ => String::new(),
                 };
-                s.push_str(&format!(
-                    "{},{},{},{},{}\n",
-                    quote(&r.scenario),
-                    quote(&c.name),
-                    quote(&value),
-                    cell.mb_s.map_or(String::new(), |v| format!("{v:.3}")),
-                    cell.change_pct.map_or(String::new(), |v| format!("{v:.3}"))
-                ));
+                lines.push(CsvLine {
+                    scenario: r.scenario.clone(),
+                    column: c.name.clone(),
+                    value,
+                    mb_s: fixed_or_empty(cell.mb_s, 3),
+                    change_pct: fixed_or_empty(cell.change_pct, 3),
+                });
             }
         }
-        s
+        to_csv(&lines)
     }
 
     /// The simulated time of every column together, in seconds.
     pub fn simulated_s(&self) -> f64 {
         self.columns.iter().map(|c| c.measured.simulated_s).sum()
     }
+}
+
+/// One line of whatif.csv: a scenario's figure on one column.
+#[derive(Debug, Default, Serialize)]
+struct CsvLine {
+    scenario: String,
+    column: String,
+    value: String,
+    mb_s: String,
+    change_pct: String,
 }
 
 #[cfg(test)]
@@ -575,7 +578,7 @@ mod tests {
         let md = t.markdown();
         assert!(md.contains("| a | 200.0 | 250.0 (+25.0 %) |"), "{md}");
         assert!(md.contains("| b | 50.0 | - |"), "{md}");
-        let csv = t.csv();
+        let csv = t.csv().expect("csv");
         assert!(csv.contains("a,k=1,1,250.000,25.000\n"), "{csv}");
         assert_eq!(t.simulated_s(), 1.0);
     }
