@@ -644,8 +644,8 @@ fn paths(c: &Common, cfg: &Config, sizes: Option<&[u64]>, runs: usize) -> Result
         mode: Mode::BackToBack,
         runs: Some(runs.max(1)),
     };
-    let ref_cfg = xdma_bench::whatif::apply(cfg, "path", "reference")?;
-    let card_cfg = xdma_bench::whatif::apply(cfg, "path", "card")?;
+    let ref_cfg = xdma_bench::setting::apply(cfg, "path", "reference")?;
+    let card_cfg = xdma_bench::setting::apply(cfg, "path", "card")?;
     let on_ref = run_sweep(&open(&ref_cfg)?, &ref_cfg, &plan)?;
     let on_card = run_sweep(&open(&card_cfg)?, &card_cfg, &plan)?;
     let mut rows = Vec::new();
@@ -798,12 +798,15 @@ fn what_if(c: &Common, cfg: &Config, a: &PredictArgs) -> Result<()> {
     emit(c, &meta, &t, &text::what_if(&plan, &t))
 }
 
+/// The check the command-line tests share with the other tool's (one file for both).
+#[cfg(test)]
+#[path = "../../xdma-core/testing/refused.rs"]
+mod cli_checks;
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::error::ErrorKind;
     use proptest::prelude::*;
-    use xdma::cli::ArgError;
 
     /// What an option takes.
     #[derive(Debug, Clone, Copy)]
@@ -847,25 +850,7 @@ mod tests {
 
     /// Refused by the option's own parser, with its typed error behind clap's.
     fn refused(cmd: &str, opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
-        match parse(cmd, opt, value) {
-            Ok(_) => Err(TestCaseError::fail(format!(
-                "{cmd} {opt} {value} was taken"
-            ))),
-            Err(e) => {
-                prop_assert_eq!(
-                    e.kind(),
-                    ErrorKind::ValueValidation,
-                    "{} {}: {}",
-                    opt,
-                    value,
-                    e
-                );
-                let typed = std::error::Error::source(&e)
-                    .is_some_and(|s| s.downcast_ref::<ArgError>().is_some());
-                prop_assert!(typed, "{} {}: no typed error behind {}", opt, value, e);
-                Ok(())
-            }
-        }
+        crate::cli_checks::refused(parse(cmd, opt, value), opt, value)
     }
 
     #[test]

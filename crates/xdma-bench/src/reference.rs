@@ -96,7 +96,7 @@ pub fn on_reference_path(cfg: &xdma::Config) -> Result<xdma::Config> {
     if cfg.backend != xdma::BackendKind::Sim || chosen {
         return Ok(cfg.clone());
     }
-    crate::whatif::apply(cfg, "path", "reference")
+    crate::setting::apply(cfg, "path", "reference")
 }
 
 #[cfg(test)]
@@ -114,7 +114,7 @@ mod tests {
             !kept.sim.contains_key("path"),
             "a chosen variant is kept as it is"
         );
-        let card = crate::whatif::apply(&dflt, "path", "card").expect("card");
+        let card = crate::setting::apply(&dflt, "path", "card").expect("card");
         assert_eq!(card.sim.get("path").and_then(|v| v.as_str()), Some("card"));
     }
 

@@ -16,6 +16,7 @@ use crate::host;
 use crate::measure::Mode;
 use crate::scenario;
 use crate::sweep::Row;
+pub use crate::units::bytes_label;
 
 /// What a result was measured on and how long it took.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -276,19 +277,6 @@ fn colour(i: usize) -> RGBColor {
         RGBColor(23, 190, 207),
     ];
     PALETTE[i % PALETTE.len()]
-}
-
-/// A byte count as a plot or a table labels it: in MiB or KiB where it is a whole number of
-/// them, else in bytes.
-pub fn bytes_label(b: f64) -> String {
-    let b = b.round() as u64;
-    if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
-        format!("{} MiB", b >> 20)
-    } else if b >= 1 << 10 && b.is_multiple_of(1 << 10) {
-        format!("{} KiB", b >> 10)
-    } else {
-        format!("{b}")
-    }
 }
 
 fn plot_err(e: impl std::fmt::Display) -> Error {

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use xdma::{AsyncCard, Card, CardAddr, Direction, Error, Result};
 
+use crate::csv_rows::{fixed, to_csv};
 use crate::measure::{self, Mode};
 use crate::reference;
 use crate::stats::{self, Fit};
@@ -420,19 +421,27 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
+/// One line of sweep.csv.
+#[derive(Debug, Default, Serialize)]
+struct CsvRow {
+    dir: String,
+    bytes: u64,
+    mb_s: String,
+    us: String,
+}
+
 /// The sweep's rows as CSV, read back by [`parse_csv`].
-pub fn write_csv(rows: &[Row]) -> String {
-    let mut s = String::from("dir,bytes,mb_s,us\n");
-    for r in rows {
-        s.push_str(&format!(
-            "{},{},{:.3},{:.4}\n",
-            r.dir.to_string().to_ascii_lowercase(),
-            r.bytes,
-            r.mb_s,
-            r.us
-        ));
-    }
-    s
+pub fn write_csv(rows: &[Row]) -> Result<String> {
+    let lines: Vec<CsvRow> = rows
+        .iter()
+        .map(|r| CsvRow {
+            dir: r.dir.to_string().to_ascii_lowercase(),
+            bytes: r.bytes,
+            mb_s: fixed(r.mb_s, 3),
+            us: fixed(r.us, 4),
+        })
+        .collect();
+    to_csv(&lines)
 }
 
 #[cfg(test)]
@@ -489,7 +498,7 @@ mod tests {
     #[test]
     fn the_csv_reads_back() {
         let rows = rows_from_reference();
-        let back = parse_csv(&write_csv(&rows)).expect("csv");
+        let back = parse_csv(&write_csv(&rows).expect("written")).expect("csv");
         assert_eq!(back.len(), rows.len());
         for (a, b) in rows.iter().zip(&back) {
             assert_eq!((a.dir, a.bytes), (b.dir, b.bytes));

@@ -1,6 +1,9 @@
 //! The disk side beside fio: the same bytes written through [`crate::sink::Sink`] and by fio
 //! with the same parameters (`--rw=write --bs=B --direct=1 --iodepth=D --size=N --end_fsync=1`),
 //! each engine in turn, on files in the same folder.
+//! Each writer is timed from its first write to the end of its final sync: the set-up (the
+//! file made and reserved, the buffers made) is outside the clock for both, as fio's job runtime
+//! leaves out its file's layout.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -156,8 +159,10 @@ fn sink_run(
 ) -> Result<f64, RecordError> {
     // The same data pattern every block, as fio writes its buffers.
     let block: Vec<u8> = (0..opts.block).map(|i| (i * 131 % 251) as u8).collect();
-    let started = Instant::now();
+    // The clock starts once the file is made, reserved and the buffers are ready, as fio's
+    // job runtime starts after it has laid its file out and made its buffers.
     let mut sink = Sink::create(file, opts)?;
+    let started = Instant::now();
     let mut left = size;
     while left > 0 {
         if stop.load(Ordering::SeqCst) {

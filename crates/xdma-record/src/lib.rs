@@ -6,13 +6,16 @@
 //! against what the host took. [`verify`] reads a recording back and checks every frame.
 //! [`bench`] measures the disk side beside fio.
 //!
-//! - [`record`]: the stream source, the pipeline and the manifest.
+//! - [`record`]: the stream source and the pipeline.
+//! - [`account`]: the manifest and the records in it (the plan, each stream, the gaps, the end),
+//!   a leaf the other modules read.
 //! - [`sink`]: the file.
 //! - [`verify`]: the checker.
 //! - [`bench`]: the sink against fio.
 //! - [`manifest`]: where the manifest is written, with room kept for it from the start.
 //! - [`plot`]: bandwidth against time, from the manifest.
 
+pub mod account;
 pub mod bench;
 pub mod manifest;
 pub mod plot;
@@ -83,6 +86,13 @@ pub enum RecordError {
 pub fn manifest_path(file: &std::path::Path) -> PathBuf {
     let mut s = file.as_os_str().to_owned();
     s.push(".json");
+    PathBuf::from(s)
+}
+
+/// The plot's path for a recording at `file`: `FILE.svg` beside it.
+pub fn plot_path(file: &std::path::Path) -> PathBuf {
+    let mut s = file.as_os_str().to_owned();
+    s.push(".svg");
     PathBuf::from(s)
 }
 

@@ -441,7 +441,7 @@ fn run(cli: Cli) -> Result<bool, RecordError> {
         }
         Cmd::Plot { file } => {
             let m = xdma_record::record::read_manifest(&file)?;
-            let out = xdma_record::plot::plot_path(&file);
+            let out = xdma_record::plot_path(&file);
             xdma_record::plot::plot(&m, &out)?;
             println!("{}", out.display());
             Ok(true)
@@ -508,12 +508,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// The check the command-line tests share with the other tool's (one file for both).
+#[cfg(test)]
+#[path = "../../xdma-core/testing/refused.rs"]
+mod cli_checks;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::error::ErrorKind;
     use proptest::prelude::*;
-    use xdma::cli::ArgError;
 
     /// What an option takes.
     #[derive(Debug, Clone, Copy)]
@@ -579,24 +583,8 @@ mod tests {
     }
 
     /// Refused by the option's own parser, with its typed error behind clap's.
-    fn refused(before: &[&str], opt: &str, value: &str) -> Result<(), TestCaseError> {
-        match parse(before, opt, value) {
-            Ok(_) => Err(TestCaseError::fail(format!("{opt} {value} was taken"))),
-            Err(e) => {
-                prop_assert_eq!(
-                    e.kind(),
-                    ErrorKind::ValueValidation,
-                    "{} {}: {}",
-                    opt,
-                    value,
-                    e
-                );
-                let typed = std::error::Error::source(&e)
-                    .is_some_and(|s| s.downcast_ref::<ArgError>().is_some());
-                prop_assert!(typed, "{} {}: no typed error behind {}", opt, value, e);
-                Ok(())
-            }
-        }
+    fn refused(before: &[&str], opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
+        crate::cli_checks::refused(parse(before, opt, value), opt, value)
     }
 
     #[test]

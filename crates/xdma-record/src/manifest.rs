@@ -15,7 +15,7 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::record::Manifest;
+use crate::account::Manifest;
 use crate::RecordError;
 
 /// The room kept at least: a manifest of a few hours of per-second rates and the plot.
@@ -53,7 +53,7 @@ impl Room {
     pub fn reserve(recording: &Path) -> Room {
         let at = crate::manifest_path(recording);
         let _ = std::fs::remove_file(&at);
-        let _ = std::fs::remove_file(crate::plot::plot_path(recording));
+        let _ = std::fs::remove_file(crate::plot_path(recording));
         let part = part_path(&at);
         let mut room = Room {
             part,

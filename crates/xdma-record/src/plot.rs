@@ -1,19 +1,12 @@
 //! A recording's bandwidth against time, as `fio --write_bw_log` gives it: the bytes written
 //! in each wall-clock second of the recording, from its manifest.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::record::Manifest;
+use crate::account::Manifest;
 use crate::RecordError;
-
-/// The plot's path for a recording at `file`: `FILE.svg` beside it.
-pub fn plot_path(file: &Path) -> PathBuf {
-    let mut s = file.as_os_str().to_owned();
-    s.push(".svg");
-    PathBuf::from(s)
-}
 
 /// The most points a plot draws: a longer recording's seconds are taken in spans of several
 /// seconds, each drawn as its mean, so that the plot's size and time stay bounded.

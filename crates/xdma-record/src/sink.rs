@@ -107,15 +107,22 @@ pub struct Sink {
     _one_thread: std::marker::PhantomData<*const ()>,
     file: File,
     path: PathBuf,
+    /// The ring comes before the buffers, so that it is closed (and lets go of the buffers it
+    /// has registered) before they are freed.
     ring: IoUring,
     opts: SinkOptions,
-    /// Buffers not in flight. At most `depth + 1` exist, so memory is bounded.
-    free: Vec<DmaBuffer>,
-    made: usize,
+    /// The `depth + 1` block buffers, made when the sink is created (as fio makes its buffers
+    /// before its job starts) and never moved; the rest of the sink names them by index.
+    buffers: Vec<DmaBuffer>,
+    /// Whether `buffers` are registered with the ring, so that a write names its buffer by
+    /// index and the kernel does not look up and pin the block's pages for every write.
+    registered: bool,
+    /// Buffers not in flight.
+    free: Vec<usize>,
     /// The block being filled and how full it is.
-    current: Option<(DmaBuffer, usize)>,
+    current: Option<(usize, usize)>,
     /// Writes in flight, by slot (the io_uring user data): buffer, offset and length.
-    slots: Vec<Option<(DmaBuffer, u64, usize)>>,
+    slots: Vec<Option<(usize, u64, usize)>>,
     inflight: usize,
     next_offset: u64,
     direct: bool,
@@ -205,6 +212,29 @@ impl Sink {
             .build(entries)
             .or_else(|_| IoUring::new(entries))
             .map_err(|e| os_error("set up io_uring for", path, e))?;
+        let buffers = (0..=opts.depth)
+            .map(|_| {
+                DmaBuffer::new(opts.block).map_err(|e| {
+                    RecordError::Options(format!(
+                        "{} block buffers of {} bytes (--depth + 1 of --block): {e}; give a smaller --block or --depth",
+                        opts.depth + 1,
+                        opts.block
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let iovecs: Vec<libc::iovec> = buffers
+            .iter()
+            .map(|b| libc::iovec {
+                iov_base: b.as_ptr() as *mut libc::c_void,
+                iov_len: b.len(),
+            })
+            .collect();
+        // SAFETY: every iovec describes one of `buffers`, which the sink owns and never moves
+        // or frees before the ring: `ring` is declared before `buffers`, so it is dropped (and
+        // its registration ends) first. Where the kernel refuses (a locked-memory limit, an
+        // old kernel), the writes name their buffers by address instead.
+        let registered = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         let mut preallocation = None;
         let mut allocated = 0;
         if opts.preallocate > 0 {
@@ -225,8 +255,9 @@ impl Sink {
             path: path.to_path_buf(),
             ring,
             opts,
-            free: Vec::new(),
-            made: 0,
+            free: (0..buffers.len()).rev().collect(),
+            buffers,
+            registered,
             current: None,
             slots: (0..opts.depth).map(|_| None).collect(),
             inflight: 0,
@@ -254,6 +285,12 @@ impl Sink {
         self.direct
     }
 
+    /// Whether the block buffers are registered with the ring (io_uring fixed buffers), so
+    /// that the kernel pins their pages once rather than for every write.
+    pub fn registered_buffers(&self) -> bool {
+        self.registered
+    }
+
     /// The first failed write, once one has failed: nothing more is written then.
     pub fn failure(&self) -> Option<&WriteFailure> {
         self.failed.as_ref()
@@ -274,12 +311,12 @@ impl Sink {
             if self.failed.is_some() {
                 return Ok(false);
             }
-            let (mut buf, mut fill) = match self.current.take() {
+            let (buf, mut fill) = match self.current.take() {
                 Some(c) => c,
                 None => (self.buffer()?, 0),
             };
             let n = (self.opts.block - fill).min(data.len());
-            buf[fill..fill + n].copy_from_slice(&data[..n]);
+            self.buffers[buf][fill..fill + n].copy_from_slice(&data[..n]);
             fill += n;
             data = &data[n..];
             if fill == self.opts.block {
@@ -299,21 +336,11 @@ impl Sink {
         Ok(self.failed.is_none())
     }
 
-    /// A free buffer: a new one while fewer than `depth + 1` exist, else the next one a write
-    /// gives back.
-    fn buffer(&mut self) -> Result<DmaBuffer, RecordError> {
+    /// A free buffer: the next one a write gives back when all are in use.
+    fn buffer(&mut self) -> Result<usize, RecordError> {
         loop {
             if let Some(b) = self.free.pop() {
                 return Ok(b);
-            }
-            if self.made <= self.opts.depth {
-                self.made += 1;
-                return DmaBuffer::new(self.opts.block).map_err(|e| {
-                    RecordError::Options(format!(
-                        "a block buffer of {} bytes: {e}",
-                        self.opts.block
-                    ))
-                });
             }
             self.reap(1)?;
         }
@@ -321,7 +348,7 @@ impl Sink {
 
     /// Writes `len` bytes of `buf` at the next offset; `len` is padded to [`ALIGN`] on the
     /// disk, which [`Sink::finish`] cuts off again.
-    fn write(&mut self, buf: DmaBuffer, len: usize) -> Result<(), RecordError> {
+    fn write(&mut self, buf: usize, len: usize) -> Result<(), RecordError> {
         while self.inflight == self.opts.depth {
             self.reap(1)?;
         }
@@ -345,17 +372,24 @@ impl Sink {
                 }
             }
         }
-        let entry = opcode::Write::new(
-            types::Fd(self.file.as_raw_fd()),
-            buf.as_ptr(),
-            padded as u32,
-        )
-        .offset(self.next_offset)
-        .build()
+        let fd = types::Fd(self.file.as_raw_fd());
+        let ptr = self.buffers[buf].as_ptr();
+        let entry = if self.registered {
+            // The index fits: at most 4097 buffers exist (depth is at most 4096).
+            opcode::WriteFixed::new(fd, ptr, padded as u32, buf as u16)
+                .offset(self.next_offset)
+                .build()
+        } else {
+            opcode::Write::new(fd, ptr, padded as u32)
+                .offset(self.next_offset)
+                .build()
+        }
         .user_data(slot as u64);
-        // SAFETY: the buffer is kept in `slots` until its completion has been reaped (`reap`
-        // takes it back only then, and `finish` and `drop` reap every write in flight), so the
-        // kernel reads memory that stays allocated and unchanged while the write runs.
+        // SAFETY: the buffer is marked in flight in `slots` until its completion has been
+        // reaped (`reap` frees it only then, and `finish` and `drop` reap every write in
+        // flight), so nothing writes into it meanwhile, and the sink keeps it allocated until
+        // then, so the kernel reads memory that stays allocated and unchanged while the write
+        // runs.
         let pushed = unsafe { self.ring.submission().push(&entry) };
         if pushed.is_err() {
             return Err(RecordError::Options(
@@ -461,11 +495,7 @@ impl Drop for Sink {
         // A ring that cannot wait any more (the kernel refused) leaks the buffers instead.
         while self.inflight > 0 {
             if self.reap(1).is_err() {
-                for s in self.slots.iter_mut() {
-                    if let Some((b, _, _)) = s.take() {
-                        std::mem::forget(b);
-                    }
-                }
+                std::mem::forget(std::mem::take(&mut self.buffers));
                 break;
             }
         }

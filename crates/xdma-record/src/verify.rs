@@ -9,7 +9,8 @@ use std::path::Path;
 use frame::{Continuity, SeqTracker};
 use serde::Serialize;
 
-use crate::record::{read_manifest, Manifest};
+use crate::account::Manifest;
+use crate::record::read_manifest;
 use crate::RecordError;
 
 /// One channel as the file shows it.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use xdma::{Config, Xdma};
 use xdma_record::record::{read_manifest, record_streams, EndReason, StreamPlan};
-use xdma_record::sink::SinkOptions;
+use xdma_record::sink::{Sink, SinkOptions, ALIGN};
 use xdma_record::verify::{check_bytes, verify};
 
 fn sim_card() -> Xdma {
@@ -66,7 +66,7 @@ fn both_streams_record_and_every_frame_verifies() {
     assert_eq!(r.good_frames, 300);
     assert_eq!(r.channels.len(), 2);
     assert_eq!(std::fs::metadata(&file).expect("file").len(), 300 * 4132);
-    let svg = std::fs::read_to_string(xdma_record::plot::plot_path(&file)).expect("the plot");
+    let svg = std::fs::read_to_string(xdma_record::plot_path(&file)).expect("the plot");
     assert!(
         svg.starts_with("<svg") && svg.contains("300 frames"),
         "the plot names its recording"
@@ -789,7 +789,7 @@ fn plot_refuses_a_manifest_it_cannot_draw_and_stops_on_a_signal() {
     let out = wait_at_most(child, Duration::from_secs(10), "plot of a rate of 1.7e308");
     assert!(!out.status.success(), "{:?}", out.status);
     assert!(
-        !xdma_record::plot::plot_path(&file).exists(),
+        !xdma_record::plot_path(&file).exists(),
         "no plot, whole or partial"
     );
     // Without a signal, the message names the figure.
@@ -1163,7 +1163,7 @@ fn a_full_disk_ends_a_stream_recording_at_the_first_failed_write_with_its_manife
         "the room was used and renamed"
     );
     assert!(
-        xdma_record::plot::plot_path(&file).exists(),
+        xdma_record::plot_path(&file).exists(),
         "the plot fits in what the room left: {:?}",
         m.plot_error
     );
@@ -1251,4 +1251,36 @@ fn a_manifest_with_no_room_beside_goes_elsewhere_or_the_message_says_what_the_fi
         "{err}"
     );
     nothing_beside();
+}
+
+#[test]
+fn writes_go_through_registered_buffers_and_land_whole_and_in_order() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
+    let path = dir.path().join("fixed.bin");
+    // Small blocks: five buffers of 4 KiB stay far below any locked-memory limit, so the
+    // kernel accepts the registration for any user.
+    let opts = SinkOptions {
+        block: ALIGN,
+        depth: 4,
+        ..SinkOptions::default()
+    };
+    let mut sink = match Sink::create(&path, opts) {
+        Ok(s) => s,
+        // A folder whose file system refuses O_DIRECT says nothing about the ring.
+        Err(xdma_record::RecordError::NoDirectIo { .. }) => return,
+        Err(e) => panic!("a sink: {e}"),
+    };
+    assert!(
+        sink.registered_buffers(),
+        "the sink's block buffers are registered with its ring"
+    );
+    // 13.5 blocks in uneven pieces: every buffer is used several times over.
+    let data: Vec<u8> = (0..ALIGN * 27 / 2).map(|i| (i * 7 % 253) as u8).collect();
+    for piece in data.chunks(1000) {
+        assert!(sink.push(piece).expect("a push"));
+    }
+    let report = sink.finish().expect("the sink closes");
+    assert_eq!(report.failed, None);
+    assert_eq!(report.bytes, data.len() as u64);
+    assert_eq!(std::fs::read(&path).expect("the file"), data);
 }

@@ -4,9 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use xdma::{Direction, Error, Result};
 
 use super::{bar_plot, line_plot, write, Series, SweepDoc, XAxis};
+use crate::csv_rows::{fixed, fixed_or_empty, to_csv};
 use crate::scenario::{self, StreamMode};
 use crate::sweep::{self, Comparison, FitReport, Row};
 use crate::{reference, rtt, whatif};
@@ -46,7 +48,7 @@ fn reference_rows(reference: &[reference::Row]) -> Vec<Row> {
 /// `sweep`: sweep.csv, sweep.json (the document `--from` reads) and sweep.svg.
 pub fn sweep(dir: &Path, doc: &SweepDoc) -> Result<Vec<PathBuf>> {
     let mut paths = vec![
-        write(dir, "sweep.csv", &sweep::write_csv(&doc.rows))?,
+        write(dir, "sweep.csv", &sweep::write_csv(&doc.rows)?)?,
         write(
             dir,
             "sweep.json",
@@ -66,27 +68,37 @@ pub fn sweep(dir: &Path, doc: &SweepDoc) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// One line of fit.csv.
+#[derive(Default, Serialize)]
+struct FitLine {
+    dir: String,
+    bytes: u64,
+    measured_us: String,
+    model_us: String,
+    error_pct: String,
+    marginal_ns_per_byte: String,
+}
+
 /// The fit's rows as CSV.
-pub fn fit_csv(f: &FitReport) -> String {
-    let mut csv = String::from("dir,bytes,measured_us,model_us,error_pct,marginal_ns_per_byte\n");
-    for r in &f.rows {
-        csv.push_str(&format!(
-            "{},{},{:.4},{:.4},{:.3},{}\n",
-            r.dir.to_string().to_ascii_lowercase(),
-            r.bytes,
-            r.measured_us,
-            r.model_us,
-            r.error_pct,
-            r.marginal_ns_per_byte
-                .map_or(String::new(), |m| format!("{m:.5}"))
-        ));
-    }
-    csv
+pub fn fit_csv(f: &FitReport) -> Result<String> {
+    let lines: Vec<FitLine> = f
+        .rows
+        .iter()
+        .map(|r| FitLine {
+            dir: r.dir.to_string().to_ascii_lowercase(),
+            bytes: r.bytes,
+            measured_us: fixed(r.measured_us, 4),
+            model_us: fixed(r.model_us, 4),
+            error_pct: fixed(r.error_pct, 3),
+            marginal_ns_per_byte: fixed_or_empty(r.marginal_ns_per_byte, 5),
+        })
+        .collect();
+    to_csv(&lines)
 }
 
 /// `fit`: fit.csv and fit.svg, the measured throughput with the model's beside it.
 pub fn fit(dir: &Path, f: &FitReport, doc: &SweepDoc) -> Result<Vec<PathBuf>> {
-    let mut paths = vec![write(dir, "fit.csv", &fit_csv(f))?];
+    let mut paths = vec![write(dir, "fit.csv", &fit_csv(f)?)?];
     let mut series = throughput_series(&doc.rows, "measured", false, 0);
     for (i, d) in [Direction::H2C, Direction::C2H].into_iter().enumerate() {
         let model = f.dir(d);
@@ -118,20 +130,30 @@ pub fn fit(dir: &Path, f: &FitReport, doc: &SweepDoc) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// One line of compare.csv.
+#[derive(Default, Serialize)]
+struct CompareLine {
+    dir: String,
+    bytes: u64,
+    measured_mb_s: String,
+    reference_mb_s: String,
+    error_pct: String,
+}
+
 /// The comparison's rows as CSV.
-pub fn compare_csv(c: &Comparison) -> String {
-    let mut csv = String::from("dir,bytes,measured_mb_s,reference_mb_s,error_pct\n");
-    for r in &c.rows {
-        csv.push_str(&format!(
-            "{},{},{:.3},{:.3},{:.3}\n",
-            r.dir.to_string().to_ascii_lowercase(),
-            r.bytes,
-            r.measured_mb_s,
-            r.reference_mb_s,
-            r.error_pct
-        ));
-    }
-    csv
+pub fn compare_csv(c: &Comparison) -> Result<String> {
+    let lines: Vec<CompareLine> = c
+        .rows
+        .iter()
+        .map(|r| CompareLine {
+            dir: r.dir.to_string().to_ascii_lowercase(),
+            bytes: r.bytes,
+            measured_mb_s: fixed(r.measured_mb_s, 3),
+            reference_mb_s: fixed(r.reference_mb_s, 3),
+            error_pct: fixed(r.error_pct, 3),
+        })
+        .collect();
+    to_csv(&lines)
 }
 
 /// `compare`: compare.csv, compare.md and compare.svg, the sweep beside the reference's rows.
@@ -142,7 +164,7 @@ pub fn compare(
     reference: &[reference::Row],
 ) -> Result<Vec<PathBuf>> {
     let mut paths = vec![
-        write(dir, "compare.csv", &compare_csv(c))?,
+        write(dir, "compare.csv", &compare_csv(c)?)?,
         write(dir, "compare.md", &super::text::compare_table(c))?,
     ];
     let mut series = throughput_series(&doc.rows, &format!("{} card", doc.meta.backend), false, 0);
@@ -168,12 +190,50 @@ pub fn compare(
     Ok(paths)
 }
 
+/// The one line of concurrent.csv.
+#[derive(Default, Serialize)]
+struct ConcurrentLine {
+    block: u64,
+    h2c_transfers: usize,
+    c2h_transfers: usize,
+    h2c_mb_s: String,
+    c2h_mb_s: String,
+    total_mb_s: String,
+}
+
+/// One line of stream.csv.
+#[derive(Default, Serialize)]
+struct StreamLine {
+    channel: usize,
+    frames: usize,
+    mb_s: String,
+    us_per_frame: String,
+}
+
+/// One line of rtt.csv.
+#[derive(Default, Serialize)]
+struct RttLine {
+    segment: usize,
+    frames: u64,
+    period_us: String,
+    rtt_p50_us: String,
+    rtt_p99_us: String,
+    overhead_us: String,
+    mb_s: String,
+    cpu: Option<usize>,
+    cpu_mhz: String,
+}
+
 /// `concurrent`: concurrent.csv and a bar per direction and the total.
 pub fn concurrent(dir: &Path, r: &scenario::Concurrent) -> Result<Vec<PathBuf>> {
-    let csv = format!(
-        "block,h2c_transfers,c2h_transfers,h2c_mb_s,c2h_mb_s,total_mb_s\n{},{},{},{:.3},{:.3},{:.3}\n",
-        r.block, r.h2c_transfers, r.c2h_transfers, r.h2c_mb_s, r.c2h_mb_s, r.total_mb_s
-    );
+    let csv = to_csv(&[ConcurrentLine {
+        block: r.block,
+        h2c_transfers: r.h2c_transfers,
+        c2h_transfers: r.c2h_transfers,
+        h2c_mb_s: fixed(r.h2c_mb_s, 3),
+        c2h_mb_s: fixed(r.c2h_mb_s, 3),
+        total_mb_s: fixed(r.total_mb_s, 3),
+    }])?;
     let mut paths = vec![write(dir, "concurrent.csv", &csv)?];
     let svg = dir.join("concurrent.svg");
     bar_plot(
@@ -192,13 +252,17 @@ pub fn concurrent(dir: &Path, r: &scenario::Concurrent) -> Result<Vec<PathBuf>> 
 
 /// `stream`: stream.csv and a bar per channel and the total.
 pub fn stream(dir: &Path, r: &scenario::Streams, m: StreamMode) -> Result<Vec<PathBuf>> {
-    let mut csv = String::from("channel,frames,mb_s,us_per_frame\n");
-    for ch in &r.channels {
-        csv.push_str(&format!(
-            "{},{},{:.3},{:.4}\n",
-            ch.channel, ch.frames, ch.mb_s, ch.us_per_frame
-        ));
-    }
+    let lines: Vec<StreamLine> = r
+        .channels
+        .iter()
+        .map(|ch| StreamLine {
+            channel: ch.channel,
+            frames: ch.frames,
+            mb_s: fixed(ch.mb_s, 3),
+            us_per_frame: fixed(ch.us_per_frame, 4),
+        })
+        .collect();
+    let csv = to_csv(&lines)?;
     let mut paths = vec![write(dir, "stream.csv", &csv)?];
     let svg = dir.join("stream.svg");
     let mut bars: Vec<(String, f64)> = r
@@ -219,23 +283,22 @@ pub fn stream(dir: &Path, r: &scenario::Streams, m: StreamMode) -> Result<Vec<Pa
 
 /// `rtt`: rtt.csv and the period and round trip per segment.
 pub fn rtt(dir: &Path, r: &rtt::Report) -> Result<Vec<PathBuf>> {
-    let mut csv = String::from(
-        "segment,frames,period_us,rtt_p50_us,rtt_p99_us,overhead_us,mb_s,cpu,cpu_mhz\n",
-    );
-    for s in &r.segments {
-        csv.push_str(&format!(
-            "{},{},{:.4},{:.4},{:.4},{:.4},{:.3},{},{}\n",
-            s.index,
-            s.frames,
-            s.period_us,
-            s.rtt_p50_us,
-            s.rtt_p99_us,
-            s.overhead_us,
-            s.mb_s,
-            s.cpu.map_or(String::new(), |c| c.to_string()),
-            s.cpu_mhz.map_or(String::new(), |m| format!("{m:.0}"))
-        ));
-    }
+    let lines: Vec<RttLine> = r
+        .segments
+        .iter()
+        .map(|s| RttLine {
+            segment: s.index,
+            frames: s.frames,
+            period_us: fixed(s.period_us, 4),
+            rtt_p50_us: fixed(s.rtt_p50_us, 4),
+            rtt_p99_us: fixed(s.rtt_p99_us, 4),
+            overhead_us: fixed(s.overhead_us, 4),
+            mb_s: fixed(s.mb_s, 3),
+            cpu: s.cpu,
+            cpu_mhz: fixed_or_empty(s.cpu_mhz, 0),
+        })
+        .collect();
+    let csv = to_csv(&lines)?;
     let mut paths = vec![write(dir, "rtt.csv", &csv)?];
     let line = |name: &str, f: fn(&rtt::Segment) -> f64, colour| Series {
         name: name.into(),
@@ -262,7 +325,7 @@ pub fn rtt(dir: &Path, r: &rtt::Report) -> Result<Vec<PathBuf>> {
 
 /// `predict --set` or `--sweep`: whatif.csv and whatif.svg.
 pub fn what_if(dir: &Path, t: &whatif::Table) -> Result<Vec<PathBuf>> {
-    let mut paths = vec![write(dir, "whatif.csv", &t.csv())?];
+    let mut paths = vec![write(dir, "whatif.csv", &t.csv()?)?];
     let svg = dir.join("whatif.svg");
     whatif_plot(&svg, t)?;
     paths.push(svg);
@@ -340,4 +403,82 @@ fn whatif_plot(path: &Path, t: &whatif::Table) -> Result<()> {
         "MB/s",
         &series,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::CompareRow;
+
+    fn rows() -> Vec<Row> {
+        [(4096u64, 204.8), (1 << 20, 2474.1234567)]
+            .into_iter()
+            .flat_map(|(bytes, mb_s)| {
+                [Direction::H2C, Direction::C2H].map(|dir| Row {
+                    dir,
+                    bytes,
+                    mb_s,
+                    us: bytes as f64 / mb_s,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_csv_files_keep_their_columns_and_figures_byte_for_byte() {
+        // The text the hand-built writers gave, spelled out with their format strings.
+        let rows = rows();
+        let mut want = String::from("dir,bytes,mb_s,us\n");
+        for r in &rows {
+            want.push_str(&format!(
+                "{},{},{:.3},{:.4}\n",
+                r.dir.to_string().to_ascii_lowercase(),
+                r.bytes,
+                r.mb_s,
+                r.us
+            ));
+        }
+        assert_eq!(sweep::write_csv(&rows).expect("sweep.csv"), want);
+
+        let f = sweep::fit(&rows).expect("a fit");
+        let mut want =
+            String::from("dir,bytes,measured_us,model_us,error_pct,marginal_ns_per_byte\n");
+        for r in &f.rows {
+            want.push_str(&format!(
+                "{},{},{:.4},{:.4},{:.3},{}\n",
+                r.dir.to_string().to_ascii_lowercase(),
+                r.bytes,
+                r.measured_us,
+                r.model_us,
+                r.error_pct,
+                r.marginal_ns_per_byte
+                    .map_or(String::new(), |m| format!("{m:.5}"))
+            ));
+        }
+        assert_eq!(fit_csv(&f).expect("fit.csv"), want);
+
+        let c = Comparison {
+            rows: vec![CompareRow {
+                dir: Direction::C2H,
+                bytes: 4096,
+                measured_mb_s: 199.99951,
+                reference_mb_s: 204.8,
+                error_pct: -2.34399,
+            }],
+            max_abs_error_pct: 2.34399,
+        };
+        assert_eq!(
+            compare_csv(&c).expect("compare.csv"),
+            "dir,bytes,measured_mb_s,reference_mb_s,error_pct\nc2h,4096,200.000,204.800,-2.344\n"
+        );
+        let empty = Comparison {
+            rows: Vec::new(),
+            max_abs_error_pct: 0.0,
+        };
+        assert_eq!(
+            compare_csv(&empty).expect("compare.csv"),
+            "dir,bytes,measured_mb_s,reference_mb_s,error_pct\n",
+            "a table without rows keeps its header"
+        );
+    }
 }
