@@ -19,9 +19,14 @@ use crate::ram::HostRam;
 /// The MSI-X message address the model's "kernel" programs: the x86 local APIC window.
 pub(crate) const MSIX_ADDR: u64 = 0xFEE0_0000;
 
-/// One engine as the driver keeps it (`struct xdma_engine`).
+/// One engine as the driver keeps it (`struct xdma_engine`): its ring, its interrupt, its
+/// address mode and where its run stands.
+///
+/// Not `Engine`, nor `XdmaEngine` after the C name: in this workspace an engine is the IP's
+/// hardware (`xdma-ip`'s engines, which this struct only programs), and xdma-sim's engine
+/// settings are another thing again, so the driver's bookkeeping gets a name of its own.
 #[derive(Debug)]
-pub(crate) struct Engine {
+pub(crate) struct EngineState {
     pub(crate) dir: Dir,
     pub(crate) channel: usize,
     pub(crate) streaming: bool,
@@ -93,8 +98,8 @@ pub struct Driver {
     pub(crate) ram: HostRam,
     pub(crate) irqs: Irqs,
     pub(crate) params: Params,
-    pub(crate) h2c: Vec<Engine>,
-    pub(crate) c2h: Vec<Engine>,
+    pub(crate) h2c: Vec<EngineState>,
+    pub(crate) c2h: Vec<EngineState>,
     /// User interrupts taken, per line (`xdma_user_irq` / `user_irq_service` events).
     pub(crate) user_events: Vec<u64>,
     /// When the driver had each user interrupt not yet taken by a reader, per line.
@@ -185,14 +190,14 @@ impl Driver {
         }
     }
 
-    pub(crate) fn engines(&self, dir: Dir) -> &[Engine] {
+    pub(crate) fn engines(&self, dir: Dir) -> &[EngineState] {
         match dir {
             Dir::H2c => &self.h2c,
             Dir::C2h => &self.c2h,
         }
     }
 
-    pub(crate) fn engine_mut(&mut self, dir: Dir, channel: usize) -> Option<&mut Engine> {
+    pub(crate) fn engine_mut(&mut self, dir: Dir, channel: usize) -> Option<&mut EngineState> {
         match dir {
             Dir::H2c => self.h2c.get_mut(channel),
             Dir::C2h => self.c2h.get_mut(channel),

@@ -11,7 +11,7 @@ use xdma_regmap::{
 };
 
 use crate::call::Dir;
-use crate::dev::{Driver, Engine, Transfer};
+use crate::dev::{Driver, EngineState, Transfer};
 use crate::error::{DriverError, Errno, Result};
 
 /// How a transfer ended, as `engine_service` leaves it.
@@ -53,7 +53,7 @@ impl Driver {
             0
         };
         let irq_bit = (self.h2c.len() + self.c2h.len()) as u32;
-        let e = Engine {
+        let e = EngineState {
             dir,
             channel: ch,
             streaming,
