@@ -10,10 +10,11 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use xdma_ip::{Bar, InterruptSink, Ps, UserAccess, XdmaIp};
+use xdma_regmap::driver::RING_DESCRIPTORS;
 
 use crate::call::Dir;
 use crate::error::Result;
-use crate::params::{Costs, DescLayout, Params, FROM_START_DESCRIPTORS, RING_DESCRIPTORS};
+use crate::params::{Costs, DescLayout, Params, FROM_START_DESCRIPTORS};
 use crate::ram::HostRam;
 
 /// The MSI-X message address the model's "kernel" programs: the x86 local APIC window.

@@ -70,7 +70,6 @@ pub use dev::Driver;
 pub use error::{DriverError, Errno, Result};
 pub use params::{
     Costs, DescLayout, InterruptMode, Params, FROM_START_DESCRIPTORS, FROM_START_MAX_TRANSFER,
-    RING_DESCRIPTORS,
 };
 pub use ram::HostRam;
 pub use transfer::{next_adj, scatter};

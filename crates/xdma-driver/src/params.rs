@@ -9,9 +9,6 @@ use std::time::Duration;
 use xdma_ip::Ps;
 use xdma_regmap as map;
 
-/// `XDMA_ENGINE_XFER_MAX_DESC`: descriptors in an engine's ring.
-pub const RING_DESCRIPTORS: usize = 0x800;
-
 /// The Windows XDMA driver's `XDMA_MAX_TRANSFER_SIZE`: the longest DMA transfer, the DMA
 /// enabler's maximum length, so the framework cuts a longer request into transfers of this.
 pub const FROM_START_MAX_TRANSFER: u64 = 8 << 20;
@@ -35,10 +32,11 @@ pub enum InterruptMode {
 /// engine runs and how many descriptors each fetch takes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum DescLayout {
-    /// `xdma.ko`: a ring of [`RING_DESCRIPTORS`] per engine. A transfer starts at the ring's
-    /// next free index, and one that reaches the ring's end is cut there (`transfer_init`), so
-    /// where a request's descriptors fall depends on the calls before it; blocks of adjacent
-    /// descriptors are aligned to 64 within a page (`xdma_get_next_adj`).
+    /// `xdma.ko`: a ring of [`RING_DESCRIPTORS`](map::driver::RING_DESCRIPTORS) per engine. A
+    /// transfer starts at the ring's next free index, and one that reaches the ring's end is
+    /// cut there (`transfer_init`), so where a request's descriptors fall depends on the calls
+    /// before it; blocks of adjacent descriptors are aligned to 64 within a page
+    /// (`xdma_get_next_adj`).
     #[default]
     Ring,
     /// The Windows XDMA driver (`XDMA_EngineProgramDma`): a buffer of

@@ -6,6 +6,7 @@
 
 use tracing::debug;
 use xdma_ip::{HostMemory, Ps};
+use xdma_regmap::driver::RING_DESCRIPTORS;
 use xdma_regmap::{
     self as map, desc, engine as ereg, Descriptor, DESC_BYTES, DESC_MAGIC, RESULT_BYTES, RESULT_EOP,
 };
@@ -15,9 +16,7 @@ use crate::dev::{Done, Driver, Phase, Request, Transfer};
 use crate::engine::State;
 use crate::error::{DriverError, Errno, Result};
 use crate::interrupt::Serviced;
-use crate::params::{
-    DescLayout, FROM_START_DESCRIPTORS, FROM_START_MAX_TRANSFER, RING_DESCRIPTORS,
-};
+use crate::params::{DescLayout, FROM_START_DESCRIPTORS, FROM_START_MAX_TRANSFER};
 use crate::ram::HostRam;
 
 /// `XDMA_MAX_ADJ_BLOCK_SIZE`: the driver aligns blocks of adjacent descriptors to 64.
