@@ -2,9 +2,11 @@
 //!
 //! `struct xdma_dev`, `struct xdma_engine`, `struct xdma_transfer`, `struct xdma_request_cb`.
 //!
-//! Every other file adds to [`Driver`] the part of the driver it follows; this one holds what
-//! they share (the engines, the calls in flight, the interrupts the IP sent, `ioread32` and
-//! `iowrite32`), and imports none of them, so that no two files import each other.
+//! The files that follow the driver's sources each add to [`Driver`] the part of the driver
+//! they follow; this one holds what they share (the engines, the calls in flight, the
+//! interrupts the IP sent, `ioread32` and `iowrite32`) and imports none of them, only the
+//! leaves (`call.rs`, `error.rs`, `params.rs`, `ram.rs`), so that no two files import each
+//! other.
 
 use std::collections::VecDeque;
 use std::time::Duration;
