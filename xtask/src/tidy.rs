@@ -1746,3 +1746,123 @@ fn an_import_circle_is_found_through_groups_and_re_exports() {
     );
     assert!(modules_in_circles(&module_imports(&files("use std::fmt;\n"))).is_empty());
 }
+
+// Issue 40, item 5: a newcomer finds each RTL module's tests in one table, in the rtl-tests
+// crate's documentation. Six modules have a test file of their own name; the rest are tested
+// through the tops that hold them, which nothing but the table says.
+
+/// The stems of the Verilog files directly in `dir` (`hdl/rtl/async_fifo.v` gives
+/// `async_fifo`), sorted.
+fn verilog_modules(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "v"))
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// The rows of the module table in `doc` (a crate's `//!` documentation): each row's module
+/// (its first cell, in backticks) and the backticked names in its second cell.
+fn rtl_table_rows(doc: &str) -> Vec<(String, Vec<String>)> {
+    let ticked = |cell: &str| -> Vec<String> {
+        cell.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    doc.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("//!"))
+        .filter_map(|l| l.trim().strip_prefix('|'))
+        .filter_map(|row| {
+            let mut cells = row.split('|');
+            let module = ticked(cells.next()?).into_iter().next()?;
+            Some((module, ticked(cells.next()?)))
+        })
+        .collect()
+}
+
+/// What is wrong with the table in `doc`: a module of `rtl` without a row, a test file named
+/// that is not in `tests` (file name and text), or a name that is neither a module of `rtl` or
+/// `sim`, nor a test file, nor a function of one.
+fn rtl_table_problems(
+    doc: &str,
+    rtl: &[String],
+    sim: &[String],
+    tests: &[(String, String)],
+) -> Vec<String> {
+    let rows = rtl_table_rows(doc);
+    let mut problems: Vec<String> = rtl
+        .iter()
+        .filter(|m| !rows.iter().any(|(r, _)| r == *m))
+        .map(|m| format!("hdl/rtl/{m}.v has no row"))
+        .collect();
+    for (module, names) in &rows {
+        for name in names {
+            let known = if name.ends_with(".rs") {
+                tests.iter().any(|(file, _)| file == name)
+            } else {
+                rtl.contains(name)
+                    || sim.contains(name)
+                    || tests.iter().any(|(_, text)| {
+                        text.lines()
+                            .any(|l| l.trim_start().starts_with(&format!("fn {name}(")))
+                    })
+            };
+            if !known {
+                problems.push(format!(
+                    "the row of `{module}` names `{name}`, which is no test file, test or module"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_rtl_module_has_a_row_in_the_rtl_tests_table() {
+    let rtl = verilog_modules(&root().join("hdl/rtl"));
+    let sim = verilog_modules(&root().join("hdl/sim"));
+    assert!(rtl.len() >= 17, "the RTL's modules were found: {rtl:?}");
+    let mut files = Vec::new();
+    files_with_ext(&root().join("crates/rtl-tests/tests"), "rs", &mut files);
+    let tests: Vec<(String, String)> = files
+        .iter()
+        .map(|f| {
+            let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+            (name.unwrap_or_default(), read(f))
+        })
+        .collect();
+    let doc = read(&root().join("crates/rtl-tests/src/lib.rs"));
+    let problems = rtl_table_problems(&doc, &rtl, &sim, &tests);
+    assert!(
+        problems.is_empty(),
+        "the table of crates/rtl-tests/src/lib.rs (\"Where each module of hdl/rtl is tested\") must give every module of hdl/rtl a row with the test files and tests that exercise it, and name only tests that exist: {problems:?}"
+    );
+}
+
+#[test]
+fn a_module_missing_from_the_rtl_tests_table_is_caught() {
+    let rtl = vec!["fifo".to_string(), "top".to_string()];
+    let sim = vec!["fifo_tb".to_string()];
+    let tests = vec![(
+        "fifo.rs".to_string(),
+        "#[test]\nfn keeps_order() {}\n".to_string(),
+    )];
+    let good = "//! | module | tests |\n//! | --- | --- |\n//! | `fifo` | `fifo.rs` (`fifo_tb`: `keeps_order`) |\n//! | `top` | through `fifo` |\n";
+    assert!(rtl_table_problems(good, &rtl, &sim, &tests).is_empty());
+    let missing = "//! | `fifo` | `fifo.rs` (`keeps_order`) |\n";
+    assert_eq!(
+        rtl_table_problems(missing, &rtl, &sim, &tests),
+        vec!["hdl/rtl/top.v has no row".to_string()]
+    );
+    let stale = format!("{good}//! | `top` | `top.rs`, `loses_nothing` |\n");
+    assert_eq!(rtl_table_problems(&stale, &rtl, &sim, &tests).len(), 2);
+}

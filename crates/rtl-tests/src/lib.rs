@@ -6,6 +6,34 @@
 //! test data ([`random_bytes`]), and (re-exported from `card-harness`, which
 //! the XDMA IP model uses too) [`CardHarness`], the card's top with a bus model on every
 //! interface, and the closure agents [`hook`] and [`on_sample`].
+//!
+//! # Where each module of `hdl/rtl` is tested
+//!
+//! Six modules have a test file of their own name; the others are tested through the tops
+//! that hold them (`hdl/sim`'s test benches, `card_core`, `sim_top`). Every module of
+//! `hdl/rtl` has a row here, and every test file a row names exists (the tidy test
+//! `every_rtl_module_has_a_row_in_the_rtl_tests_table` checks both), so a new module gets its
+//! row in the commit that adds it.
+//!
+//! | module | tests that exercise it (in `tests/`) |
+//! | --- | --- |
+//! | `async_fifo` | `async_fifo.rs` (`async_fifo_tb`: order, no loss, full and paused sides); `reset_crossing.rs` (a one-sided reset mid-traffic); through `axi_cdc_rd` and `axi_cdc_wr`, every test of the memory-mapped path |
+//! | `axi_cdc_rd` | `axi_mm_path.rs`, `axi_width_converter.rs` (`unaligned_narrow_reads_return_the_right_lanes`), `reset_crossing.rs` (`an_axi_side_reset_with_read_data_owed_drops_that_data`), `smartconnect_model.rs`, `ddr_mixed_traffic.rs` |
+//! | `axi_cdc_wr` | `axi_mm_path.rs`, `axi_width_converter.rs`, `reset_crossing.rs` (`an_axi_side_reset_mid_burst_leaves_the_ddr_side_whole`), `smartconnect_model.rs`, `ddr_mixed_traffic.rs` |
+//! | `axi_mm_path` | `axi_mm_path.rs` (`axi_mm_path_tb`: backdoor against the bus, reads in flight, random backpressure), `axi_width_converter.rs`, `reset_crossing.rs`, `errors.rs` (`bursts_the_path_cannot_serve_get_error_responses_and_touch_nothing`), `ddr_mixed_traffic.rs` and `card_capture.rs` (`dma_port_reaches_ddr_under_random_pauses`) through `sim_top` |
+//! | `axi_rd_upsizer` | `axi_width_converter.rs` (`unaligned_narrow_reads_return_the_right_lanes`), `axi_mm_path.rs`, `smartconnect_model.rs` (`unaligned_transfers_arrive_intact_under_random_pauses`) |
+//! | `axi_wr_arbiter` | `axi_mm_path.rs` (`capture_and_dma_writes_share_the_port_fairly`, `capture_port_under_random_pauses`), `card_capture.rs` |
+//! | `axi_wr_upsizer` | `axi_width_converter.rs` (`every_strobe_pattern_writes_only_its_bytes`, `unaligned_narrow_and_odd_length_bursts`), `axi_mm_path.rs`, `smartconnect_model.rs` (`bursts_are_packed_and_writes_cut_through`) |
+//! | `axil_reg_if` | `card_top.rs` (`register_map_matches_the_table`), through `card_regfile` in every test of `card_core` |
+//! | `axis_skid_buffer` | `card_top.rs` (`loop_sustains_one_beat_per_cycle`, `loop_survives_backpressure`), `card_capture.rs` (the capture stream's slice), `variants.rs` (`each_variant_runs_its_own_paths`: LOOP on the stream variant) |
+//! | `capture_writer` | `capture_writer.rs` (on its own: fills, drops new, wraps), `card_capture.rs` (`capture_fills_overflows_and_wraps`), `errors.rs` (`a_capture_ring_past_the_end_of_ddr_takes_no_frame`) |
+//! | `card_core` | `card_top.rs`, `card_capture.rs`, `variants.rs`, `errors.rs`, `ddr_mixed_traffic.rs` (through `sim_top`) |
+//! | `card_regfile` | `card_top.rs` (`register_map_matches_the_table`, `timestamp_counts_cycles`), `variants.rs` (`each_variant_says_what_it_has`, `a_variant_refuses_the_modes_it_lacks`), `card_capture.rs` (`interrupt_at_fill_level_held_until_ack`), `errors.rs` (`an_event_in_the_cycle_of_the_acknowledge_is_not_lost`) |
+//! | `frame_checker` | `frame_checker.rs` (on its own), `frame_loop.rs` (`frame_loop_tb`: fed by the frame source), `card_top.rs` (`check_counts_good_bad_and_missing`, `echo_answers_each_request_with_its_sequence`) |
+//! | `frame_crc32` | `frame_source.rs` (the CRC against the crc crate), `frame_checker.rs` (CRC errors detected), `frame_loop.rs` |
+//! | `frame_prbs31` | `frame_source.rs` (both payload patterns), `frame_loop.rs`, `card_top.rs` (`gen_one_channel`, `gen_two_channels`) |
+//! | `frame_source` | `frame_source.rs` (on its own), `frame_loop.rs`, `card_top.rs` (`gen_one_channel`, `gen_two_channels`, `loop_sustains_one_beat_per_cycle`) |
+//! | `frame_source_fifo` | `frame_source.rs` (both backpressure policies under random TREADY, `oneshot_sends_one_frame_per_request`), `frame_loop.rs` (the stall and drop policies) |
 
 use std::cell::RefCell;
 use std::rc::Rc;

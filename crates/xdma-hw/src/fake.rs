@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use xdma_core::{BackendKind, Card, CardAddr, Config, DmaBuffer, ErrorKind};
+use xdma_regmap::driver::RING_DESCRIPTORS as RING;
 use xdma_regmap::{engine_base, page_pieces, Target, HOST_PAGE};
 
 use crate::card::HwCard;
@@ -28,8 +29,6 @@ use crate::sys::{
 };
 
 const PAGE: usize = HOST_PAGE as usize;
-/// The driver's descriptor ring per engine (XDMA_ENGINE_XFER_MAX_DESC).
-const RING: usize = 2048;
 /// Card memory of the fake board.
 const MEM: usize = 64 << 20;
 

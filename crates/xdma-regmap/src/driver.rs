@@ -28,6 +28,10 @@ pub const CONTROL_NODE: &str = "_control";
 /// Event nodes the driver makes: one per user interrupt line.
 pub const EVENT_NODES: usize = MAX_USER_IRQ;
 
+/// `XDMA_ENGINE_XFER_MAX_DESC`: descriptors in each engine's ring. A transfer starts at the
+/// ring's next free index, and one that would pass the ring's end is cut there.
+pub const RING_DESCRIPTORS: usize = 0x800;
+
 /// The module parameters that change what a call does, as `/sys/module/xdma/parameters`
 /// names them.
 pub const MODULE_PARAMETERS: [&str; 6] = [
