@@ -13,7 +13,8 @@ use axi_bfm::burst::{self, Piece};
 use axi_bfm::{AxisFrame, Resp, TxnId};
 use xdma_regmap::{self as map, control, status, Descriptor};
 
-use crate::ip::{EngineKind, XdmaIp, LOGGED};
+use crate::config::EngineKind;
+use crate::ip::{XdmaIp, LOGGED};
 use crate::pcie::{pcie_pieces, Ps, Slots};
 use crate::{HostMemory, Result};
 
