@@ -1,16 +1,15 @@
 //! The IP's top (PG195's DMA/Bridge Subsystem as a whole): its BARs and their decoding, the
-//! card behind it, and the clock that steps the engines (`engine.rs`) and the IRQ block
+//! card behind it, and the clock that steps the engines (`engine/`) and the IRQ block
 //! (`irq.rs`).
 //!
 //! The engines work between cycles of the card's clock: [`XdmaIp::run`] advances `axi_aclk`
 //! one cycle at a time and, after each, lets every running engine retire what the card has
-//! answered and issue what it may (`engine.rs`). Host memory and interrupts are reached
+//! answered and issue what it may (`engine/`), each against a context of what it touches
+//! (`engine::Ctx`) borrowed from the IP for the step. Host memory and interrupts are reached
 //! through the IP's PCIe port (`pcie.rs`): with timing, reads of host memory complete after
 //! the link's and the root complex's latencies, and posted writes (data, write-backs, MSI and
 //! MSI-X messages) reach the host after the link's; without it, at once. Either way the data a
 //! host sees is exactly what the card's RTL moved.
-
-use std::collections::VecDeque;
 
 use axi_bfm::TxnId;
 use card_harness::{CardHarness, HarnessConfig, IrqAck};
@@ -19,7 +18,7 @@ use xdma_regmap::{
 };
 
 use crate::config::{EngineKind, IpConfig};
-use crate::engine::Engine;
+use crate::engine::{Ctx, Engine, Posted};
 use crate::irq::{Irqs, Outbox};
 use crate::pcie::{Pcie, Ps};
 use crate::stats::{IpStats, Latency, LatencyStats};
@@ -33,8 +32,6 @@ const DMA_STALL_BOUND: u64 = 250_000;
 const ALIGNMENTS_LOW: u32 = 0x0000_0140;
 /// The config block's PCIe data width field: 1 is 128 bits, the reference board's.
 const DATA_WIDTH_128: u32 = 1;
-/// The status bits whose logging the control register enables (bits 23:1 map one to one).
-pub(crate) const LOGGED: u32 = 0x00FF_FFFE;
 
 /// A user BAR access on its way through the card's `s_axil`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,15 +50,13 @@ pub struct XdmaIp {
     pub(crate) c2h: Vec<Engine>,
     irq: Irqs,
     pub(crate) credit_mode: u32,
-    /// Rest of C2H stream packets an earlier run's descriptors could not hold, per engine.
-    pub(crate) leftovers: Vec<VecDeque<Vec<u8>>>,
     pub(crate) stats: IpStats,
     pub(crate) pcie: Pcie,
     pub(crate) latency: Latency,
     /// Interrupt messages on their way to the host, in order.
     outbox: Outbox,
     /// Posted writes on their way to host memory (write-backs), in order.
-    posted: VecDeque<(Ps, u64, Vec<u8>)>,
+    posted: Posted,
 }
 
 fn harness(cfg: &IpConfig) -> Result<CardHarness> {
@@ -96,6 +91,15 @@ fn harness(cfg: &IpConfig) -> Result<CardHarness> {
 }
 
 impl XdmaIp {
+    /// The engine of `c2h` channel `ch`, if the IP has it.
+    fn engine(&mut self, c2h: bool, ch: usize) -> Option<&mut Engine> {
+        if c2h {
+            self.c2h.get_mut(ch)
+        } else {
+            self.h2c.get_mut(ch)
+        }
+    }
+
     /// Builds the card's top, resets it and the IP.
     pub fn new(cfg: IpConfig) -> Result<XdmaIp> {
         if !(1..=256).contains(&cfg.max_burst_beats) {
@@ -160,7 +164,6 @@ impl XdmaIp {
                 "a memory-mapped channel needs a card top with DDR behind s_axi".into(),
             ));
         }
-        let leftovers = (0..c2h.len()).map(|_| VecDeque::new()).collect();
         let mut ip = XdmaIp {
             irq: Irqs::new(cfg.user_irqs),
             cfg,
@@ -168,12 +171,11 @@ impl XdmaIp {
             h2c,
             c2h,
             credit_mode: 0,
-            leftovers,
             stats: IpStats::default(),
             pcie: Pcie::new(None),
             latency: Latency::default(),
             outbox: Outbox::default(),
-            posted: VecDeque::new(),
+            posted: Posted::default(),
         };
         ip.pcie = Pcie::new(ip.cfg.pcie);
         // No C2H stream takes data until an engine runs with descriptors for it.
@@ -309,11 +311,18 @@ impl XdmaIp {
             let now = self.now();
             self.pcie.advance(now);
             self.apply_posted(mem);
-            for i in 0..self.h2c.len() {
-                self.step(false, i, mem)?;
-            }
-            for i in 0..self.c2h.len() {
-                self.step(true, i, mem)?;
+            let mut cx = Ctx {
+                card: &mut self.card,
+                pcie: &mut self.pcie,
+                stats: &mut self.stats,
+                latency: &mut self.latency,
+                posted: &mut self.posted,
+                mem: &mut *mem,
+                alignment: self.cfg.alignment,
+                max_burst_beats: self.cfg.max_burst_beats,
+            };
+            for e in self.h2c.iter_mut().chain(self.c2h.iter_mut()) {
+                e.step(&mut cx)?;
             }
             for bit in self.card.take_irqs().into_iter().map(|e| e.bit) {
                 if (bit as usize) < self.irq.user_lines {
@@ -333,21 +342,7 @@ impl XdmaIp {
     /// Posted writes to host memory (write-backs) that have arrived by now.
     fn apply_posted(&mut self, mem: &mut dyn HostMemory) {
         let now = self.now();
-        while self.posted.front().is_some_and(|p| p.0 <= now) {
-            let Some((_, addr, bytes)) = self.posted.pop_front() else {
-                break;
-            };
-            if mem.write(addr, &bytes).is_err() {
-                self.stats.lost_writes += 1;
-                tracing::info!(addr, "posted write outside host memory, dropped");
-            }
-        }
-    }
-
-    /// A posted write of `bytes` at host address `addr` that reaches host memory at `at`.
-    pub(crate) fn post(&mut self, at: Ps, addr: u64, bytes: Vec<u8>, mem: &mut dyn HostMemory) {
-        self.posted.push_back((at, addr, bytes));
-        self.apply_posted(mem);
+        self.posted.apply(now, mem, &mut self.stats);
     }
 
     /// Hands the host the interrupt messages that have reached it by now.
@@ -665,6 +660,10 @@ impl XdmaIp {
         match Target::of(off) {
             Some(t @ (Target::H2c | Target::C2h)) => {
                 let c2h = t == Target::C2h;
+                // A C2H engine runs in credit mode when its bit of the SGDMA common block's
+                // credit mode register is set.
+                let credit = c2h && self.credit_mode >> (16 + ch) & 1 == 1;
+                let timing = self.pcie.config().copied();
                 let Some(e) = self.engine(c2h, ch) else {
                     return;
                 };
@@ -674,9 +673,9 @@ impl XdmaIp {
                         set(&mut e.control, reg, ereg::CONTROL);
                         let now = e.control;
                         if now & control::RUN != 0 && was & control::RUN == 0 {
-                            self.start(c2h, ch);
+                            e.start(credit, timing);
                         } else if now & control::RUN == 0 && was & control::RUN != 0 {
-                            self.stop(c2h, ch);
+                            e.stop();
                         }
                     }
                     ereg::POLL_WB_LO => e.wb = (e.wb & !0xFFFF_FFFF) | u64::from(v),
