@@ -1,106 +1,28 @@
-//! The IP: engines, IRQ block, MSI-X table, and the card behind them.
+//! The IP's top (PG195's DMA/Bridge Subsystem as a whole): its BARs and their decoding, the
+//! card behind it, and the clock that steps the engines (`engine/`) and the IRQ block
+//! (`irq.rs`).
 //!
 //! The engines work between cycles of the card's clock: [`XdmaIp::run`] advances `axi_aclk`
 //! one cycle at a time and, after each, lets every running engine retire what the card has
-//! answered and issue what it may (`engine.rs`). Host memory and interrupts are reached
+//! answered and issue what it may (`engine/`), each against a context of what it touches
+//! (`engine::Ctx`) borrowed from the IP for the step. Host memory and interrupts are reached
 //! through the IP's PCIe port (`pcie.rs`): with timing, reads of host memory complete after
 //! the link's and the root complex's latencies, and posted writes (data, write-backs, MSI and
 //! MSI-X messages) reach the host after the link's; without it, at once. Either way the data a
 //! host sees is exactly what the card's RTL moved.
 
-use std::collections::VecDeque;
-
 use axi_bfm::TxnId;
-use card_harness::{CardHarness, Fault, HarnessConfig, IrqAck};
-use card_sim::Top;
+use card_harness::{CardHarness, HarnessConfig, IrqAck};
 use xdma_regmap::{
     self as map, common, control, engine as ereg, irq as ireg, msix, sgdma, status, Target,
 };
 
-use crate::engine::Engine;
-use crate::pcie::{Pcie, PcieConfig, Ps, MSI_BYTES};
+use crate::config::{EngineKind, IpConfig};
+use crate::engine::{Ctx, Engine, Posted};
+use crate::irq::{Irqs, Outbox};
+use crate::pcie::{Pcie, Ps};
+use crate::stats::{IpStats, Latency, LatencyStats};
 use crate::{Bar, HostMemory, InterruptSink, IpError, IrqMode, Result};
-
-/// What kind of engine a channel has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineKind {
-    /// AXI4 memory-mapped, on the card's `s_axi`.
-    MemoryMapped,
-    /// AXI-Stream, on the card's next free stream port of its direction.
-    Stream,
-}
-
-/// How the IP is built: the card's top and the channels the IP has.
-#[derive(Debug, Clone)]
-pub struct IpConfig {
-    /// The card's RTL top.
-    pub top: Top,
-    /// The deliberate fault of the top to turn on (card-harness's [`Fault`]), or none.
-    pub fault: Option<Fault>,
-    /// H2C engines, channel 0 first (at most 4).
-    pub h2c: Vec<EngineKind>,
-    /// C2H engines, channel 0 first (at most 4).
-    pub c2h: Vec<EngineKind>,
-    /// User interrupt lines the IP serves (at most the card's `usr_irq_req` bits, 16).
-    pub user_irqs: usize,
-    /// Protocol monitors on the card's buses.
-    pub monitors: bool,
-    /// The engines' address alignment in bytes, a power of two from 1 to 128: 1 when the IP
-    /// is built to allow unaligned transfers (the reference board's), otherwise a descriptor
-    /// whose source and destination differ modulo it stops the engine with ALIGN_MISMATCH.
-    pub alignment: u32,
-    /// The harness's name for the card (its waveform file and messages).
-    pub name: Option<String>,
-    /// Cycles an H2C stream beat may wait for the card's TREADY before its monitor reports a
-    /// stall; 0 for no bound.
-    pub h2c_stall_bound: u64,
-    /// Most beats in one H2C AXI write burst, 1 to 256 (C2H read bursts are one max payload
-    /// each with timing, 256 beats without). Default 16: 256-byte bursts.
-    pub max_burst_beats: u32,
-    /// The PCIe link, root complex and request windows in simulated time; `None` reaches host
-    /// memory at once (a virtual machine's front end, whose time is not the host's).
-    pub pcie: Option<PcieConfig>,
-}
-
-impl IpConfig {
-    /// The IP of the reference board in front of `top`, with these channels: unaligned
-    /// transfers allowed, one user interrupt line, monitors on.
-    pub fn new(top: Top, h2c: Vec<EngineKind>, c2h: Vec<EngineKind>) -> IpConfig {
-        IpConfig {
-            top,
-            fault: None,
-            h2c,
-            c2h,
-            user_irqs: 1,
-            monitors: true,
-            alignment: 1,
-            name: None,
-            h2c_stall_bound: 0,
-            max_burst_beats: 16,
-            pcie: None,
-        }
-    }
-}
-
-/// Counts of what the IP did, for logs and tests.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct IpStats {
-    /// Descriptors the engines completed.
-    pub descriptors: u64,
-    /// Reads of descriptor blocks the engines made.
-    pub descriptor_fetches: u64,
-    /// Data bytes the engines moved.
-    pub bytes: u64,
-    /// MSI or MSI-X messages sent.
-    pub messages: u64,
-    /// INTx level changes.
-    pub intx_changes: u64,
-    /// DMA writes to host memory that fell outside it and were dropped (posted writes carry
-    /// no error back to the engine).
-    pub lost_writes: u64,
-    /// `axi_aclk` cycles run.
-    pub cycles: u64,
-}
 
 /// Cycles a VALID on the card's AXI port may wait for READY before the monitor reports a
 /// stall: 1 ms of `axi_aclk`.
@@ -110,229 +32,6 @@ const DMA_STALL_BOUND: u64 = 250_000;
 const ALIGNMENTS_LOW: u32 = 0x0000_0140;
 /// The config block's PCIe data width field: 1 is 128 bits, the reference board's.
 const DATA_WIDTH_128: u32 = 1;
-/// The status bits whose logging the control register enables (bits 23:1 map one to one).
-pub(crate) const LOGGED: u32 = 0x00FF_FFFE;
-
-/// The IRQ block and the MSI-X table.
-#[derive(Debug)]
-struct Irqs {
-    mode: IrqMode,
-    user_lines: usize,
-    user_enable: u32,
-    chan_enable: u32,
-    /// User requests the IP has acknowledged on the card and not yet handed to the driver.
-    user_latched: u32,
-    user_vec: [u8; 16],
-    chan_vec: [u8; 8],
-    table: [u32; msix::VECTORS * 4],
-    pba: u32,
-    /// Request bits already signalled (channel bits 0-7, user bits 16-31).
-    asserted: u32,
-    intx: bool,
-}
-
-impl Irqs {
-    fn new(user_lines: usize) -> Irqs {
-        let mut table = [0u32; msix::VECTORS * 4];
-        for v in 0..msix::VECTORS {
-            table[4 * v + 3] = msix::MASKED;
-        }
-        Irqs {
-            mode: IrqMode::Intx { disabled: false },
-            user_lines,
-            user_enable: 0,
-            chan_enable: 0,
-            user_latched: 0,
-            user_vec: [0; 16],
-            chan_vec: [0; 8],
-            table,
-            pba: 0,
-            asserted: 0,
-            intx: false,
-        }
-    }
-
-    fn vector_of(&self, bit: u32) -> u32 {
-        let v = if bit >= 16 {
-            self.user_vec[(bit - 16) as usize]
-        } else {
-            self.chan_vec[bit as usize & 7]
-        };
-        u32::from(v & 0x1F)
-    }
-
-    fn masked(&self, v: u32) -> bool {
-        self.table[4 * v as usize + 3] & msix::MASKED != 0
-    }
-
-    fn send_msix(&mut self, v: u32, sink: &mut dyn InterruptSink, stats: &mut IpStats) {
-        let e = 4 * v as usize;
-        let addr = u64::from(self.table[e]) | (u64::from(self.table[e + 1]) << 32);
-        sink.msix(addr, self.table[e + 2]);
-        stats.messages += 1;
-    }
-
-    /// Signals what `req` newly raises, and the INTx level.
-    fn update(&mut self, req: u32, sink: &mut dyn InterruptSink, stats: &mut IpStats) {
-        let new = req & !self.asserted;
-        self.asserted = req;
-        match self.mode {
-            IrqMode::MsiX { function_mask } => {
-                for bit in (0..32).filter(|b| new >> b & 1 == 1) {
-                    let v = self.vector_of(bit);
-                    if function_mask || self.masked(v) {
-                        self.pba |= 1 << v;
-                    } else {
-                        self.send_msix(v, sink, stats);
-                    }
-                }
-            }
-            IrqMode::Msi { vectors } => {
-                for bit in (0..32).filter(|b| new >> b & 1 == 1) {
-                    sink.msi(self.vector_of(bit) & (vectors.max(1) - 1));
-                    stats.messages += 1;
-                }
-            }
-            IrqMode::Intx { .. } => {}
-        }
-        let level = matches!(self.mode, IrqMode::Intx { disabled: false }) && req != 0;
-        if level != self.intx {
-            self.intx = level;
-            sink.intx(level);
-            stats.intx_changes += 1;
-        }
-    }
-
-    /// Sends what waits in the PBA for vectors that are no longer masked.
-    fn flush_pba(&mut self, sink: &mut dyn InterruptSink, stats: &mut IpStats) {
-        if let IrqMode::MsiX {
-            function_mask: false,
-        } = self.mode
-        {
-            for v in 0..msix::VECTORS as u32 {
-                if self.pba >> v & 1 == 1 && !self.masked(v) {
-                    self.pba &= !(1 << v);
-                    self.send_msix(v, sink, stats);
-                }
-            }
-        }
-    }
-}
-
-/// An interrupt message or level on its way to the host.
-#[derive(Debug, Clone, Copy)]
-enum Message {
-    MsiX(u64, u32),
-    Msi(u32),
-    Intx(bool),
-}
-
-/// What the IRQ block signals, queued behind the IP's posted writes on the link.
-struct Outbox<'a> {
-    pcie: &'a mut Pcie,
-    now: Ps,
-    queue: &'a mut VecDeque<(Ps, Message)>,
-}
-
-impl InterruptSink for Outbox<'_> {
-    fn msix(&mut self, addr: u64, data: u32) {
-        let at = self.pcie.write(self.now, MSI_BYTES);
-        self.queue.push_back((at, Message::MsiX(addr, data)));
-    }
-    fn msi(&mut self, vector: u32) {
-        let at = self.pcie.write(self.now, MSI_BYTES);
-        self.queue.push_back((at, Message::Msi(vector)));
-    }
-    fn intx(&mut self, level: bool) {
-        // An INTx assertion or deassertion is a message of its own on the link.
-        let at = self.pcie.write(self.now, 0);
-        self.queue.push_back((at, Message::Intx(level)));
-    }
-}
-
-/// A running minimum and mean of card-side latencies.
-#[derive(Debug, Clone, Copy, Default)]
-struct Stat {
-    n: u64,
-    sum_ps: u64,
-    min_ps: u64,
-}
-
-impl Stat {
-    fn add(&mut self, ps: u64) {
-        self.min_ps = if self.n == 0 { ps } else { self.min_ps.min(ps) };
-        self.n += 1;
-        self.sum_ps = self.sum_ps.saturating_add(ps);
-    }
-
-    fn min_ns(&self) -> f64 {
-        self.min_ps as f64 / 1000.0
-    }
-
-    fn mean_ns(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            self.sum_ps as f64 / self.n as f64 / 1000.0
-        }
-    }
-}
-
-/// Card-side latencies seen on `s_axi` so far, measured on the RTL.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct LatencyStats {
-    /// Read bursts measured.
-    pub reads: u64,
-    /// Shortest read latency in ns: from the burst's issue to its last beat, less the time
-    /// its beats take at one per cycle, which is the wait for the first beat when the burst
-    /// streams without gaps. The shortest is the unloaded latency.
-    pub read_min_ns: f64,
-    /// Mean read latency in ns, queueing behind earlier bursts of the window included.
-    pub read_mean_ns: f64,
-    /// Write bursts measured.
-    pub writes: u64,
-    /// Shortest write latency in ns: from the burst's issue to its response, less the time
-    /// its data beats take: about the last beat to the response.
-    pub write_min_ns: f64,
-    /// Mean write latency in ns.
-    pub write_mean_ns: f64,
-}
-
-/// The card-side latencies of the engines' bursts.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Latency {
-    reads: Stat,
-    writes: Stat,
-}
-
-/// One `axi_aclk` cycle in ps.
-const CYCLE_PS: Ps = 1_000_000_000_000 / crate::AXI_HZ;
-
-impl Latency {
-    /// Records a burst's card-side latency: from its issue at `issued` to its end at `now`,
-    /// less its beats at one per cycle.
-    pub(crate) fn measure(&mut self, write: bool, issued: Ps, now: Ps, beats: u32) {
-        let beats_ps = u64::from(beats) * CYCLE_PS;
-        // A read's last beat is itself one of the beats; a write's response comes after them.
-        if write {
-            self.writes.add(now.saturating_sub(issued + beats_ps));
-        } else {
-            self.reads
-                .add(now.saturating_sub(issued + beats_ps - CYCLE_PS));
-        }
-    }
-
-    fn stats(&self) -> LatencyStats {
-        LatencyStats {
-            reads: self.reads.n,
-            read_min_ns: self.reads.min_ns(),
-            read_mean_ns: self.reads.mean_ns(),
-            writes: self.writes.n,
-            write_min_ns: self.writes.min_ns(),
-            write_mean_ns: self.writes.mean_ns(),
-        }
-    }
-}
 
 /// A user BAR access on its way through the card's `s_axil`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,15 +50,13 @@ pub struct XdmaIp {
     pub(crate) c2h: Vec<Engine>,
     irq: Irqs,
     pub(crate) credit_mode: u32,
-    /// Rest of C2H stream packets an earlier run's descriptors could not hold, per engine.
-    pub(crate) leftovers: Vec<VecDeque<Vec<u8>>>,
     pub(crate) stats: IpStats,
     pub(crate) pcie: Pcie,
     pub(crate) latency: Latency,
     /// Interrupt messages on their way to the host, in order.
-    outbox: VecDeque<(Ps, Message)>,
+    outbox: Outbox,
     /// Posted writes on their way to host memory (write-backs), in order.
-    posted: VecDeque<(Ps, u64, Vec<u8>)>,
+    posted: Posted,
 }
 
 fn harness(cfg: &IpConfig) -> Result<CardHarness> {
@@ -394,6 +91,15 @@ fn harness(cfg: &IpConfig) -> Result<CardHarness> {
 }
 
 impl XdmaIp {
+    /// The engine of `c2h` channel `ch`, if the IP has it.
+    fn engine(&mut self, c2h: bool, ch: usize) -> Option<&mut Engine> {
+        if c2h {
+            self.c2h.get_mut(ch)
+        } else {
+            self.h2c.get_mut(ch)
+        }
+    }
+
     /// Builds the card's top, resets it and the IP.
     pub fn new(cfg: IpConfig) -> Result<XdmaIp> {
         if !(1..=256).contains(&cfg.max_burst_beats) {
@@ -458,7 +164,6 @@ impl XdmaIp {
                 "a memory-mapped channel needs a card top with DDR behind s_axi".into(),
             ));
         }
-        let leftovers = (0..c2h.len()).map(|_| VecDeque::new()).collect();
         let mut ip = XdmaIp {
             irq: Irqs::new(cfg.user_irqs),
             cfg,
@@ -466,12 +171,11 @@ impl XdmaIp {
             h2c,
             c2h,
             credit_mode: 0,
-            leftovers,
             stats: IpStats::default(),
             pcie: Pcie::new(None),
             latency: Latency::default(),
-            outbox: VecDeque::new(),
-            posted: VecDeque::new(),
+            outbox: Outbox::default(),
+            posted: Posted::default(),
         };
         ip.pcie = Pcie::new(ip.cfg.pcie);
         // No C2H stream takes data until an engine runs with descriptors for it.
@@ -607,11 +311,18 @@ impl XdmaIp {
             let now = self.now();
             self.pcie.advance(now);
             self.apply_posted(mem);
-            for i in 0..self.h2c.len() {
-                self.step(false, i, mem)?;
-            }
-            for i in 0..self.c2h.len() {
-                self.step(true, i, mem)?;
+            let mut cx = Ctx {
+                card: &mut self.card,
+                pcie: &mut self.pcie,
+                stats: &mut self.stats,
+                latency: &mut self.latency,
+                posted: &mut self.posted,
+                mem: &mut *mem,
+                alignment: self.cfg.alignment,
+                max_burst_beats: self.cfg.max_burst_beats,
+            };
+            for e in self.h2c.iter_mut().chain(self.c2h.iter_mut()) {
+                e.step(&mut cx)?;
             }
             for bit in self.card.take_irqs().into_iter().map(|e| e.bit) {
                 if (bit as usize) < self.irq.user_lines {
@@ -631,34 +342,13 @@ impl XdmaIp {
     /// Posted writes to host memory (write-backs) that have arrived by now.
     fn apply_posted(&mut self, mem: &mut dyn HostMemory) {
         let now = self.now();
-        while self.posted.front().is_some_and(|p| p.0 <= now) {
-            let Some((_, addr, bytes)) = self.posted.pop_front() else {
-                break;
-            };
-            if mem.write(addr, &bytes).is_err() {
-                self.stats.lost_writes += 1;
-                tracing::info!(addr, "posted write outside host memory, dropped");
-            }
-        }
-    }
-
-    /// A posted write of `bytes` at host address `addr` that reaches host memory at `at`.
-    pub(crate) fn post(&mut self, at: Ps, addr: u64, bytes: Vec<u8>, mem: &mut dyn HostMemory) {
-        self.posted.push_back((at, addr, bytes));
-        self.apply_posted(mem);
+        self.posted.apply(now, mem, &mut self.stats);
     }
 
     /// Hands the host the interrupt messages that have reached it by now.
     fn deliver(&mut self, sink: &mut dyn InterruptSink) {
         let now = self.now();
-        while self.outbox.front().is_some_and(|m| m.0 <= now) {
-            match self.outbox.pop_front().map(|m| m.1) {
-                Some(Message::MsiX(addr, data)) => sink.msix(addr, data),
-                Some(Message::Msi(v)) => sink.msi(v),
-                Some(Message::Intx(level)) => sink.intx(level),
-                None => break,
-            }
-        }
+        self.outbox.deliver(now, sink);
     }
 
     /// When the next `axi_aclk` cycle that [`XdmaIp::run`] would run ends: its rising edge,
@@ -945,11 +635,7 @@ impl XdmaIp {
         let user = self.irq.user_latched & self.irq.user_enable;
         let req = (self.chan_pending() & self.irq.chan_enable) | (user << 16);
         let now = self.now();
-        let mut out = Outbox {
-            pcie: &mut self.pcie,
-            now,
-            queue: &mut self.outbox,
-        };
+        let mut out = self.outbox.sender(&mut self.pcie, now);
         self.irq.update(req, &mut out, &mut self.stats);
         self.deliver(sink);
     }
@@ -957,11 +643,7 @@ impl XdmaIp {
     /// Sends what waits in the PBA for vectors that are no longer masked.
     fn flush_pba(&mut self, sink: &mut dyn InterruptSink) {
         let now = self.now();
-        let mut out = Outbox {
-            pcie: &mut self.pcie,
-            now,
-            queue: &mut self.outbox,
-        };
+        let mut out = self.outbox.sender(&mut self.pcie, now);
         self.irq.flush_pba(&mut out, &mut self.stats);
         self.deliver(sink);
     }
@@ -978,6 +660,10 @@ impl XdmaIp {
         match Target::of(off) {
             Some(t @ (Target::H2c | Target::C2h)) => {
                 let c2h = t == Target::C2h;
+                // A C2H engine runs in credit mode when its bit of the SGDMA common block's
+                // credit mode register is set.
+                let credit = c2h && self.credit_mode >> (16 + ch) & 1 == 1;
+                let timing = self.pcie.config().copied();
                 let Some(e) = self.engine(c2h, ch) else {
                     return;
                 };
@@ -987,9 +673,9 @@ impl XdmaIp {
                         set(&mut e.control, reg, ereg::CONTROL);
                         let now = e.control;
                         if now & control::RUN != 0 && was & control::RUN == 0 {
-                            self.start(c2h, ch);
+                            e.start(credit, timing);
                         } else if now & control::RUN == 0 && was & control::RUN != 0 {
-                            self.stop(c2h, ch);
+                            e.stop();
                         }
                     }
                     ereg::POLL_WB_LO => e.wb = (e.wb & !0xFFFF_FFFF) | u64::from(v),

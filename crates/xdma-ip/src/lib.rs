@@ -14,13 +14,18 @@
 //! - the PCI function's interrupt configuration ([`IrqMode`]), which lives in config space and
 //!   so belongs to the front end, is told to the IP whenever it changes.
 
+mod config;
 mod engine;
 mod ip;
+mod irq;
 pub mod pcie;
+mod stats;
 mod variant;
 
-pub use ip::{EngineKind, IpConfig, IpStats, LatencyStats, UserAccess, XdmaIp};
+pub use config::{EngineKind, IpConfig};
+pub use ip::{UserAccess, XdmaIp};
 pub use pcie::{LinkConfig, PcieConfig, Ps, RootConfig};
+pub use stats::{IpStats, LatencyStats};
 pub use variant::Variant;
 
 /// The IP's AXI clock (`axi_aclk`), which [`XdmaIp::run`] counts in.
