@@ -4,7 +4,7 @@
 //! checked, pinned, queued and waited for, given up on a signal, and the engine's address mode.
 
 use xdma_ip::HostMemory;
-use xdma_regmap::{self as map, control, engine as ereg};
+use xdma_regmap::{self as map, control, engine_regs as ereg};
 
 use crate::call::{Call, Dir, Ended, Received, Submit};
 use crate::dev::{Driver, Phase, RegPhase};

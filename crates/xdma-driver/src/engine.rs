@@ -6,7 +6,7 @@
 
 use xdma_ip::HostMemory;
 use xdma_regmap::{
-    self as map, control, engine as ereg, sgdma, status, DESC_BYTES, RESULT_BYTES, RESULT_EOP,
+    self as map, control, engine_regs as ereg, sgdma, status, DESC_BYTES, RESULT_BYTES, RESULT_EOP,
     WB_COUNT_MASK, WB_ERR,
 };
 

@@ -6,7 +6,7 @@
 //! write-back.
 
 use xdma_ip::Ps;
-use xdma_regmap::{self as map, engine as ereg, irq as ireg, msix, WB_COUNT_MASK, WB_ERR};
+use xdma_regmap::{self as map, engine_regs as ereg, irq as ireg, msix, WB_COUNT_MASK, WB_ERR};
 
 use crate::call::Dir;
 use crate::dev::{Driver, Transfer, MSIX_ADDR};

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use xdma_ip::{IrqMode, Ps, XdmaIp};
-use xdma_regmap::{self as map, engine as ereg, Target};
+use xdma_regmap::{self as map, engine_regs as ereg, Target};
 
 use crate::call::Dir;
 use crate::dev::{Driver, Irqs};

@@ -8,7 +8,8 @@ use tracing::debug;
 use xdma_ip::{HostMemory, Ps};
 use xdma_regmap::driver::RING_DESCRIPTORS;
 use xdma_regmap::{
-    self as map, desc, engine as ereg, Descriptor, DESC_BYTES, DESC_MAGIC, RESULT_BYTES, RESULT_EOP,
+    self as map, desc, engine_regs as ereg, Descriptor, DESC_BYTES, DESC_MAGIC, RESULT_BYTES,
+    RESULT_EOP,
 };
 
 use crate::call::{Call, Dir, Submit};

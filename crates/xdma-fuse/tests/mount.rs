@@ -662,7 +662,7 @@ fn the_control_node_reads_the_engines_own_completed_count() {
     let completed = |ch_base: u64| {
         let mut w = [0u8; 4];
         control
-            .read_exact_at(&mut w, ch_base + xdma_regmap::engine::COMPLETED)
+            .read_exact_at(&mut w, ch_base + xdma_regmap::engine_regs::COMPLETED)
             .expect("completed count");
         u32::from_le_bytes(w)
     };
@@ -675,7 +675,7 @@ fn the_control_node_reads_the_engines_own_completed_count() {
     // The engine's identifier and the run it ended with, read from the IP: stopped, not busy.
     let mut w = [0u8; 4];
     control
-        .read_exact_at(&mut w, base + xdma_regmap::engine::STATUS)
+        .read_exact_at(&mut w, base + xdma_regmap::engine_regs::STATUS)
         .expect("status");
     assert_eq!(
         u32::from_le_bytes(w) & xdma_regmap::status::BUSY,

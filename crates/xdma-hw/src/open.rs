@@ -21,7 +21,7 @@ use xdma_core::{
 };
 use xdma_regmap::driver as abi;
 use xdma_regmap::{
-    engine, engine_base, id_channel, Target, ID_ENGINE_MASK, ID_STREAM, ID_VERSION_MASK,
+    engine_base, engine_regs, id_channel, Target, ID_ENGINE_MASK, ID_STREAM, ID_VERSION_MASK,
     MAX_CHANNELS,
 };
 
@@ -59,7 +59,7 @@ impl HwCard {
             ] {
                 // The driver probes XDMA_CHANNEL_NUM_MAX engines per direction.
                 for k in 0..MAX_CHANNELS {
-                    let at = engine_base(dir == Direction::C2H, k) + engine::IDENTIFIER;
+                    let at = engine_base(dir == Direction::C2H, k) + engine_regs::IDENTIFIER;
                     let id = read_word(io, &control.path, at)?;
                     if id & ID_ENGINE_MASK != target.id_base() || id_channel(id) != k {
                         break;

@@ -14,7 +14,7 @@
 use axi_bfm::TxnId;
 use card_harness::{CardHarness, HarnessConfig, IrqAck};
 use xdma_regmap::{
-    self as map, common, control, engine as ereg, irq as ireg, msix, sgdma, status, Target,
+    self as map, common, control, engine_regs as ereg, irq as ireg, msix, sgdma, status, Target,
 };
 
 use crate::config::{EngineKind, IpConfig};

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use xdma_ip::Bar;
-use xdma_regmap::{self as map, engine as ereg, irq as ireg, msix};
+use xdma_regmap::{self as map, engine_regs as ereg, irq as ireg, msix};
 
 #[test]
 fn identifiers_and_set_clear_registers() {

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use xdma_ip::IrqMode;
-use xdma_regmap::{self as map, desc, engine as ereg, irq as ireg, msix};
+use xdma_regmap::{self as map, desc, engine_regs as ereg, irq as ireg, msix};
 
 #[test]
 fn a_masked_msix_vector_waits_in_the_pba_until_unmasked() {

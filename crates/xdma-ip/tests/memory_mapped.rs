@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use rstest::rstest;
 use xdma_ip::{EngineKind, HostMemory, IpConfig, XdmaIp};
-use xdma_regmap::{self as map, control, desc, engine as ereg, irq as ireg, status};
+use xdma_regmap::{self as map, control, desc, engine_regs as ereg, irq as ireg, status};
 
 #[test]
 fn memory_mapped_chain_round_trip_with_msix() {

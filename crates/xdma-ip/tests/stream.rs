@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use xdma_ip::HostMemory;
-use xdma_regmap::{self as map, desc, engine as ereg, status};
+use xdma_regmap::{self as map, desc, engine_regs as ereg, status};
 
 /// A C2H stream engine stops as soon as Run is cleared (docs/vm.md: a descriptor half filled
 /// is given up), with idle_stopped; a packet that arrives afterwards stays on the stream, and

@@ -142,7 +142,7 @@ pub fn sgdma_base(c2h: bool, channel: usize) -> u64 {
 pub mod driver;
 
 /// Registers of an engine block, relative to [`engine_base`].
-pub mod engine {
+pub mod engine_regs {
     /// Identifier (read only).
     pub const IDENTIFIER: u64 = 0x00;
     /// Control: write sets the whole register.

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use nix::sys::memfd::{memfd_create, MFdFlags};
-use xdma_regmap::{self as map, control, desc, engine as ereg, sgdma, status, Descriptor};
+use xdma_regmap::{self as map, control, desc, engine_regs as ereg, sgdma, status, Descriptor};
 use xdma_vm::proxy::{self, Message, SysmemRegion};
 use xdma_vm::server::{self, ServerConfig};
 use xdma_vm::Variant;

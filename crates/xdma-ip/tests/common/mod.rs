@@ -9,7 +9,7 @@ use xdma_ip::{
     Bar, BufferMemory as Ram, EngineKind, HostMemory, InterruptSink, IpConfig, IrqMode, XdmaIp,
 };
 use xdma_regmap::{
-    self as map, control, desc, engine as ereg, irq as ireg, msix, sgdma, status, Descriptor,
+    self as map, control, desc, engine_regs as ereg, irq as ireg, msix, sgdma, status, Descriptor,
 };
 
 #[derive(Default)]
