@@ -3,19 +3,29 @@
 use sim_build::{Build, TopSpec};
 
 fn main() {
-    let ram = || {
+    let ram_of = |addr_bits: &str| {
         TopSpec::new("vendor_axi4_ram")
             .file("third_party/vendor_ip/VendorAxiRam.v")
             // The IP needs its memory size as a define; without it Verilator stops and says so.
-            .define("VENDOR_RAM_ADDR_BITS", "12")
+            .define("VENDOR_RAM_ADDR_BITS", addr_bits)
             .param("C_S_AXI_DATA_WIDTH", "32")
     };
+    let ram = || ram_of("12");
     let regs = || TopSpec::new("vendor_axil_regs").file("third_party/vendor_ip/VendorAxilRegs.v");
     let gen = || TopSpec::new("vendor_frame_gen").file("third_party/vendor_ip/VendorFrameGen.v");
     let result = Build::new()
         .top(ram())
         // The same RAM with its deliberate bug, as a top of its own.
         .top(ram().name("vendor_axi4_ram_broken").param("BROKEN", "1"))
+        // The same RAM at 64 bytes (16 words), the size of a small peripheral's window: a
+        // burst the fuzzer lets run past it would alias inside the RAM. Once with 4-bit IDs,
+        // once with the 1-bit ID port of a slave that keeps only two IDs apart.
+        .top(ram_of("4").name("vendor_axi4_ram_64"))
+        .top(
+            ram_of("4")
+                .name("vendor_axi4_ram_64_id1")
+                .param("C_S_AXI_ID_WIDTH", "1"),
+        )
         .top(TopSpec::new("vendor_axis_fifo").file_list("third_party/vendor_ip/fifo.f"))
         // An AXI4-Lite register bank and a stream source, each with seeded bugs that only a
         // master with several accesses outstanding, garbage while idle, or a sink that holds

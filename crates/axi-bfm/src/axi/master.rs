@@ -272,6 +272,17 @@ impl AxiMaster {
         self.h.core().bus_bytes
     }
 
+    /// The width of the port's ID signals in bits (0 when the port has none): IDs from 0 to
+    /// `2^id_bits - 1` reach the DUT as given.
+    pub fn id_bits(&self) -> u32 {
+        self.h.core().id_bits
+    }
+
+    /// The port prefix this master is bound to.
+    pub fn bus(&self) -> &str {
+        &self.h.bus
+    }
+
     /// Queues a write of `data` at `addr` with ID `id`; returns at once.
     pub fn start_write(&self, id: u32, addr: u64, data: &[u8]) -> Result<TxnId> {
         self.h.edit().start_write(id, addr, data)
@@ -437,6 +448,12 @@ impl MasterCore {
                 self.addr_bits
             )));
         }
+        self.check_id(id)
+    }
+
+    /// An ID the port cannot carry would reach the DUT cut short, and its answer would never
+    /// match: refused here rather than left to time out.
+    fn check_id(&self, id: u32) -> Result<()> {
         if self.id_bits < 32 && u64::from(id) >= (1u64 << self.id_bits) {
             return Err(self.bad(format!(
                 "ID {id} does not fit the {}-bit ID signals",
@@ -528,6 +545,7 @@ impl MasterCore {
     }
 
     fn start_write_burst(&mut self, b: Burst, data: &[u8]) -> Result<TxnId> {
+        self.check_id(b.id)?;
         let n = self.raw_bytes(&b);
         let mut d = data.to_vec();
         d.resize(n, 0);
@@ -542,6 +560,7 @@ impl MasterCore {
     }
 
     fn start_write_burst_strobed(&mut self, b: Burst, data: &[u8], keep: &[bool]) -> Result<TxnId> {
+        self.check_id(b.id)?;
         let n = self.raw_bytes(&b);
         if data.len() != n || keep.len() != n {
             return Err(self.bad(format!(
@@ -562,6 +581,7 @@ impl MasterCore {
 
     fn start_read_burst(&mut self, b: Burst) -> Result<TxnId> {
         self.check_reads()?;
+        self.check_id(b.id)?;
         let n = self.raw_bytes(&b);
         let piece = Piece {
             burst: b,
