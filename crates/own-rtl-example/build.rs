@@ -43,6 +43,12 @@ fn main() {
         )
         .top(gen())
         .top(gen().name("vendor_frame_gen_broken").param("BUG", "1"))
+        // The generator behind a TSTRB-only port, as Vivado's AXI-Stream master template has.
+        .top(
+            TopSpec::new("vendor_frame_gen_tstrb")
+                .file("third_party/vendor_ip/VendorFrameGenStrb.v")
+                .file("third_party/vendor_ip/VendorFrameGen.v"),
+        )
         // A variant with Verilator's random initial values, seeded at run time.
         .top(
             TopSpec::new("vendor_axis_fifo")

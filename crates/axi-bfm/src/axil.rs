@@ -27,7 +27,15 @@ pub struct AxilMasterConfig {
     pub timeout_cycles: u64,
     /// AxPROT driven when the bus has it.
     pub prot: u8,
+    /// Cycles an access may wait for its response once the slave has accepted it whole (the
+    /// address, and the data of a write); past them it fails as
+    /// [`BfmError::MissingResponse`], naming the access. Below the monitors' latency bound,
+    /// so that a lost response is reported as one. 0 turns the check off.
+    pub response_timeout_cycles: u64,
 }
+
+/// The default of [`AxilMasterConfig::response_timeout_cycles`].
+pub const DEFAULT_RESPONSE_TIMEOUT_CYCLES: u64 = 1_000;
 
 impl Default for AxilMasterConfig {
     fn default() -> Self {
@@ -35,6 +43,7 @@ impl Default for AxilMasterConfig {
             max_outstanding: 4,
             timeout_cycles: DEFAULT_TIMEOUT_CYCLES,
             prot: 0,
+            response_timeout_cycles: DEFAULT_RESPONSE_TIMEOUT_CYCLES,
         }
     }
 }
@@ -59,6 +68,9 @@ pub struct LiteFaults {
     pub exokay_always: bool,
     /// Slave: never answer.
     pub hang: bool,
+    /// Slave: raise RVALID at the same edge as the AR handshake of a read (once), answering
+    /// it before it is accepted.
+    pub r_with_request: bool,
 }
 
 /// The payload of AW or AR: the address, and AxPROT when the bus has it.
@@ -204,9 +216,13 @@ struct LOp {
     done: bool,
     data: u64,
     resp: Resp,
+    /// Its address, to name it when its response goes missing.
+    addr: u64,
 }
 
 struct MasterCore {
+    /// The port prefix, for errors.
+    bus: String,
     cfg: AxilMasterConfig,
     faults: LiteFaults,
     aw: Source<AddrPorts>,
@@ -223,6 +239,14 @@ struct MasterCore {
     ar_q: VecDeque<u64>,
     b_wait: VecDeque<u64>,
     r_wait: VecDeque<u64>,
+    /// AW and W handshakes of the writes in `b_wait`, oldest first: the write `b_wait[i]` is
+    /// accepted whole once both counts exceed `i`.
+    aw_taken: usize,
+    w_taken: usize,
+    /// The cycles at which the oldest writes of `b_wait`, and the oldest reads of `r_wait`,
+    /// were accepted whole: when each began to wait for its response.
+    writes_accepted: VecDeque<u64>,
+    reads_accepted: VecDeque<u64>,
     /// The last drive left the bus idle (no VALID, READYs up) with nothing queued.
     idle_driven: bool,
     /// Raised while idle with no response owed (see [`Agent::idle`]).
@@ -267,6 +291,7 @@ impl AxilMaster {
         let b = Bind::new(env, prefix);
         let data_bytes = lite_bytes(&b, true)?;
         let core = MasterCore {
+            bus: prefix.to_string(),
             cfg,
             faults: LiteFaults::default(),
             aw: Source::bind(&b, "aw", AddrPorts::bind(&b, "aw", true)?)?,
@@ -283,6 +308,10 @@ impl AxilMaster {
             ar_q: VecDeque::new(),
             b_wait: VecDeque::new(),
             r_wait: VecDeque::new(),
+            aw_taken: 0,
+            w_taken: 0,
+            writes_accepted: VecDeque::new(),
+            reads_accepted: VecDeque::new(),
             idle_driven: false,
             idle: Idle::new(),
         };
@@ -315,6 +344,16 @@ impl AxilMaster {
         self.h.edit().faults = faults;
     }
 
+    /// The configuration in force.
+    pub fn config(&self) -> AxilMasterConfig {
+        self.h.core().cfg
+    }
+
+    /// Changes the configuration; it applies from the next edge.
+    pub fn set_config(&self, cfg: AxilMasterConfig) {
+        self.h.edit().cfg = cfg;
+    }
+
     /// Drives changing garbage on the payload of AW, W and AR whenever their VALID is low, so
     /// that a slave that uses an address or data word without its VALID reads nonsense.
     pub fn set_idle_garbage(&self, on: bool) {
@@ -330,7 +369,7 @@ impl AxilMaster {
     }
 
     /// A new access's number and its entry.
-    fn new_op(c: &mut MasterCore) -> u64 {
+    fn new_op(c: &mut MasterCore, addr: u64) -> u64 {
         let t = c.next;
         c.next += 1;
         c.ops.insert(
@@ -339,6 +378,7 @@ impl AxilMaster {
                 done: false,
                 data: 0,
                 resp: Resp::Okay,
+                addr,
             },
         );
         t
@@ -347,7 +387,7 @@ impl AxilMaster {
     /// Queues a write of one data word with byte strobes `strb`.
     pub fn start_write(&self, addr: u64, data: u64, strb: u64) -> Result<TxnId> {
         let mut c = self.h.edit();
-        let t = Self::new_op(&mut c);
+        let t = Self::new_op(&mut c, addr);
         c.w_admit
             .push_back((t, addr, data, strb & self.full_strb()));
         Ok(TxnId(t))
@@ -356,7 +396,7 @@ impl AxilMaster {
     /// Queues a read of one data word.
     pub fn start_read(&self, addr: u64) -> Result<TxnId> {
         let mut c = self.h.edit();
-        let t = Self::new_op(&mut c);
+        let t = Self::new_op(&mut c, addr);
         c.r_admit.push_back((t, addr));
         Ok(TxnId(t))
     }
@@ -437,25 +477,74 @@ impl AxilMaster {
     }
 }
 
+impl MasterCore {
+    /// The oldest access of `waiting`, accepted at `accepted`, if it has waited for its
+    /// response longer than the configured bound.
+    fn missing(
+        &self,
+        what: &'static str,
+        waiting: &VecDeque<u64>,
+        accepted: &VecDeque<u64>,
+        cycle: u64,
+    ) -> Option<BfmError> {
+        let bound = self.cfg.response_timeout_cycles;
+        let (&t, &at) = (waiting.front()?, accepted.front()?);
+        let waited = cycle.saturating_sub(at);
+        (bound > 0 && waited > bound).then(|| BfmError::MissingResponse {
+            bus: self.bus.clone(),
+            what,
+            txn: t,
+            addr: self.ops.get(&t).map_or(0, |o| o.addr),
+            accepted_cycle: at,
+            waited,
+        })
+    }
+}
+
 impl Agent for MasterCore {
-    fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
-        self.aw.sample(m);
-        self.w.sample(m);
-        self.ar.sample(m);
+    fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
+        let aw_now = self.aw.sample(m).is_some();
+        let w_now = self.w.sample(m).is_some();
+        let ar_now = self.ar.sample(m).is_some();
+        // Responses first: one never answers a request accepted at the same edge.
         if let Some(resp) = self.b.sample(m) {
+            self.writes_accepted.pop_front();
+            self.aw_taken = self.aw_taken.saturating_sub(1);
+            self.w_taken = self.w_taken.saturating_sub(1);
             if let Some(o) = self.b_wait.pop_front().and_then(|t| self.ops.get_mut(&t)) {
                 o.done = true;
                 o.resp = resp;
             }
         }
         if let Some((data, resp)) = self.r.sample(m) {
+            self.reads_accepted.pop_front();
             if let Some(o) = self.r_wait.pop_front().and_then(|t| self.ops.get_mut(&t)) {
                 o.done = true;
                 o.resp = resp;
                 o.data = data;
             }
         }
-        Ok(())
+        if cx.in_reset {
+            (self.aw_taken, self.w_taken) = (0, 0);
+            self.writes_accepted.clear();
+            self.reads_accepted.clear();
+            return Ok(());
+        }
+        self.aw_taken += usize::from(aw_now);
+        self.w_taken += usize::from(w_now);
+        while self.writes_accepted.len() < self.aw_taken.min(self.w_taken) {
+            self.writes_accepted.push_back(cx.cycle);
+        }
+        if ar_now {
+            self.reads_accepted.push_back(cx.cycle);
+        }
+        let lost = self
+            .missing("write", &self.b_wait, &self.writes_accepted, cx.cycle)
+            .or_else(|| self.missing("read", &self.r_wait, &self.reads_accepted, cx.cycle));
+        match lost {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
@@ -755,6 +844,9 @@ impl Agent for SlaveCore {
             let due = self.r_q.front().is_some_and(|r| r.1 <= cx.cycle);
             let data = if f.spurious_r && self.r_q.is_empty() {
                 self.faults.spurious_r = false;
+                Some(0)
+            } else if f.r_with_request && self.r_q.is_empty() && self.ar.fires(m) {
+                self.faults.r_with_request = false;
                 Some(0)
             } else if due && go && !f.hang {
                 self.r_q.pop_front().map(|(a, _)| self.word(a))

@@ -75,6 +75,8 @@ struct TPorts {
     nwords: usize,
     data: Port,
     keep: Option<Port>,
+    /// TSTRB, read by a sink only: a byte kept with its strobe low is a position byte.
+    strb: Option<Port>,
     last: Option<Port>,
     id: Option<Port>,
     dest: Option<Port>,
@@ -111,6 +113,7 @@ impl TPorts {
             nwords: data.words(),
             data,
             keep: opt("tkeep")?,
+            strb: if drive { None } else { b.opt_read("tstrb")? },
             last: opt("tlast")?,
             id: opt("tid")?,
             dest: opt("tdest")?,
@@ -516,6 +519,8 @@ impl Agent for SourceCore {
 }
 
 struct SinkCore {
+    /// The port prefix, for errors.
+    bus: String,
     t: Sink<TPorts>,
     cur: Option<AxisFrame>,
     frames: VecDeque<AxisFrame>,
@@ -537,6 +542,7 @@ impl AxisSink {
     pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxisSink> {
         let b = Bind::new(env, prefix);
         let core = SinkCore {
+            bus: prefix.to_string(),
             t: Sink::bind(&b, "t", TPorts::bind(&b, false)?)?,
             cur: None,
             frames: VecDeque::new(),
@@ -615,11 +621,35 @@ impl AxisSink {
 }
 
 impl Agent for SinkCore {
-    fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
+    fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
         let Some(b) = self.t.sample(m) else {
             return Ok(());
         };
         let p = &self.t.ports;
+        if let Some(strb) = p.strb {
+            // AXI-Stream: a byte with TKEEP high and TSTRB low is a position byte, whose value
+            // means nothing (on a bus without TKEEP every byte is kept). A frame has no place
+            // for one, and taking it as data would fail a check for the wrong reason.
+            let position = b.keep & !get_mask(m, strb);
+            if position != 0 {
+                let how = if p.keep.is_some() {
+                    "a master that sends only data and null bytes holds TSTRB equal to TKEEP"
+                        .to_string()
+                } else {
+                    format!(
+                        "if the master means TSTRB as TKEEP (low for null bytes, as the Vivado AXI-Stream master template's TSTRB), bind it as TKEEP before attaching: Env::map_signal(\"{}\", \"tkeep\", \"<its TSTRB port>\")",
+                        self.bus
+                    )
+                };
+                return Err(BfmError::Unsupported {
+                    bus: self.bus.clone(),
+                    problem: format!(
+                        "a beat at cycle {} has position bytes (kept, TSTRB low) in lanes {position:#x}, which a frame has no place for; {how}",
+                        cx.cycle
+                    ),
+                });
+            }
+        }
         let f = self.cur.get_or_insert_with(|| {
             let (tid, tdest, tuser) = p.side_band(m);
             AxisFrame {

@@ -57,7 +57,10 @@ pub mod monitor;
 pub use axi::{
     AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, SlaveFaults, TxnId,
 };
-pub use axil::{AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults};
+pub use axil::{
+    AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults,
+    DEFAULT_RESPONSE_TIMEOUT_CYCLES,
+};
 pub use axis::{AxisFrame, AxisSink, AxisSource, RecordedFrame, StreamFaults};
 pub use burst::{Burst, Piece};
 pub use env::{Agent, Cx, Env, Idle, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};

@@ -576,9 +576,10 @@ impl AxiCheck {
             self.events.bump_if(Event::OutOfOrderResponse, ooo);
         }
         self.events.bump_if(Event::ErrorResponse, resp >= 2);
+        let ar_now = self.rd.as_ref().is_some_and(|rd| rd.ar.fire());
         let bus = self.bus.as_str();
         let Some(q) = self.reads.get_mut(&id).filter(|q| !q.is_empty()) else {
-            let n = rules::no_r_without_request(false)?;
+            let n = rules::no_r_without_request(false, ar_now)?;
             return Some(violation(
                 Rule::NoRWithoutRequest,
                 bus,

@@ -193,7 +193,7 @@ impl AxilCheck {
         let resp = m.get(self.rresp);
         self.events.bump_if(Event::ErrorResponse, resp >= 2);
         let vals = [("rresp", resp)];
-        if let Some(n) = rules::no_r_without_request(!self.ar_pending.is_empty()) {
+        if let Some(n) = rules::no_r_without_request(!self.ar_pending.is_empty(), self.ar.fire()) {
             return Some(violation(
                 Rule::NoRWithoutRequest,
                 &self.bus,
