@@ -13,6 +13,8 @@ fn main() {
     let ram = || ram_of("12");
     let regs = || TopSpec::new("vendor_axil_regs").file("third_party/vendor_ip/VendorAxilRegs.v");
     let gen = || TopSpec::new("vendor_frame_gen").file("third_party/vendor_ip/VendorFrameGen.v");
+    let master =
+        || TopSpec::new("vendor_axi4_master").file("third_party/vendor_ip/vendor_axi4_master.v");
     let result = Build::new()
         .top(ram())
         // The same RAM with its deliberate bug, as a top of its own.
@@ -48,6 +50,30 @@ fn main() {
             TopSpec::new("vendor_frame_gen_tstrb")
                 .file("third_party/vendor_ip/VendorFrameGenStrb.v")
                 .file("third_party/vendor_ip/VendorFrameGen.v"),
+        )
+        // A write-then-read-back AXI4 test master in the style of Vivado's template, and the
+        // same master with each of four seeded bugs that a slave answering OKAY, in order and
+        // one burst at a time hides (see the file's header).
+        .top(master())
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_order")
+                .param("BUG", "1"),
+        )
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_slverr")
+                .param("BUG", "2"),
+        )
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_interleave")
+                .param("BUG", "3"),
+        )
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_wdata")
+                .param("BUG", "4"),
         )
         // A variant with Verilator's random initial values, seeded at run time.
         .top(

@@ -7,8 +7,11 @@
 //! built: [`VENDOR_AXI4_RAM`], [`VENDOR_AXI4_RAM_BROKEN`] (the same RAM with a deliberate bug),
 //! the same RAM at 64 bytes ([`VENDOR_AXI4_RAM_64`], and [`VENDOR_AXI4_RAM_64_ID1`] with a 1-bit
 //! ID port) and [`VENDOR_AXIS_FIFO`] (and [`VENDOR_AXIS_FIFO_XRAND`], built with `--x-initial unique`),
-//! an AXI4-Lite register bank [`VENDOR_AXIL_REGS`] and a stream source [`VENDOR_FRAME_GEN`],
-//! each beside builds with a seeded bug (`*_BROKEN_*`) that the fuzzers must find.
+//! an AXI4-Lite register bank [`VENDOR_AXIL_REGS`] and a stream source [`VENDOR_FRAME_GEN`]
+//! (and [`VENDOR_FRAME_GEN_TSTRB`], behind a TSTRB-only port), each beside builds with a seeded
+//! bug (`*_BROKEN_*`) that the fuzzers must find, and an AXI4 test master in the style of
+//! Vivado's template, [`VENDOR_AXI4_MASTER`], with four seeded bugs
+//! (`VENDOR_AXI4_MASTER_BROKEN_*`) that a polite slave hides.
 
 sim_runtime::include_tops!();
 
