@@ -15,11 +15,11 @@
 
 sim_runtime::include_tops!();
 
-/// Bytes the RAM decodes: `VENDOR_RAM_ADDR_BITS` = 12 words of 4 bytes.
+/// Bytes the RAM decodes: 2^`VENDOR_RAM_ADDR_BITS` (12) words of 4 bytes.
 pub const RAM_BYTES: u64 = 4 << 12;
 
 /// Bytes the small RAMs decode ([`VENDOR_AXI4_RAM_64`], [`VENDOR_AXI4_RAM_64_ID1`]):
-/// `VENDOR_RAM_ADDR_BITS` = 4, 16 words of 4 bytes. Addresses above alias into it.
+/// 2^`VENDOR_RAM_ADDR_BITS` (4) words of 4 bytes. Addresses above alias into it.
 pub const SMALL_RAM_BYTES: u64 = 4 << 4;
 
 /// Bytes the register bank decodes: sixteen 32-bit registers.
