@@ -149,3 +149,27 @@ fn ids_the_port_cannot_carry_are_refused_before_the_run() {
         panic!("{f}");
     }
 }
+
+#[test]
+fn an_incr_only_declaration_still_keeps_reads_in_flight() {
+    // The broken RAM takes the first read address from ARADDR a cycle after the handshake.
+    // Declared INCR-only, with no garbage while idle, only a second read whose address goes
+    // up right after the first one's handshake shows it: several reads in flight, which
+    // INCR_ONLY keeps (it once held the fuzzer to one burst at a time, which passed).
+    let cfg = AxiFuzz {
+        idle_garbage: false,
+        ..AxiFuzz::supporting(4, 0, RAM_BYTES, &AxiSupport::INCR_ONLY)
+    };
+    assert!(cfg.outstanding > 1);
+    let failure = check_axi_slave(&cfg, || target(VENDOR_AXI4_RAM_BROKEN))
+        .expect_err("reads in flight expose the late ARADDR");
+    assert!(failure.to_string().contains("data mismatch"), "{failure}");
+    // One burst at a time, the same declaration finds nothing.
+    let polite = AxiFuzz {
+        outstanding: 1,
+        ..cfg
+    };
+    if let Err(f) = check_axi_slave(&polite, || target(VENDOR_AXI4_RAM_BROKEN)) {
+        panic!("one burst at a time should hide the bug: {f}");
+    }
+}
