@@ -63,14 +63,15 @@ pub struct AxiFuzz {
     pub bus_bytes: usize,
     /// First address the DUT decodes.
     pub base: u64,
-    /// Bytes it decodes from `base`.
+    /// Bytes it decodes from `base`: no drawn burst touches a byte outside them.
     pub size: u64,
     /// Bursts start within the first `window` bytes of the range, so that reads land on
     /// what earlier writes wrote (a read of untouched memory checks little).
     pub window: u64,
     /// Longest burst in beats (1 to 256).
     pub max_beats: u32,
-    /// IDs drawn from `0..ids`.
+    /// IDs drawn from `0..ids`; they must fit the port's ID signals, which
+    /// [`AxiFuzz::check_target`] checks before the run.
     pub ids: u32,
     /// Draw FIXED bursts.
     pub fixed: bool,
