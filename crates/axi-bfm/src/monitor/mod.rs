@@ -20,7 +20,9 @@ pub use axis::{AxisMonitor, AxisMonitorConfig};
 pub(crate) use cover::{handshakes, Events};
 pub use cover::{Coverage, Event, Pace, Situation};
 
+use crate::bind::Bind;
 use crate::env::Cx;
+use crate::error::{BfmError, Result};
 
 /// Payload words a watched channel can hold: an R channel of a 1024-bit bus with its ID,
 /// response and last, with room to spare.
@@ -60,13 +62,35 @@ pub(crate) struct Chan {
 }
 
 impl Chan {
+    /// Watches one channel of the bus `b`: its `valid` and `ready` signals, and as payload
+    /// those of `sigs` the bus has. Every monitor binds its channels this way, so a channel
+    /// too wide to watch is reported alike on every bus kind.
+    pub(crate) fn bind(
+        b: &Bind<'_>,
+        channel: Channel,
+        valid: &str,
+        ready: &str,
+        sigs: &[&str],
+    ) -> Result<Chan> {
+        let payload = sigs
+            .iter()
+            .filter_map(|s| b.opt_watch(s).map(|p| (format!("{}_{s}", b.prefix), p)))
+            .collect();
+        Chan::new(channel, b.watch(valid)?, b.watch(ready)?, payload).map_err(|problem| {
+            BfmError::Bind {
+                bus: b.prefix.to_string(),
+                problem,
+            }
+        })
+    }
+
     /// Watches one channel; `payload` names every signal that must hold still under a stall.
     pub(crate) fn new(
         channel: Channel,
         valid: Port,
         ready: Port,
         payload: Vec<(String, Port)>,
-    ) -> Result<Chan, String> {
+    ) -> std::result::Result<Chan, String> {
         let nwords: usize = payload.iter().map(|(_, p)| p.words()).sum();
         if nwords > PAY_WORDS {
             return Err(format!(
@@ -347,6 +371,76 @@ fn handshake_violation(
         values,
         note,
     }
+}
+
+/// The coverage of a monitor: the paces of its channels `chans` and the situations it
+/// counted in `events`.
+pub(crate) fn coverage<'a>(chans: impl IntoIterator<Item = &'a Chan>, events: &Events) -> Coverage {
+    let mut cov = Coverage::default();
+    for ch in chans {
+        ch.add_paces(&mut cov);
+    }
+    cov.add_events(events);
+    cov
+}
+
+/// Checks `response_latency_bound` for the oldest unanswered request of one direction,
+/// accepted at `*start`, whose response comes on `channel`. A request found over the bound
+/// restarts its wait at this cycle, so it is reported once per bound rather than at every
+/// edge. `vals` names the request (its ID and address); the wait is added to them.
+pub(crate) fn check_latency_of(
+    bus: &str,
+    channel: Channel,
+    cx: &Cx,
+    bound: u64,
+    start: &mut u64,
+    vals: &[(&str, u64)],
+) -> Option<Violation> {
+    let waited = cx.cycle.saturating_sub(*start);
+    let note = rules::response_latency_bound(waited, bound)?;
+    *start = cx.cycle;
+    let mut values = vals.to_vec();
+    values.push(("waited", waited));
+    Some(violation(
+        Rule::ResponseLatencyBound,
+        bus,
+        channel,
+        cx,
+        note,
+        &values,
+    ))
+}
+
+/// The violation of `every_request_answered` at the end of a run. `left` lists the requests
+/// accepted but never answered, oldest first, each as its address channel (AW or AR) and a
+/// description; `vals` names the oldest, whose response channel the violation is on.
+pub(crate) fn unanswered_violation(
+    bus: &str,
+    cx: &Cx,
+    left: &[(Channel, String)],
+    vals: &[(&str, u64)],
+) -> Option<Violation> {
+    let (first, _) = left.first()?;
+    let list: Vec<String> = left
+        .iter()
+        .map(|(ch, what)| {
+            let dir = if *ch == Channel::Aw { "write" } else { "read" };
+            format!("{dir} {what}")
+        })
+        .collect();
+    let response = if *first == Channel::Aw {
+        Channel::B
+    } else {
+        Channel::R
+    };
+    Some(violation(
+        Rule::EveryRequestAnswered,
+        bus,
+        response,
+        cx,
+        rules::every_request_answered(&list),
+        vals,
+    ))
 }
 
 /// Builds a violation of a protocol-level rule (not a handshake rule).
