@@ -808,16 +808,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// What an option takes.
-    #[derive(Debug, Clone, Copy)]
-    enum Takes {
-        /// Bytes from `min` to `max`.
-        Size(u64, u64),
-        /// A whole number from `min` to `max`.
-        Count(u64, u64),
-        /// A number above 0 and up to `max`.
-        Positive(f64),
-    }
+    use crate::cli_checks::{numeric_options, takes_its_range, Takes};
 
     /// Every numeric option: its command, its name, what it takes.
     const OPTIONS: &[(&str, &str, Takes)] = &[
@@ -848,11 +839,6 @@ mod tests {
         Cli::try_parse_from(["xdma-bench", cmd, opt, value])
     }
 
-    /// Refused by the option's own parser, with its typed error behind clap's.
-    fn refused(cmd: &str, opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
-        crate::cli_checks::refused(parse(cmd, opt, value), opt, value)
-    }
-
     #[test]
     fn the_table_names_every_numeric_option() {
         let non_numeric = [
@@ -868,20 +854,11 @@ mod tests {
             "only",
         ];
         let cmd = <Cli as clap::CommandFactory>::command();
-        for sub in cmd.get_subcommands() {
-            for a in sub.get_arguments() {
-                let Some(long) = a.get_long() else { continue };
-                if a.get_action().takes_values() && !non_numeric.contains(&long) {
-                    let opt = format!("--{long}");
-                    assert!(
-                        OPTIONS
-                            .iter()
-                            .any(|(c, o, _)| *c == sub.get_name() && *o == opt),
-                        "{} {opt} is not in the table",
-                        sub.get_name()
-                    );
-                }
-            }
+        for (sub, opt) in numeric_options(&cmd, &non_numeric) {
+            assert!(
+                OPTIONS.iter().any(|(c, o, _)| *c == sub && *o == opt),
+                "{sub} {opt} is not in the table"
+            );
         }
     }
 
@@ -896,39 +873,7 @@ mod tests {
             small in 0u64..100_000,
         ) {
             let (cmd, opt, takes) = OPTIONS[k];
-            for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e309", "ten"] {
-                refused(cmd, opt, bad)?;
-            }
-            refused(cmd, opt, &format!("-{}", n.max(1)))?;
-            match takes {
-                Takes::Size(min, max) | Takes::Count(min, max) => {
-                    for v in [n, small, min, max] {
-                        let text = v.to_string();
-                        if (min..=max).contains(&v) {
-                            prop_assert!(parse(cmd, opt, &text).is_ok(), "{} {}", opt, text);
-                        } else {
-                            refused(cmd, opt, &text)?;
-                        }
-                    }
-                    refused(cmd, opt, &(max + 1).to_string())?;
-                    if min > 0 {
-                        refused(cmd, opt, &(min - 1).to_string())?;
-                    }
-                    refused(cmd, opt, &format!("{min}.5"))?;
-                }
-                Takes::Positive(max) => {
-                    let text = x.to_string();
-                    if x.is_finite() && x > 0.0 && x <= max {
-                        prop_assert!(parse(cmd, opt, &text).is_ok(), "{} {}", opt, text);
-                    } else {
-                        refused(cmd, opt, &text)?;
-                    }
-                    for bad in ["0", "-0", "1e300"] {
-                        refused(cmd, opt, bad)?;
-                    }
-                    refused(cmd, opt, &(max * 2.0).to_string())?;
-                }
-            }
+            takes_its_range(opt, takes, |v| parse(cmd, opt, v), (n, x, small))?;
         }
     }
 
