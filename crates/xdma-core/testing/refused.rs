@@ -1,10 +1,11 @@
 //! What the command-line tests of `xdma-bench` and `xdma-record` share: the check that an
-//! option's value was refused by the option's own parser, and the property every numeric
-//! option of both tools has (it takes exactly its range). Both tools' test modules include
+//! option's value was refused by the option's own parser, and the check of every numeric
+//! option of a tool (each listed, each taking exactly its range). Both tools' test modules include
 //! this one file (`#[path]`), so the check is written once; it is not part of `xdma-core`'s
 //! build, which has neither clap nor proptest.
 
-use proptest::test_runner::TestCaseError;
+use proptest::prelude::any;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 use xdma::cli::ArgError;
 
@@ -46,6 +47,10 @@ pub enum Takes {
     Positive(f64),
 }
 
+/// A numeric option of a tool: the arguments before it (its subcommand first, then any the
+/// subcommand needs), its long name and what it takes.
+pub type NumericOption = (&'static [&'static str], &'static str, Takes);
+
 /// Every option of `cmd`'s subcommands that takes a value and is not named (by its long
 /// name) in `non_numeric`, as its subcommand and `--long`: the options a tool's table of
 /// numeric options must list, so that one added without a range check is caught.
@@ -60,6 +65,40 @@ pub fn numeric_options(cmd: &clap::Command, non_numeric: &[&str]) -> Vec<(String
         }
     }
     numeric
+}
+
+/// A tool's whole numeric-option check: every option of `cmd` that takes a value, but those
+/// of `non_numeric`, is in `options`, and each of `options` passes [`takes_its_range`] for
+/// proptest's random numbers. Panics with the failing option and value otherwise.
+pub fn check_numeric_options(cmd: &clap::Command, options: &[NumericOption], non_numeric: &[&str]) {
+    for (sub, opt) in numeric_options(cmd, non_numeric) {
+        assert!(
+            options
+                .iter()
+                .any(|(before, o, _)| before.first() == Some(&sub.as_str()) && *o == opt),
+            "{sub} {opt} is not in the table"
+        );
+    }
+    let parse = |before: &[&str], opt: &str, value: &str| {
+        let mut args = vec![cmd.get_name()];
+        args.extend_from_slice(before);
+        args.extend([opt, value]);
+        cmd.clone().try_get_matches_from(args)
+    };
+    let numbers = (0..options.len(), any::<u64>(), any::<f64>(), 0u64..100_000);
+    // Failures are reported with their inputs; no regression file is kept for a check that
+    // two crates share.
+    let mut runner = TestRunner::new(Config {
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&numbers, |(k, n, x, small)| {
+        let (before, opt, takes) = options[k];
+        takes_its_range(opt, takes, |v| parse(before, opt, v), (n, x, small))
+    });
+    if let Err(e) = result {
+        panic!("a numeric option: {e}");
+    }
 }
 
 /// Passes when the numeric option `opt` takes exactly what `takes` says and refuses negative
