@@ -667,6 +667,20 @@ fn large_calls_are_cut_into_chunks() {
     );
 }
 
+/// Starts a receive of up to 4 KiB on C2H stream channel 1 that may wait 30 s, on `rt`, and
+/// leaves it in flight.
+fn receive_in_flight(
+    rt: &tokio::runtime::Runtime,
+    card: &HwCard,
+) -> tokio::task::JoinHandle<xdma_core::BufResult<xdma_core::Transfer>> {
+    use xdma_core::AsyncCard;
+    let c = card.clone();
+    rt.spawn(async move {
+        let buf = DmaBuffer::new(4096).expect("buffer");
+        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
+    })
+}
+
 /// The gate of a test that holds a DMA call in the driver: a pipe the fake's call reads one
 /// byte from before it goes on. The pipe is closed when the gate is dropped.
 struct Gate {
@@ -707,17 +721,12 @@ impl Drop for Gate {
 
 #[test]
 fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
-    use xdma_core::AsyncCard;
     let fake = Fake::default();
     let gate = Gate::set(&fake);
     fake.state().c2h.push_back(vec![5; 64]);
     let (card, _p) = open(&fake, 1, |_| {});
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let c = card.clone();
-    let _pending = rt.spawn(async move {
-        let buf = DmaBuffer::new(4096).expect("buffer");
-        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
-    });
+    let _pending = receive_in_flight(&rt, &card);
     // The receive is in the driver (held at the gate) ...
     while fake.state().waiter.is_none() {
         std::thread::sleep(Duration::from_millis(1));
@@ -744,16 +753,12 @@ fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
 fn a_receive_given_up_frees_its_channel_and_the_next_one_says_what_it_waited_for() {
     // FUSE could show it too, but only in the driver's whole seconds: here each read waits
     // 500 ms, and the receive given up asked for 30 s, which is 30 reads of c2h_timeout (1 s).
-    use xdma_core::{AsyncCard, Error};
+    use xdma_core::Error;
     let fake = Fake::default();
     fake.state().read_wait = Duration::from_millis(500);
     let (card, _p) = open(&fake, 1, |_| {});
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let c = card.clone();
-    let _pending = rt.spawn(async move {
-        let buf = DmaBuffer::new(4096).expect("buffer");
-        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
-    });
+    let _pending = receive_in_flight(&rt, &card);
     // The receive is in the driver's first read ...
     while fake.state().reads == 0 {
         std::thread::sleep(Duration::from_millis(1));
