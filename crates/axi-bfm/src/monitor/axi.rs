@@ -7,7 +7,7 @@ use sim_runtime::{ClockId, Model, Port};
 use super::rules::{self, Rule, BURST_FIXED, BURST_INCR, BURST_WRAP};
 use super::{
     check_latency_of, coverage, handshakes, unanswered_violation, violation, Chan, Channel,
-    Coverage, Event, Events, Situation, Violation,
+    Coverage, Edge, Event, Events, Situation, Violation,
 };
 use crate::bind::{Bind, IdMap};
 use crate::env::{Agent, Cx, Env, Idle};
@@ -748,16 +748,21 @@ impl AxiCheck {
 
 impl Agent for AxiCheck {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
+        let e = Edge {
+            bus: &self.bus,
+            cx,
+            was_in_reset: self.was_in_reset,
+            stall_bound: self.cfg.stall_bound,
+        };
         let mut found = None;
         // Each channel by name rather than through an iterator of optional channels: this
         // runs at every edge, and the straight line is shorter.
-        self.aw.watch(m, bus, cx, wir, sb, &mut found);
-        self.w.watch(m, bus, cx, wir, sb, &mut found);
-        self.b.watch(m, bus, cx, wir, sb, &mut found);
+        self.aw.watch(m, &e, &mut found);
+        self.w.watch(m, &e, &mut found);
+        self.b.watch(m, &e, &mut found);
         if let Some(rd) = self.rd.as_mut() {
-            rd.ar.watch(m, bus, cx, wir, sb, &mut found);
-            rd.r.watch(m, bus, cx, wir, sb, &mut found);
+            rd.ar.watch(m, &e, &mut found);
+            rd.r.watch(m, &e, &mut found);
         }
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {

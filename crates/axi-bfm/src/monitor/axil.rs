@@ -7,7 +7,7 @@ use sim_runtime::{ClockId, Model, Port};
 use super::rules::{self, Rule};
 use super::{
     check_latency_of, coverage, handshakes, unanswered_violation, violation, AxiMonitorConfig,
-    Chan, Channel, Coverage, Event, Events, Situation, Violation,
+    Chan, Channel, Coverage, Edge, Event, Events, Situation, Violation,
 };
 use crate::bind::Bind;
 use crate::env::{Agent, Cx, Env, Idle};
@@ -270,7 +270,12 @@ impl Agent for AxilCheck {
             return Ok(());
         }
         self.idle.set(false);
-        let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
+        let e = Edge {
+            bus: &self.bus,
+            cx,
+            was_in_reset: self.was_in_reset,
+            stall_bound: self.cfg.stall_bound,
+        };
         let mut found = None;
         // The channels by field, not through `chans_mut`, which would borrow the bus name too.
         for ch in [
@@ -280,7 +285,7 @@ impl Agent for AxilCheck {
             &mut self.ar,
             &mut self.r,
         ] {
-            ch.watch(m, bus, cx, wir, sb, &mut found);
+            ch.watch(m, &e, &mut found);
         }
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {

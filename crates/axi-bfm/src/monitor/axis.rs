@@ -4,7 +4,8 @@ use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
 use super::{
-    coverage, handshakes, violation, Chan, Channel, Coverage, Event, Events, Situation, Violation,
+    coverage, handshakes, violation, Chan, Channel, Coverage, Edge, Event, Events, Situation,
+    Violation,
 };
 use crate::axis::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
@@ -349,9 +350,12 @@ impl Agent for AxisCheck {
                 }
             }
         }
-        let mut found = self
-            .t
-            .check(&self.bus, cx, self.was_in_reset, self.cfg.stall_bound);
+        let mut found = self.t.check(&Edge {
+            bus: &self.bus,
+            cx,
+            was_in_reset: self.was_in_reset,
+            stall_bound: self.cfg.stall_bound,
+        });
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {
             self.frame_bytes = 0;

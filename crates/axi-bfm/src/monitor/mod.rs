@@ -28,6 +28,16 @@ use crate::error::{BfmError, Result};
 /// response and last, with room to spare.
 const PAY_WORDS: usize = 48;
 
+/// What a channel's check at one edge needs from its monitor: the bus name the violations
+/// carry, the edge, whether the edge before was in reset, and the stall bound.
+#[derive(Clone, Copy)]
+pub(crate) struct Edge<'a> {
+    pub bus: &'a str,
+    pub cx: &'a Cx,
+    pub was_in_reset: bool,
+    pub stall_bound: u64,
+}
+
 /// The handshake rules common to every channel: reset, VALID held, payload stable, stall
 /// bound. Payload words are read into fixed buffers; nothing here allocates per cycle.
 pub(crate) struct Chan {
@@ -225,57 +235,43 @@ impl Chan {
         self.v && self.r
     }
 
-    /// Applies the common rules at this edge and moves the sample into history.
+    /// Applies the common rules at edge `e` and moves the sample into history.
     #[inline(always)]
-    pub(crate) fn check(
-        &mut self,
-        bus: &str,
-        cx: &Cx,
-        was_in_reset: bool,
-        stall_bound: u64,
-    ) -> Option<Violation> {
-        if !self.stalled_before && !cx.in_reset && !was_in_reset && (!self.v || self.r) {
+    pub(crate) fn check(&mut self, e: &Edge<'_>) -> Option<Violation> {
+        if !self.stalled_before && !e.cx.in_reset && !e.was_in_reset && (!self.v || self.r) {
             // An idle channel, or a handshake at the first edge VALID is up: no rule can
             // break (VALID was not held for anything, no stalled payload to compare) and
             // there is no stall to remember. This is most edges of most channels, so it is
             // inlined into the monitors and the rest is not. READY is only read with VALID
             // up or a stall behind, so here it alone says that a handshake completes.
             if self.r {
-                self.count_fire(cx.cycle);
+                self.count_fire(e.cx.cycle);
             }
             self.stalled_for = 0;
             return None;
         }
-        self.check_held(bus, cx, was_in_reset, stall_bound)
+        self.check_held(e)
     }
 
     /// [`Chan::sample`] and [`Chan::check`] at one edge, keeping the first violation in
     /// `found`. Inlined into the monitors, which call it for every channel at every edge.
     #[inline(always)]
-    pub(crate) fn watch(
-        &mut self,
-        m: &Model,
-        bus: &str,
-        cx: &Cx,
-        was_in_reset: bool,
-        stall_bound: u64,
-        found: &mut Option<Violation>,
-    ) {
+    pub(crate) fn watch(&mut self, m: &Model, e: &Edge<'_>, found: &mut Option<Violation>) {
         self.sample(m);
-        if let Some(v) = self.check(bus, cx, was_in_reset, stall_bound) {
+        if let Some(v) = self.check(e) {
             found.get_or_insert(v);
         }
     }
 
     /// [`Chan::check`] at an edge in or just after reset, or with VALID held from before.
     #[inline(never)]
-    fn check_held(
-        &mut self,
-        bus: &str,
-        cx: &Cx,
-        was_in_reset: bool,
-        stall_bound: u64,
-    ) -> Option<Violation> {
+    fn check_held(&mut self, e: &Edge<'_>) -> Option<Violation> {
+        let Edge {
+            bus,
+            cx,
+            was_in_reset,
+            stall_bound,
+        } = *e;
         if self.v && self.r {
             // Counted before the stall history below moves on to this edge.
             if self.stalled_before {
