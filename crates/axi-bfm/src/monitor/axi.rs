@@ -237,23 +237,14 @@ impl AxiMonitor {
         let c = self.handle.core();
         let channels: Vec<Channel> = c.chans().map(Chan::channel).collect();
         let mut all = handshakes(&channels);
-        let mut events = vec![
-            Event::FixedBurst,
-            Event::IncrBurst,
-            Event::WrapBurst,
-            Event::SingleBeat,
-            Event::ShortBurst,
-            Event::LongBurst,
-            Event::Narrow,
-            Event::Unaligned,
-            Event::EndsAt4k,
-            Event::Exclusive,
+        let mut events = Event::burst_shapes().to_vec();
+        events.extend([
             Event::WriteDataFirst,
             Event::IdsInterleaved,
             Event::OutOfOrderResponse,
             Event::Outstanding,
             Event::ErrorResponse,
-        ];
+        ]);
         if c.rd.is_some() {
             events.push(Event::ReadDataInterleaved);
         }
