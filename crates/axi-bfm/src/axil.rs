@@ -15,7 +15,7 @@ use crate::error::{BfmError, Resp, Result};
 use crate::handle::Handle;
 use crate::mem::Memory;
 use crate::monitor::AxilMonitor;
-use crate::pause::{BusPauses, Pause, PauseSpec};
+use crate::pause::{BusPauses, ChannelPauses, PauseSpec};
 use crate::protocol::Channel;
 
 /// How an AXI4-Lite master paces its accesses.
@@ -254,15 +254,11 @@ struct MasterCore {
 }
 
 impl BusPauses for MasterCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        Some(match ch {
-            Channel::Aw => &mut self.aw.pause,
-            Channel::W => &mut self.w.pause,
-            Channel::B => &mut self.b.pause,
-            Channel::Ar => &mut self.ar.pause,
-            Channel::R => &mut self.r.pause,
-            Channel::T => return None,
-        })
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: Some([&mut self.ar.pause, &mut self.r.pause]),
+        }
     }
 }
 
@@ -676,15 +672,11 @@ struct SlaveCore {
 }
 
 impl BusPauses for SlaveCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        Some(match ch {
-            Channel::Aw => &mut self.aw.pause,
-            Channel::W => &mut self.w.pause,
-            Channel::B => &mut self.b.pause,
-            Channel::Ar => &mut self.ar.pause,
-            Channel::R => &mut self.r.pause,
-            Channel::T => return None,
-        })
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: Some([&mut self.ar.pause, &mut self.r.pause]),
+        }
     }
 }
 

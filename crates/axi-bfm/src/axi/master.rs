@@ -13,7 +13,7 @@ use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
 use crate::handle::Handle;
 use crate::monitor::AxiMonitor;
-use crate::pause::{BusPauses, Pause, PauseSpec};
+use crate::pause::{BusPauses, ChannelPauses, PauseSpec};
 use crate::protocol::Channel;
 
 /// How an AXI4 master splits and paces its transactions.
@@ -144,12 +144,11 @@ struct MasterCore {
 }
 
 impl BusPauses for MasterCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        super::pause_of(
-            ch,
-            [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
-            self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
-        )
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
+        }
     }
 }
 

@@ -15,30 +15,10 @@ use crate::bind::{get_mask, set_mask, Bind, Words, MAX_WORDS};
 use crate::burst::{Burst, INCR};
 use crate::channel::{Garbage, Payload};
 use crate::error::{Resp, Result};
-use crate::pause::Pause;
-use crate::protocol::Channel;
 
 /// A handle on a transaction issued by a bus model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TxnId(pub u64);
-
-/// The pause generator of one channel of an AXI4 bus model, master or slave: the write
-/// channels always, the read channels when the bus has them.
-fn pause_of<'a>(
-    ch: Channel,
-    write: [&'a mut Pause; 3],
-    read: Option<[&'a mut Pause; 2]>,
-) -> Option<&'a mut Pause> {
-    let [aw, w, b] = write;
-    match (ch, read) {
-        (Channel::Aw, _) => Some(aw),
-        (Channel::W, _) => Some(w),
-        (Channel::B, _) => Some(b),
-        (Channel::Ar, Some([ar, _])) => Some(ar),
-        (Channel::R, Some([_, r])) => Some(r),
-        _ => None,
-    }
-}
 
 /// Whether the bus has read channels: write-only ports (a capture engine's) have no `araddr`.
 fn has_reads(b: &Bind<'_>) -> bool {

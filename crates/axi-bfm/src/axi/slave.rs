@@ -15,7 +15,7 @@ use crate::error::{Resp, Result};
 use crate::handle::Handle;
 use crate::mem::Memory;
 use crate::monitor::AxiMonitor;
-use crate::pause::{BusPauses, Pause, PauseSpec};
+use crate::pause::{BusPauses, ChannelPauses, PauseSpec};
 use crate::protocol::Channel;
 
 /// How an AXI4 slave memory answers.
@@ -92,12 +92,11 @@ struct SlaveRead {
 }
 
 impl BusPauses for SlaveCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        super::pause_of(
-            ch,
-            [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
-            self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
-        )
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
+        }
     }
 }
 
