@@ -798,11 +798,6 @@ fn what_if(c: &Common, cfg: &Config, a: &PredictArgs) -> Result<()> {
     emit(c, &meta, &t, &text::what_if(&plan, &t))
 }
 
-/// The check the command-line tests share with the other tool's (one file for both).
-#[cfg(test)]
-#[path = "../../xdma-core/testing/refused.rs"]
-mod cli_checks;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -850,7 +845,8 @@ mod tests {
 
     /// Refused by the option's own parser, with its typed error behind clap's.
     fn refused(cmd: &str, opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
-        crate::cli_checks::refused(parse(cmd, opt, value), opt, value)
+        xdma::cli::refused(parse(cmd, opt, value), opt, value)
+            .map_err(|e| TestCaseError::fail(e.to_string()))
     }
 
     #[test]

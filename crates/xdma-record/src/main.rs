@@ -508,11 +508,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The check the command-line tests share with the other tool's (one file for both).
-#[cfg(test)]
-#[path = "../../xdma-core/testing/refused.rs"]
-mod cli_checks;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,7 +579,8 @@ mod tests {
 
     /// Refused by the option's own parser, with its typed error behind clap's.
     fn refused(before: &[&str], opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
-        crate::cli_checks::refused(parse(before, opt, value), opt, value)
+        xdma::cli::refused(parse(before, opt, value), opt, value)
+            .map_err(|e| TestCaseError::fail(e.to_string()))
     }
 
     #[test]
