@@ -1866,3 +1866,102 @@ fn a_module_missing_from_the_rtl_tests_table_is_caught() {
     let stale = format!("{good}//! | `top` | `top.rs`, `loses_nothing` |\n");
     assert_eq!(rtl_table_problems(&stale, &rtl, &sim, &tests).len(), 2);
 }
+
+// A source file belongs to one crate. A `#[path = "..."]` that reaches into another crate's
+// folder compiles that file into both, where neither manifest says so, and a change to it
+// rebuilds and retests a crate that does not own it; shared code goes in a crate (or a module
+// of one) that the others depend on instead.
+
+/// The targets of the `#[path = "..."]` attributes in `text` (also inside `cfg_attr`), with
+/// their lines (from 1), comments left out.
+fn path_attributes(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        if !code.contains("#[path") && !code.contains("cfg_attr") {
+            continue;
+        }
+        for (at, _) in code.match_indices("path") {
+            let rest = code[at + "path".len()..].trim_start();
+            let Some(rest) = rest.strip_prefix('=') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix('"') else {
+                continue;
+            };
+            if let Some(end) = rest.find('"') {
+                out.push((i + 1, rest[..end].to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `path` with its `.` and `..` components folded away, without touching the file system.
+fn folded(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The `#[path]` attributes of `file` (with `text`, in the crate whose folder is `crate_dir`)
+/// whose target lies outside that folder. A module's path is taken relative to the folder of
+/// the file that declares it, as it is for a module outside inline `mod` blocks; inside one it
+/// lies deeper, never higher, so an attribute this lets pass stays inside.
+fn paths_out_of_crate(file: &Path, text: &str, crate_dir: &Path) -> Vec<String> {
+    let dir = file.parent().unwrap_or(crate_dir);
+    path_attributes(text)
+        .into_iter()
+        .filter(|(_, target)| !folded(&dir.join(target)).starts_with(folded(crate_dir)))
+        .map(|(line, target)| format!("{}:{line}: #[path = \"{target}\"]", rel(file)))
+        .collect()
+}
+
+#[test]
+fn no_path_attribute_reaches_out_of_its_crate() {
+    let crates: Vec<PathBuf> = crate_dirs().into_iter().map(|(dir, _, _)| dir).collect();
+    let mut files = Vec::new();
+    for dir in ["crates", "sim"] {
+        files_with_ext(&root().join(dir), "rs", &mut files);
+    }
+    assert!(files.len() > 100, "the sources were found: {}", files.len());
+    let mut bad = Vec::new();
+    for file in &files {
+        // The innermost crate folder that holds the file is its crate's.
+        let Some(owner) = crates
+            .iter()
+            .filter(|d| file.starts_with(d))
+            .max_by_key(|d| d.components().count())
+        else {
+            bad.push(format!("{} is in no crate", rel(file)));
+            continue;
+        };
+        bad.extend(paths_out_of_crate(file, &read(file), owner));
+    }
+    assert!(
+        bad.is_empty(),
+        "a #[path] attribute compiles another crate's file into this one; put shared code in a crate that both depend on: {bad:?}"
+    );
+}
+
+#[test]
+fn a_path_attribute_out_of_its_crate_is_caught() {
+    let krate = Path::new("/w/crates/tool");
+    let main = krate.join("src/main.rs");
+    let text = "#[cfg(test)]\n#[path = \"../../other/testing/check.rs\"]\nmod check;\n\
+                #[cfg_attr(unix, path = \"../../other/unix.rs\")]\nmod os;\n\
+                // #[path = \"../../other/old.rs\"] in a comment is fine\n\
+                #[path = \"gen/table.rs\"]\nmod table;\n#[path = \"../tests/common/mod.rs\"]\nmod common;\n";
+    let found = paths_out_of_crate(&main, text, krate);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].ends_with(":2: #[path = \"../../other/testing/check.rs\"]"));
+    assert!(found[1].ends_with(":4: #[path = \"../../other/unix.rs\"]"));
+}

@@ -798,16 +798,11 @@ fn what_if(c: &Common, cfg: &Config, a: &PredictArgs) -> Result<()> {
     emit(c, &meta, &t, &text::what_if(&plan, &t))
 }
 
-/// The check the command-line tests share with the other tool's (one file for both).
-#[cfg(test)]
-#[path = "../../xdma-core/testing/refused.rs"]
-mod cli_checks;
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::cli_checks::{check_numeric_options, NumericOption, Takes};
+    use cli_checks::{check_numeric_options, NumericOption, Takes};
 
     /// Every numeric option: its command, its name, what it takes (see [`NumericOption`]).
     const OPTIONS: &[NumericOption] = &[

@@ -508,17 +508,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// The check the command-line tests share with the other tool's (one file for both).
-#[cfg(test)]
-#[path = "../../xdma-core/testing/refused.rs"]
-mod cli_checks;
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::error::ErrorKind;
 
-    use crate::cli_checks::{check_numeric_options, NumericOption, Takes};
+    use cli_checks::{check_numeric_options, NumericOption, Takes};
 
     /// Every numeric option: the arguments before it, its name, what it takes.
     const OPTIONS: &[NumericOption] = &[

@@ -1,39 +1,30 @@
-//! What the command-line tests of `xdma-bench` and `xdma-record` share: the check that an
-//! option's value was refused by the option's own parser, and the check of every numeric
-//! option of a tool (each listed, each taking exactly its range). Both tools' test modules include
-//! this one file (`#[path]`), so the check is written once; it is not part of `xdma-core`'s
-//! build, which has neither clap nor proptest.
+//! The command-line tools' shared test of their numeric options (`xdma-bench` and
+//! `xdma-record` take it as a dev-dependency): every option of a tool that takes a value is
+//! in the tool's table with its range, and each takes exactly that range and refuses the rest
+//! with [`xdma_core::cli`]'s typed error behind clap's.
 
 use proptest::prelude::any;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use xdma::cli::ArgError;
-
 /// Passes when clap refused `opt value` (`parsed`) as a value that failed validation, with
-/// the option's typed [`ArgError`] behind clap's error; fails the property otherwise,
-/// naming the option and the value.
+/// the option's typed [`ArgError`](xdma_core::cli::ArgError) behind clap's error (checked by
+/// [`xdma_core::cli::refused`]); fails the property otherwise, naming the option and the value.
 pub fn refused<T>(
     parsed: Result<T, clap::Error>,
     opt: &str,
     value: &str,
 ) -> Result<(), TestCaseError> {
-    match parsed {
-        Ok(_) => Err(TestCaseError::fail(format!("{opt} {value} was taken"))),
-        Err(e) => {
-            proptest::prop_assert_eq!(
-                e.kind(),
-                clap::error::ErrorKind::ValueValidation,
-                "{} {}: {}",
-                opt,
-                value,
-                e
-            );
-            let typed = std::error::Error::source(&e)
-                .is_some_and(|s| s.downcast_ref::<ArgError>().is_some());
-            proptest::prop_assert!(typed, "{} {}: no typed error behind {}", opt, value, e);
-            Ok(())
-        }
+    if let Err(e) = &parsed {
+        proptest::prop_assert_eq!(
+            e.kind(),
+            clap::error::ErrorKind::ValueValidation,
+            "{} {}: {}",
+            opt,
+            value,
+            e
+        );
     }
+    xdma_core::cli::refused(parsed, opt, value).map_err(|e| TestCaseError::fail(e.to_string()))
 }
 
 /// What a numeric option takes.
@@ -166,7 +157,7 @@ mod tests {
         let cmd = clap::Command::new("tool").arg(
             clap::Arg::new("size")
                 .long("size")
-                .value_parser(xdma::cli::size_in(1, 10)),
+                .value_parser(xdma_core::cli::size_in(1, 10)),
         );
         let parsed = cmd.try_get_matches_from(["tool", "--size", "11"]);
         assert!(refused(parsed, "--size", "11").is_ok());
