@@ -53,11 +53,15 @@ mod axil;
 mod axis;
 pub mod fuzz;
 pub mod monitor;
+pub mod random_slave;
 
 pub use axi::{
-    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, SlaveFaults, TxnId,
+    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, RandomAxiSlave,
+    SlaveFaults, TxnId,
 };
-pub use axil::{AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults};
+pub use axil::{
+    AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults, RandomAxilSlave,
+};
 pub use axis::{AxisFrame, AxisSink, AxisSource, RecordedFrame, StreamFaults};
 pub use burst::{Burst, Piece};
 pub use env::{Agent, Cx, Env, Idle, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};
