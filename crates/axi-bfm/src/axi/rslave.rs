@@ -364,8 +364,12 @@ impl Agent for RandomCore {
                 beats.push((w.words, w.strb));
                 *last = w.last;
             }
-            let next = self.w_bursts - usize::from(w.last);
-            self.w_hold = self.choices.of(true, next).gap;
+            // The gap is between the beats of one burst: none after its last.
+            self.w_hold = if w.last {
+                0
+            } else {
+                self.choices.of(true, self.w_bursts - 1).gap
+            };
         }
         if let Some(rd) = &self.rd {
             match rd.ar.sample(m) {
