@@ -346,3 +346,17 @@ fn a_drawn_profile_stays_within_its_ranges() {
     }
     let _ = INCR;
 }
+
+#[test]
+fn beat_gaps_leave_idle_cycles_between_read_beats() {
+    let ops = vec![write(0, 0x1000, &[1; 128]), read(0, 0x1000, 8)];
+    let idle = Situation::Handshake(Channel::R, Pace::AfterIdle);
+    let polite = count(ops.clone(), SlaveChoices::polite(), idle);
+    let gap = ReqChoice {
+        gap: 2,
+        ..ReqChoice::default()
+    };
+    let gapped = count(ops, with(vec![gap], vec![gap]), idle);
+    // Every beat after the first now follows an idle edge.
+    assert_eq!(gapped, polite + 7, "polite {polite}, gapped {gapped}");
+}
