@@ -18,6 +18,9 @@ use crate::monitor::AxilMonitor;
 use crate::pause::{BusPauses, ChannelPauses, PauseSpec};
 use crate::protocol::Channel;
 
+mod rslave;
+pub use rslave::RandomAxilSlave;
+
 /// How an AXI4-Lite master paces its accesses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AxilMasterConfig {

@@ -53,12 +53,14 @@ mod axil;
 mod axis;
 pub mod fuzz;
 pub mod monitor;
+pub mod random_slave;
 
 pub use axi::{
-    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, SlaveFaults, TxnId,
+    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, RandomAxiSlave,
+    SlaveFaults, TxnId,
 };
 pub use axil::{
-    AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults,
+    AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults, RandomAxilSlave,
     DEFAULT_RESPONSE_TIMEOUT_CYCLES,
 };
 pub use axis::{AxisFrame, AxisSink, AxisSource, RecordedFrame, StreamFaults};

@@ -4,11 +4,13 @@
 //! payloads below.
 
 mod master;
+mod rslave;
 mod slave;
 
 use sim_runtime::{Model, Port};
 
 pub use master::{AxiMaster, AxiMasterConfig, MasterFaults};
+pub use rslave::RandomAxiSlave;
 pub use slave::{AxiSlave, AxiSlaveConfig, SlaveFaults};
 
 use crate::bind::{get_mask, set_mask, Bind, Words, MAX_WORDS};

@@ -36,8 +36,8 @@ impl std::fmt::Debug for AxiOp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let b = |b: &Burst| {
             format!(
-                "Burst {{ id: {}, addr: {:#x}, len: {}, size: {}, burst: {}, lock: false }}",
-                b.id, b.addr, b.len, b.size, b.burst
+                "Burst {{ id: {}, addr: {:#x}, len: {}, size: {}, burst: {}, lock: {} }}",
+                b.id, b.addr, b.len, b.size, b.burst, b.lock
             )
         };
         // Written as Rust, so a printed failure pastes back into a test for `replay_axi`.

@@ -26,6 +26,7 @@ mod axi;
 mod axil;
 mod axis;
 mod inflight;
+mod master;
 mod runner;
 
 pub use axi::{axi_ops, check_axi_slave, replay_axi, AxiFuzz, AxiOp, AxiSupport, AxiTarget};
@@ -33,5 +34,9 @@ pub use axil::{axil_ops, check_axil_slave, replay_axil, AxilFuzz, AxilOp};
 pub use axis::{
     axis_cases, check_axis_path, check_axis_source, replay_axis, replay_axis_source, AxisCase,
     AxisFuzz, AxisSourceFuzz, SourceTarget,
+};
+pub use master::{
+    check_axi_master, check_axil_master, replay_master, Expected, FuzzedSlave, MasterFuzz,
+    MasterRun,
 };
 pub use runner::{FuzzFailure, FuzzReport};

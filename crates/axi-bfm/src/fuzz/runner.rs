@@ -86,6 +86,13 @@ impl FuzzReport {
         self.coverage.missing(&self.situations)
     }
 
+    /// Adds another run's counts and situations, so that runs of several kinds on one bus
+    /// (slave-side and master-side fuzzing) report their coverage together.
+    pub fn merge(&mut self, other: &FuzzReport) {
+        self.cases += other.cases;
+        self.add(other.coverage.clone(), other.situations.clone());
+    }
+
     /// Adds a case's monitor: its counts, and its situations once.
     pub(super) fn add(&mut self, coverage: Coverage, situations: Vec<Situation>) {
         self.coverage.merge(&coverage);

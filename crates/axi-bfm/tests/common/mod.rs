@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod master;
+
 use axi_bfm::{
     AxiMaster, AxiSlave, AxilMaster, AxilSlave, AxisSink, AxisSource, BfmError, Env, MasterFaults,
     ResetPolarity, Rule, SlaveFaults,
