@@ -4,7 +4,7 @@ use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
 use super::{handshakes, violation, Chan, Channel, Coverage, Event, Events, Situation, Violation};
-use crate::axis::{AxisFrame, RecordedFrame};
+use crate::axis_frame::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
