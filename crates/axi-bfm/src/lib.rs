@@ -51,6 +51,7 @@ mod handle;
 mod axi;
 mod axil;
 mod axis;
+mod axis_frame;
 pub mod fuzz;
 pub mod monitor;
 pub mod random_slave;

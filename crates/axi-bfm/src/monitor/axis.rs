@@ -7,7 +7,7 @@ use super::{
     coverage, handshakes, violation, Chan, Channel, Coverage, Edge, Event, Events, Situation,
     Violation,
 };
-use crate::axis::{AxisFrame, RecordedFrame};
+use crate::axis_frame::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
