@@ -658,16 +658,51 @@ impl Default for AxilSlaveConfig {
     }
 }
 
-struct SlaveCore {
-    cfg: AxilSlaveConfig,
-    faults: LiteFaults,
-    mem: Rc<RefCell<Memory>>,
+/// A slave's five channels and its bus width, bound once for every AXI-Lite slave model.
+struct SlavePorts {
     bytes: usize,
     aw: Sink<AddrPorts>,
     w: Sink<WPorts>,
     b: Source<BPorts>,
     ar: Sink<AddrPorts>,
     r: Source<RPorts>,
+}
+
+impl SlavePorts {
+    fn bind(b: &Bind<'_>) -> Result<SlavePorts> {
+        Ok(SlavePorts {
+            bytes: lite_bytes(b, false)?,
+            aw: Sink::bind(b, "aw", AddrPorts::bind(b, "aw", false)?)?,
+            w: Sink::bind(b, "w", bind_w(b, false)?)?,
+            b: Source::bind(b, "b", bind_b(b, false)?)?,
+            ar: Sink::bind(b, "ar", AddrPorts::bind(b, "ar", false)?)?,
+            r: Source::bind(b, "r", bind_r(b, false)?)?,
+        })
+    }
+
+    /// Every channel quiet, as in reset.
+    fn off(&mut self, m: &mut Model) {
+        self.aw.off(m);
+        self.w.off(m);
+        self.ar.off(m);
+        self.b.reset(m, false);
+        self.r.reset(m, false);
+    }
+
+    /// The channels' pause generators, for [`BusPauses`].
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: Some([&mut self.ar.pause, &mut self.r.pause]),
+        }
+    }
+}
+
+struct SlaveCore {
+    cfg: AxilSlaveConfig,
+    faults: LiteFaults,
+    mem: Rc<RefCell<Memory>>,
+    p: SlavePorts,
     aw_q: VecDeque<u64>,
     w_q: VecDeque<(u64, u64)>,
     b_q: VecDeque<u64>,
@@ -676,10 +711,7 @@ struct SlaveCore {
 
 impl BusPauses for SlaveCore {
     fn pauses(&mut self) -> ChannelPauses<'_> {
-        ChannelPauses {
-            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
-            read: Some([&mut self.ar.pause, &mut self.r.pause]),
-        }
+        self.p.pauses()
     }
 }
 
@@ -704,19 +736,13 @@ impl AxilSlave {
         clock: ClockId,
         cfg: AxilSlaveConfig,
     ) -> Result<AxilSlave> {
-        let b = Bind::new(env, prefix);
-        let bytes = lite_bytes(&b, false)?;
+        let p = SlavePorts::bind(&Bind::new(env, prefix))?;
         let mem = Rc::new(RefCell::new(Memory::new()));
         let core = SlaveCore {
             cfg,
             faults: LiteFaults::default(),
             mem: mem.clone(),
-            bytes,
-            aw: Sink::bind(&b, "aw", AddrPorts::bind(&b, "aw", false)?)?,
-            w: Sink::bind(&b, "w", bind_w(&b, false)?)?,
-            b: Source::bind(&b, "b", bind_b(&b, false)?)?,
-            ar: Sink::bind(&b, "ar", AddrPorts::bind(&b, "ar", false)?)?,
-            r: Source::bind(&b, "r", bind_r(&b, false)?)?,
+            p,
             aw_q: VecDeque::new(),
             w_q: VecDeque::new(),
             b_q: VecDeque::new(),
@@ -755,25 +781,22 @@ impl AxilSlave {
 
 impl SlaveCore {
     fn word(&self, addr: u64) -> u64 {
-        let base = addr & !(self.bytes as u64 - 1);
-        let mem = self.mem.borrow();
-        (0..self.bytes).fold(0, |acc, i| {
-            acc | u64::from(mem.read_byte(base + i as u64)) << (8 * i)
-        })
+        let base = addr & !(self.p.bytes as u64 - 1);
+        self.mem.borrow().read_word(base, self.p.bytes)
     }
 }
 
 impl Agent for SlaveCore {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        self.b.sample(m);
-        self.r.sample(m);
-        if let Some((addr, _)) = self.aw.sample(m) {
+        self.p.b.sample(m);
+        self.p.r.sample(m);
+        if let Some((addr, _)) = self.p.aw.sample(m) {
             self.aw_q.push_back(addr);
         }
-        if let Some(d) = self.w.sample(m) {
+        if let Some(d) = self.p.w.sample(m) {
             self.w_q.push_back(d);
         }
-        if let Some((a, _)) = self.ar.sample(m) {
+        if let Some((a, _)) = self.p.ar.sample(m) {
             self.r_q.push_back((a, cx.cycle + self.cfg.read_latency));
         }
         while !self.aw_q.is_empty() && !self.w_q.is_empty() {
@@ -781,13 +804,10 @@ impl Agent for SlaveCore {
             else {
                 break;
             };
-            let base = addr & !(self.bytes as u64 - 1);
-            let mut mem = self.mem.borrow_mut();
-            for i in 0..self.bytes {
-                if strb >> i & 1 == 1 {
-                    mem.write_byte(base + i as u64, (data >> (8 * i)) as u8);
-                }
-            }
+            let base = addr & !(self.p.bytes as u64 - 1);
+            self.mem
+                .borrow_mut()
+                .write_word(base, self.p.bytes, data, strb);
             self.b_q.push_back(cx.cycle + self.cfg.write_latency);
         }
         Ok(())
@@ -795,11 +815,7 @@ impl Agent for SlaveCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         if cx.in_reset {
-            self.aw.off(m);
-            self.w.off(m);
-            self.ar.off(m);
-            self.b.reset(m, false);
-            self.r.reset(m, false);
+            self.p.off(m);
             self.aw_q.clear();
             self.w_q.clear();
             self.b_q.clear();
@@ -812,16 +828,16 @@ impl Agent for SlaveCore {
             self.aw_q.len() + self.b_q.len() < q,
             self.w_q.len() + self.b_q.len() < q,
         );
-        self.aw.drive(m, aw_room);
-        self.w.drive(m, w_room);
-        self.ar.drive(m, self.r_q.len() < q);
+        self.p.aw.drive(m, aw_room);
+        self.p.w.drive(m, w_room);
+        self.p.ar.drive(m, self.r_q.len() < q);
         let resp = if f.exokay_always {
             Resp::ExOkay
         } else {
             Resp::Okay
         };
 
-        if let Turn::Free { go } = self.b.turn() {
+        if let Turn::Free { go } = self.p.b.turn() {
             let due = self.b_q.front().is_some_and(|t| *t <= cx.cycle);
             let send = if f.spurious_b && self.b_q.is_empty() {
                 self.faults.spurious_b = false;
@@ -832,15 +848,15 @@ impl Agent for SlaveCore {
             } else {
                 false
             };
-            self.b.show(m, send.then_some(resp));
+            self.p.b.show(m, send.then_some(resp));
         }
 
-        if let Turn::Free { go } = self.r.turn() {
+        if let Turn::Free { go } = self.p.r.turn() {
             let due = self.r_q.front().is_some_and(|r| r.1 <= cx.cycle);
             let data = if f.spurious_r && self.r_q.is_empty() {
                 self.faults.spurious_r = false;
                 Some(0)
-            } else if f.r_with_request && self.r_q.is_empty() && self.ar.fires(m) {
+            } else if f.r_with_request && self.r_q.is_empty() && self.p.ar.fires(m) {
                 self.faults.r_with_request = false;
                 Some(0)
             } else if due && go && !f.hang {
@@ -848,7 +864,7 @@ impl Agent for SlaveCore {
             } else {
                 None
             };
-            self.r.show(m, data.map(|d| (d, resp)));
+            self.p.r.show(m, data.map(|d| (d, resp)));
         }
         Ok(())
     }

@@ -7,10 +7,10 @@ use std::rc::Rc;
 
 use sim_runtime::{ClockId, Model};
 
-use super::{has_reads, AxPorts, BPorts, RBeat, RPorts, WPorts};
-use crate::bind::{lane, set_lane, Bind, Words, MAX_WORDS};
+use super::{RBeat, SlavePorts};
+use crate::bind::{load_lanes, store_lanes, Bind, Words, MAX_WORDS};
 use crate::burst::Burst;
-use crate::channel::{Sink, Source, Turn};
+use crate::channel::Turn;
 use crate::env::{Agent, Cx, Env};
 use crate::error::{Resp, Result};
 use crate::handle::Handle;
@@ -51,20 +51,11 @@ struct RReq {
 }
 
 /// The AR and R channels, bound when the bus has read channels.
-struct ReadSide {
-    ar: Sink<AxPorts>,
-    r: Source<RPorts>,
-}
-
 struct RandomCore {
     choices: SlaveChoices,
     mem: Rc<RefCell<Memory>>,
     log: Rc<RefCell<SlaveLog>>,
-    bus_bytes: usize,
-    aw: Sink<AxPorts>,
-    w: Sink<WPorts>,
-    b: Source<BPorts>,
-    rd: Option<ReadSide>,
+    p: SlavePorts,
     excl: Exclusives,
     aw_q: VecDeque<WReq>,
     /// Write data bursts in arrival order: their beats, and whether WLAST came.
@@ -108,29 +99,14 @@ impl RandomAxiSlave {
         clock: ClockId,
         choices: SlaveChoices,
     ) -> Result<RandomAxiSlave> {
-        let b = Bind::new(env, prefix);
-        let bus_bytes = b.data_bytes(b.port("wdata", false)?, "wdata")?;
+        let ports = SlavePorts::bind(&Bind::new(env, prefix))?;
         let mem = Rc::new(RefCell::new(Memory::new()));
         let log = Rc::new(RefCell::new(SlaveLog::new(choices.exclusive)));
-        let aw = Sink::bind(&b, "aw", AxPorts::bind(&b, "aw", false, bus_bytes)?)?;
-        let rd = if has_reads(&b) {
-            Some(ReadSide {
-                ar: Sink::bind(&b, "ar", AxPorts::bind(&b, "ar", false, bus_bytes)?)?,
-                r: Source::bind(&b, "r", RPorts::bind(&b, false)?)?,
-            })
-        } else {
-            None
-        };
-        let (wports, _) = WPorts::bind(&b, false)?;
         let core = RandomCore {
             choices,
             mem: mem.clone(),
             log: log.clone(),
-            bus_bytes,
-            aw,
-            w: Sink::bind(&b, "w", wports)?,
-            b: Source::bind(&b, "b", BPorts::bind(&b, false)?)?,
-            rd,
+            p: ports,
             excl: Exclusives::default(),
             aw_q: VecDeque::new(),
             w_data: VecDeque::new(),
@@ -186,7 +162,7 @@ impl RandomCore {
             (self.aw_q.front_mut(), self.w_data.front_mut())
         {
             if req.resp.is_none() {
-                let (lo, hi) = span(&req.b, self.bus_bytes);
+                let (lo, hi) = span(&req.b, self.p.bus_bytes);
                 let resp = match self.choices.error_for(lo, hi, &req.choice) {
                     Some(e) => e,
                     None if req.b.lock && self.choices.exclusive => self.excl.write(&req.b),
@@ -206,14 +182,9 @@ impl RandomCore {
             }
             for (words, strb) in beats.drain(..) {
                 if req.beat <= u32::from(req.b.len) {
-                    let line = req.b.beat_line(req.beat, self.bus_bytes);
-                    let (lo, hi) = req.b.beat_lanes(req.beat, self.bus_bytes);
-                    let mut mem = self.mem.borrow_mut();
-                    for i in lo..hi {
-                        if strb >> i & 1 == 1 {
-                            mem.write_byte(line.wrapping_add(i as u64), lane(&words, i));
-                        }
-                    }
+                    let line = req.b.beat_line(req.beat, self.p.bus_bytes);
+                    let (lo, hi) = req.b.beat_lanes(req.beat, self.p.bus_bytes);
+                    store_lanes(&mut self.mem.borrow_mut(), line, lo..hi, &words, strb);
                 }
                 req.beat = req.beat.saturating_add(1);
             }
@@ -281,12 +252,9 @@ impl RandomCore {
         let req = &self.r_q[i];
         let mut words = [0; MAX_WORDS];
         if req.resp.is_ok() {
-            let line = req.b.beat_line(req.beat, self.bus_bytes);
-            let (lo, hi) = req.b.beat_lanes(req.beat, self.bus_bytes);
-            let mem = self.mem.borrow();
-            for l in lo..hi {
-                set_lane(&mut words, l, mem.read_byte(line.wrapping_add(l as u64)));
-            }
+            let line = req.b.beat_line(req.beat, self.p.bus_bytes);
+            let (lo, hi) = req.b.beat_lanes(req.beat, self.p.bus_bytes);
+            load_lanes(&self.mem.borrow(), line, lo..hi, &mut words);
         }
         self.r_shown = Some(req.seq);
         self.r_active = Some(req.seq);
@@ -299,13 +267,7 @@ impl RandomCore {
     }
 
     fn reset(&mut self, m: &mut Model) {
-        self.aw.off(m);
-        self.w.off(m);
-        self.b.reset(m, false);
-        if let Some(rd) = &mut self.rd {
-            rd.ar.off(m);
-            rd.r.reset(m, false);
-        }
+        self.p.off(m);
         self.excl.clear();
         self.aw_q.clear();
         self.w_data.clear();
@@ -320,10 +282,14 @@ impl RandomCore {
 
 impl Agent for RandomCore {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        if self.b.sample(m).is_some() {
+        if self.p.b.sample(m).is_some() {
             // The shown response was taken: it left the queue when it went up.
         }
-        let r_taken = self.rd.as_mut().is_some_and(|rd| rd.r.sample(m).is_some());
+        let r_taken = self
+            .p
+            .rd
+            .as_mut()
+            .is_some_and(|rd| rd.r.sample(m).is_some());
         if r_taken {
             if let Some(i) = self
                 .r_shown
@@ -338,7 +304,7 @@ impl Agent for RandomCore {
                 }
             }
         }
-        match self.aw.sample(m) {
+        match self.p.aw.sample(m) {
             Some(a) => {
                 let choice = self.choices.of(true, self.n_aw);
                 self.log.borrow_mut().writes.push((a.b, Resp::Okay));
@@ -352,10 +318,10 @@ impl Agent for RandomCore {
                 self.n_aw += 1;
                 self.aw_wait = 0;
             }
-            None if m.get_bool(self.aw.valid_port()) => self.aw_wait += 1,
+            None if m.get_bool(self.p.aw.valid_port()) => self.aw_wait += 1,
             None => {}
         }
-        if let Some(w) = self.w.sample(m) {
+        if let Some(w) = self.p.w.sample(m) {
             if self.w_data.back().is_none_or(|(_, last)| *last) {
                 self.w_data.push_back((Vec::new(), false));
                 self.w_bursts += 1;
@@ -371,11 +337,11 @@ impl Agent for RandomCore {
                 self.choices.of(true, self.w_bursts - 1).gap
             };
         }
-        if let Some(rd) = &self.rd {
+        if let Some(rd) = &self.p.rd {
             match rd.ar.sample(m) {
                 Some(a) => {
                     let choice = self.choices.of(false, self.n_ar);
-                    let (lo, hi) = span(&a.b, self.bus_bytes);
+                    let (lo, hi) = span(&a.b, self.p.bus_bytes);
                     let resp = match self.choices.error_for(lo, hi, &choice) {
                         Some(e) => e,
                         None if a.b.lock && self.choices.exclusive => self.excl.read(&a.b),
@@ -409,7 +375,8 @@ impl Agent for RandomCore {
         }
         let q = self.choices.max_queued.max(1);
         let aw_choice = self.choices.of(true, self.n_aw);
-        self.aw
+        self.p
+            .aw
             .drive(m, self.aw_q.len() < q && self.aw_wait >= aw_choice.stall);
         // The data of write `j` (the burst W is on) goes in once its address is in, or before
         // it when its choice says so; one burst ahead of the addresses at most.
@@ -422,9 +389,9 @@ impl Agent for RandomCore {
         let w_ok = j < self.n_aw || (j == self.n_aw && self.choices.of(true, j).data_first);
         let hold = self.w_hold > 0;
         self.w_hold = self.w_hold.saturating_sub(1);
-        self.w.drive(m, w_ok && !hold);
+        self.p.w.drive(m, w_ok && !hold);
 
-        if let Turn::Free { .. } = self.b.turn() {
+        if let Turn::Free { .. } = self.p.b.turn() {
             let cycle = cx.cycle;
             let next = Self::pick(
                 &self.b_q,
@@ -433,10 +400,10 @@ impl Agent for RandomCore {
                 |e| (e.rank, e.seq),
             )
             .map(|i| self.b_q.remove(i));
-            self.b.show(m, next.map(|e| (e.id, e.resp)));
+            self.p.b.show(m, next.map(|e| (e.id, e.resp)));
         }
 
-        let Some(mut rd) = self.rd.take() else {
+        let Some(mut rd) = self.p.rd.take() else {
             return Ok(());
         };
         let ar_choice = self.choices.of(false, self.n_ar);
@@ -446,7 +413,7 @@ impl Agent for RandomCore {
             let beat = self.next_r(cx.cycle);
             rd.r.show(m, beat);
         }
-        self.rd = Some(rd);
+        self.p.rd = Some(rd);
         Ok(())
     }
 

@@ -8,10 +8,10 @@ use std::rc::Rc;
 
 use sim_runtime::{ClockId, Model};
 
-use super::{bind_b, bind_r, bind_w, lite_bytes, AddrPorts, BPorts, RPorts, WPorts};
+use super::SlavePorts;
 use crate::bind::Bind;
 use crate::burst::Burst;
-use crate::channel::{Sink, Source, Turn};
+use crate::channel::Turn;
 use crate::env::{Agent, Cx, Env};
 use crate::error::{Resp, Result};
 use crate::handle::Handle;
@@ -23,12 +23,7 @@ struct LiteCore {
     choices: SlaveChoices,
     mem: Rc<RefCell<Memory>>,
     log: Rc<RefCell<SlaveLog>>,
-    bytes: usize,
-    aw: Sink<AddrPorts>,
-    w: Sink<WPorts>,
-    b: Source<BPorts>,
-    ar: Sink<AddrPorts>,
-    r: Source<RPorts>,
+    p: SlavePorts,
     /// Write addresses accepted, with their number and choice.
     aw_q: VecDeque<(u64, usize, ReqChoice)>,
     w_q: VecDeque<(u64, u64)>,
@@ -60,20 +55,14 @@ impl RandomAxilSlave {
         clock: ClockId,
         choices: SlaveChoices,
     ) -> Result<RandomAxilSlave> {
-        let b = Bind::new(env, prefix);
-        let bytes = lite_bytes(&b, false)?;
+        let p = SlavePorts::bind(&Bind::new(env, prefix))?;
         let mem = Rc::new(RefCell::new(Memory::new()));
         let log = Rc::new(RefCell::new(SlaveLog::new(choices.exclusive)));
         let core = LiteCore {
             choices,
             mem: mem.clone(),
             log: log.clone(),
-            bytes,
-            aw: Sink::bind(&b, "aw", AddrPorts::bind(&b, "aw", false)?)?,
-            w: Sink::bind(&b, "w", bind_w(&b, false)?)?,
-            b: Source::bind(&b, "b", bind_b(&b, false)?)?,
-            ar: Sink::bind(&b, "ar", AddrPorts::bind(&b, "ar", false)?)?,
-            r: Source::bind(&b, "r", bind_r(&b, false)?)?,
+            p,
             aw_q: VecDeque::new(),
             w_q: VecDeque::new(),
             b_q: VecDeque::new(),
@@ -106,23 +95,20 @@ impl RandomAxilSlave {
 impl LiteCore {
     /// The one-beat burst an AXI4-Lite access is, for the log.
     fn burst(&self, addr: u64) -> Burst {
-        Burst::incr(0, addr, self.bytes.trailing_zeros() as u8, 1)
+        Burst::incr(0, addr, self.p.bytes.trailing_zeros() as u8, 1)
     }
 
     fn word(&self, addr: u64) -> u64 {
-        let base = addr & !(self.bytes as u64 - 1);
-        let mem = self.mem.borrow();
-        (0..self.bytes).fold(0, |acc, i| {
-            acc | u64::from(mem.read_byte(base + i as u64)) << (8 * i)
-        })
+        let base = addr & !(self.p.bytes as u64 - 1);
+        self.mem.borrow().read_word(base, self.p.bytes)
     }
 }
 
 impl Agent for LiteCore {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        self.b.sample(m);
-        self.r.sample(m);
-        match self.aw.sample(m) {
+        self.p.b.sample(m);
+        self.p.r.sample(m);
+        match self.p.aw.sample(m) {
             Some((addr, _)) => {
                 let c = self.choices.of(true, self.n_aw);
                 self.aw_q.push_back((addr, self.n_aw, c));
@@ -131,19 +117,19 @@ impl Agent for LiteCore {
                 self.n_aw += 1;
                 self.aw_wait = 0;
             }
-            None if m.get_bool(self.aw.valid_port()) => self.aw_wait += 1,
+            None if m.get_bool(self.p.aw.valid_port()) => self.aw_wait += 1,
             None => {}
         }
-        if let Some(d) = self.w.sample(m) {
+        if let Some(d) = self.p.w.sample(m) {
             self.w_q.push_back(d);
         }
-        match self.ar.sample(m) {
+        match self.p.ar.sample(m) {
             Some((addr, _)) => {
                 let c = self.choices.of(false, self.n_ar);
-                let base = addr & !(self.bytes as u64 - 1);
+                let base = addr & !(self.p.bytes as u64 - 1);
                 let resp = self
                     .choices
-                    .error_for(base, base + self.bytes as u64, &c)
+                    .error_for(base, base + self.p.bytes as u64, &c)
                     .unwrap_or(Resp::Okay);
                 let b = self.burst(addr);
                 self.log.borrow_mut().reads.push((b, resp));
@@ -152,7 +138,7 @@ impl Agent for LiteCore {
                 self.n_ar += 1;
                 self.ar_wait = 0;
             }
-            None if m.get_bool(self.ar.valid_port()) => self.ar_wait += 1,
+            None if m.get_bool(self.p.ar.valid_port()) => self.ar_wait += 1,
             None => {}
         }
         while !self.aw_q.is_empty() && !self.w_q.is_empty() {
@@ -161,22 +147,19 @@ impl Agent for LiteCore {
             else {
                 break;
             };
-            let base = addr & !(self.bytes as u64 - 1);
+            let base = addr & !(self.p.bytes as u64 - 1);
             let resp = self
                 .choices
-                .error_for(base, base + self.bytes as u64, &c)
+                .error_for(base, base + self.p.bytes as u64, &c)
                 .unwrap_or(Resp::Okay);
             if let Some(e) = self.log.borrow_mut().writes.get_mut(k) {
                 e.1 = resp;
             }
             // An errored write changes nothing.
             if resp.is_ok() {
-                let mut mem = self.mem.borrow_mut();
-                for i in 0..self.bytes {
-                    if strb >> i & 1 == 1 {
-                        mem.write_byte(base + i as u64, (data >> (8 * i)) as u8);
-                    }
-                }
+                self.mem
+                    .borrow_mut()
+                    .write_word(base, self.p.bytes, data, strb);
             }
             self.b_q.push_back((resp, cx.cycle + u64::from(c.latency)));
         }
@@ -185,11 +168,7 @@ impl Agent for LiteCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         if cx.in_reset {
-            self.aw.off(m);
-            self.w.off(m);
-            self.ar.off(m);
-            self.b.reset(m, false);
-            self.r.reset(m, false);
+            self.p.off(m);
             self.aw_q.clear();
             self.w_q.clear();
             self.b_q.clear();
@@ -201,26 +180,27 @@ impl Agent for LiteCore {
         let q = self.choices.max_queued.max(1);
         let aw_c = self.choices.of(true, self.n_aw);
         let ar_c = self.choices.of(false, self.n_ar);
-        self.aw.drive(
+        self.p.aw.drive(
             m,
             self.aw_q.len() + self.b_q.len() < q && self.aw_wait >= aw_c.stall,
         );
-        self.w.drive(m, self.w_q.len() + self.b_q.len() < q);
-        self.ar
+        self.p.w.drive(m, self.w_q.len() + self.b_q.len() < q);
+        self.p
+            .ar
             .drive(m, self.r_q.len() < q && self.ar_wait >= ar_c.stall);
-        if let Turn::Free { .. } = self.b.turn() {
+        if let Turn::Free { .. } = self.p.b.turn() {
             let due = self.b_q.front().is_some_and(|b| b.1 <= cx.cycle);
             let next = if due { self.b_q.pop_front() } else { None };
-            self.b.show(m, next.map(|b| b.0));
+            self.p.b.show(m, next.map(|b| b.0));
         }
-        if let Turn::Free { .. } = self.r.turn() {
+        if let Turn::Free { .. } = self.p.r.turn() {
             let due = self.r_q.front().is_some_and(|r| r.2 <= cx.cycle);
             let next = if due { self.r_q.pop_front() } else { None };
             let beat = next.map(|(a, resp, _)| {
                 let data = if resp.is_ok() { self.word(a) } else { 0 };
                 (data, resp)
             });
-            self.r.show(m, beat);
+            self.p.r.show(m, beat);
         }
         Ok(())
     }
