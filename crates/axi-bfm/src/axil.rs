@@ -680,6 +680,21 @@ impl SlavePorts {
         })
     }
 
+    /// The address of the bus word that holds `addr`: an AXI-Lite access moves one whole word.
+    fn line(&self, addr: u64) -> u64 {
+        addr & !(self.bytes as u64 - 1)
+    }
+
+    /// The bus word of `mem` that holds `addr`.
+    fn load(&self, mem: &Memory, addr: u64) -> u64 {
+        mem.read_word(self.line(addr), self.bytes)
+    }
+
+    /// Stores the lanes of `data` that `strb` enables into the bus word of `mem` holding `addr`.
+    fn store(&self, mem: &mut Memory, addr: u64, data: u64, strb: u64) {
+        mem.write_word(self.line(addr), self.bytes, data, strb);
+    }
+
     /// Every channel quiet, as in reset.
     fn off(&mut self, m: &mut Model) {
         self.aw.off(m);
@@ -779,13 +794,6 @@ impl AxilSlave {
     }
 }
 
-impl SlaveCore {
-    fn word(&self, addr: u64) -> u64 {
-        let base = addr & !(self.p.bytes as u64 - 1);
-        self.mem.borrow().read_word(base, self.p.bytes)
-    }
-}
-
 impl Agent for SlaveCore {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
         self.p.b.sample(m);
@@ -804,10 +812,7 @@ impl Agent for SlaveCore {
             else {
                 break;
             };
-            let base = addr & !(self.p.bytes as u64 - 1);
-            self.mem
-                .borrow_mut()
-                .write_word(base, self.p.bytes, data, strb);
+            self.p.store(&mut self.mem.borrow_mut(), addr, data, strb);
             self.b_q.push_back(cx.cycle + self.cfg.write_latency);
         }
         Ok(())
@@ -860,7 +865,9 @@ impl Agent for SlaveCore {
                 self.faults.r_with_request = false;
                 Some(0)
             } else if due && go && !f.hang {
-                self.r_q.pop_front().map(|(a, _)| self.word(a))
+                self.r_q
+                    .pop_front()
+                    .map(|(a, _)| self.p.load(&self.mem.borrow(), a))
             } else {
                 None
             };

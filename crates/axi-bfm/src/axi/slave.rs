@@ -202,8 +202,7 @@ impl SlaveCore {
         }
         let write = !(req.b.lock && req.resp == Resp::Okay);
         if write {
-            let a = req.b.beat_addr(req.beat);
-            let base = a & !(bus_bytes as u64 - 1);
+            let base = req.b.beat_line(req.beat, bus_bytes);
             let (lo, hi) = req.b.beat_lanes(req.beat, bus_bytes);
             store_lanes(&mut self.mem.borrow_mut(), base, lo..hi, &w.words, w.strb);
         }
@@ -220,8 +219,7 @@ impl SlaveCore {
     fn fill_r(&self) -> Option<RBeat> {
         let bus_bytes = self.p.bus_bytes;
         let req = self.r_q.front()?;
-        let a = req.b.beat_addr(req.beat);
-        let base = a & !(bus_bytes as u64 - 1);
+        let base = req.b.beat_line(req.beat, bus_bytes);
         let (lo, hi) = req.b.beat_lanes(req.beat, bus_bytes);
         let mut words = [0; MAX_WORDS];
         load_lanes(&self.mem.borrow(), base, lo..hi, &mut words);

@@ -98,9 +98,12 @@ impl LiteCore {
         Burst::incr(0, addr, self.p.bytes.trailing_zeros() as u8, 1)
     }
 
-    fn word(&self, addr: u64) -> u64 {
-        let base = addr & !(self.p.bytes as u64 - 1);
-        self.mem.borrow().read_word(base, self.p.bytes)
+    /// The response the case's choices give an access to the bus word holding `addr`.
+    fn resp_of(&self, addr: u64, c: &ReqChoice) -> Resp {
+        let base = self.p.line(addr);
+        self.choices
+            .error_for(base, base + self.p.bytes as u64, c)
+            .unwrap_or(Resp::Okay)
     }
 }
 
@@ -126,11 +129,7 @@ impl Agent for LiteCore {
         match self.p.ar.sample(m) {
             Some((addr, _)) => {
                 let c = self.choices.of(false, self.n_ar);
-                let base = addr & !(self.p.bytes as u64 - 1);
-                let resp = self
-                    .choices
-                    .error_for(base, base + self.p.bytes as u64, &c)
-                    .unwrap_or(Resp::Okay);
+                let resp = self.resp_of(addr, &c);
                 let b = self.burst(addr);
                 self.log.borrow_mut().reads.push((b, resp));
                 self.r_q
@@ -147,19 +146,13 @@ impl Agent for LiteCore {
             else {
                 break;
             };
-            let base = addr & !(self.p.bytes as u64 - 1);
-            let resp = self
-                .choices
-                .error_for(base, base + self.p.bytes as u64, &c)
-                .unwrap_or(Resp::Okay);
+            let resp = self.resp_of(addr, &c);
             if let Some(e) = self.log.borrow_mut().writes.get_mut(k) {
                 e.1 = resp;
             }
             // An errored write changes nothing.
             if resp.is_ok() {
-                self.mem
-                    .borrow_mut()
-                    .write_word(base, self.p.bytes, data, strb);
+                self.p.store(&mut self.mem.borrow_mut(), addr, data, strb);
             }
             self.b_q.push_back((resp, cx.cycle + u64::from(c.latency)));
         }
@@ -197,7 +190,11 @@ impl Agent for LiteCore {
             let due = self.r_q.front().is_some_and(|r| r.2 <= cx.cycle);
             let next = if due { self.r_q.pop_front() } else { None };
             let beat = next.map(|(a, resp, _)| {
-                let data = if resp.is_ok() { self.word(a) } else { 0 };
+                let data = if resp.is_ok() {
+                    self.p.load(&self.mem.borrow(), a)
+                } else {
+                    0
+                };
                 (data, resp)
             });
             self.p.r.show(m, beat);

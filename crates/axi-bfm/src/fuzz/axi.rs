@@ -389,7 +389,7 @@ pub fn axi_ops(cfg: &AxiFuzz) -> impl Strategy<Value = Vec<AxiOp>> {
 fn burst_bytes(b: &Burst, bus_bytes: usize) -> Vec<u64> {
     let mut out = Vec::new();
     for k in 0..b.beats() {
-        let base = b.beat_addr(k) & !(bus_bytes as u64 - 1);
+        let base = b.beat_line(k, bus_bytes);
         let (lo, hi) = b.beat_lanes(k, bus_bytes);
         out.extend((lo..hi).map(|i| base + i as u64));
     }
