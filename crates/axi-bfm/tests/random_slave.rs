@@ -288,17 +288,17 @@ fn a_master_that_ignores_errors_is_caught_shrunk_and_replayed() {
 fn the_lite_slave_stalls_and_errs_in_order() {
     let bus = common::axil().2.bus_bytes();
     let ops = vec![
-        common::master::LiteOp::Write {
+        axi_bfm::fuzz::AxilOp::Write {
             addr: 0x10,
             data: 0x1234,
             strb: 0xf,
         },
-        common::master::LiteOp::Write {
+        axi_bfm::fuzz::AxilOp::Write {
             addr: 0x10,
             data: 0x9999,
             strb: 0xf,
         },
-        common::master::LiteOp::Read { addr: 0x10 },
+        axi_bfm::fuzz::AxilOp::Read { addr: 0x10 },
     ];
     let stall_err = ReqChoice {
         stall: 4,

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use axi_bfm::burst::{Burst, INCR};
-use axi_bfm::fuzz::{axi_ops, AxiFuzz, AxiOp, Expected, MasterRun};
+use axi_bfm::fuzz::{axi_ops, AxiFuzz, AxiOp, AxilOp, Expected, MasterRun};
 use axi_bfm::random_slave::{SlaveChoices, SlaveLog};
 use axi_bfm::{
     AxiMaster, AxilMaster, BfmError, Memory, RandomAxiSlave, RandomAxilSlave, Resp, TxnId,
@@ -208,35 +208,16 @@ pub fn reference_axi(ops: &Vec<AxiOp>, log: &SlaveLog) -> Expected<Vec<Outcome>>
     }
 }
 
-/// One AXI4-Lite access: a write of `data` with `strb` at `addr`, or a read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LiteOp {
-    /// A write.
-    Write {
-        /// The address.
-        addr: u64,
-        /// The data.
-        data: u64,
-        /// The strobes.
-        strb: u64,
-    },
-    /// A read.
-    Read {
-        /// The address.
-        addr: u64,
-    },
-}
-
 /// AXI4-Lite work: word accesses in the first 256 bytes.
-pub fn axil_work(bus: usize) -> impl Strategy<Value = Vec<LiteOp>> {
+pub fn axil_work(bus: usize) -> impl Strategy<Value = Vec<AxilOp>> {
     let words = 256 / bus as u64;
     let op = (any::<bool>(), 0..words, any::<u64>(), 1u64..(1 << bus)).prop_map(
         move |(w, k, data, strb)| {
             let addr = k * bus as u64;
             if w {
-                LiteOp::Write { addr, data, strb }
+                AxilOp::Write { addr, data, strb }
             } else {
-                LiteOp::Read { addr }
+                AxilOp::Read { addr }
             }
         },
     );
@@ -245,7 +226,7 @@ pub fn axil_work(bus: usize) -> impl Strategy<Value = Vec<LiteOp>> {
 
 /// Runs `ops` through the AXI4-Lite pass-through, one at a time, against a randomizing slave.
 pub fn run_axil(
-    ops: &Vec<LiteOp>,
+    ops: &Vec<AxilOp>,
     choices: &SlaveChoices,
 ) -> Result<MasterRun<RandomAxilSlave, Vec<(Resp, u64)>>, BfmError> {
     let (mut env, clk) = env_of(Top::AxilPassthrough);
@@ -255,8 +236,8 @@ pub fn run_axil(
     let mut out = Vec::new();
     for op in ops {
         out.push(match *op {
-            LiteOp::Write { addr, data, strb } => (m.write_resp(&mut env, addr, data, strb)?, 0),
-            LiteOp::Read { addr } => {
+            AxilOp::Write { addr, data, strb } => (m.write_resp(&mut env, addr, data, strb)?, 0),
+            AxilOp::Read { addr } => {
                 let (d, r) = m.read_resp(&mut env, addr)?;
                 (r, if r.is_ok() { d } else { 0 })
             }
@@ -270,7 +251,7 @@ pub fn run_axil(
 }
 
 /// The reference of [`run_axil`] on a bus of `bus` bytes.
-pub fn reference_axil(bus: usize, ops: &Vec<LiteOp>, log: &SlaveLog) -> Expected<Vec<(Resp, u64)>> {
+pub fn reference_axil(bus: usize, ops: &Vec<AxilOp>, log: &SlaveLog) -> Expected<Vec<(Resp, u64)>> {
     let mut mem = Memory::new();
     let (mut wi, mut ri) = (0, 0);
     let mut reported = Vec::new();
@@ -281,7 +262,7 @@ pub fn reference_axil(bus: usize, ops: &Vec<LiteOp>, log: &SlaveLog) -> Expected
     };
     for op in ops {
         match *op {
-            LiteOp::Write { addr, data, strb } => {
+            AxilOp::Write { addr, data, strb } => {
                 let resp = log.writes.get(wi).map_or(Resp::Okay, |w| w.1);
                 wi += 1;
                 if resp.is_ok() {
@@ -293,7 +274,7 @@ pub fn reference_axil(bus: usize, ops: &Vec<LiteOp>, log: &SlaveLog) -> Expected
                 }
                 reported.push((resp, 0));
             }
-            LiteOp::Read { addr } => {
+            AxilOp::Read { addr } => {
                 let resp = log.reads.get(ri).map_or(Resp::Okay, |r| r.1);
                 ri += 1;
                 let d = (0..bus).fold(0u64, |a, i| {
