@@ -1,15 +1,19 @@
 //! The vendor AXI4 test master (Vivado-template style, `vendor_axi4_master.v`) and its four
-//! seeded bugs against the bus models' polite slave: a memory that answers OKAY, in order, one
-//! burst at a time. Each build must pass it: write its bursts, read them back, raise TXN_DONE
-//! without an error, leave the pattern in memory and break no protocol rule. The bugs need a
-//! slave that does more (reorders IDs, interleaves read data, answers SLVERR, holds AWREADY
-//! low); the one the bus models can already show, the early write data, is shown below.
+//! seeded bugs, first against the bus models' polite slave: a memory that answers OKAY, in
+//! order, one burst at a time. Each build must pass it: write its bursts, read them back, raise
+//! TXN_DONE without an error, leave the pattern in memory and break no protocol rule. The bugs
+//! need a slave that does more (reorders IDs, interleaves read data, answers SLVERR, holds
+//! AWREADY low): master fuzzing against the randomizing slave, at its default profile, must
+//! catch each of them in at least 190 of 200 seeds, and pass the correct master in all.
 
-use axi_bfm::{AxiSlave, Channel, Env, PauseSpec, ResetPolarity, Result, Rule};
+use axi_bfm::fuzz::{check_axi_master, Expected, FuzzFailure, MasterFuzz, MasterRun};
+use axi_bfm::random_slave::{ReqChoice, SlaveChoices, SlaveLog, SlaveProfile};
+use axi_bfm::{AxiSlave, Channel, Env, PauseSpec, RandomAxiSlave, ResetPolarity, Result, Rule};
 use own_rtl_example::{
     VENDOR_AXI4_MASTER, VENDOR_AXI4_MASTER_BROKEN_INTERLEAVE, VENDOR_AXI4_MASTER_BROKEN_ORDER,
     VENDOR_AXI4_MASTER_BROKEN_SLVERR, VENDOR_AXI4_MASTER_BROKEN_WDATA,
 };
+use proptest::strategy::Just;
 use sim_runtime::{ClockId, Model, TopDef};
 
 /// The master's defaults: 4 bursts (IDs 0 to 3) of 16 beats of 4 bytes from address 0.
@@ -24,13 +28,21 @@ fn pattern(k: u64, beat: u64) -> [u8; 4] {
     [0x3c ^ k, 0xa5 ^ beat, beat, k]
 }
 
-fn bench(top: TopDef) -> Result<(Env, ClockId, AxiSlave)> {
+/// The master in an environment with `attach`'s slave on its M_AXI port, out of reset.
+fn bench_with<S>(
+    top: TopDef,
+    attach: impl FnOnce(&mut Env, ClockId) -> Result<S>,
+) -> Result<(Env, ClockId, S)> {
     let mut env = Env::new(Model::new(top)?);
     let clock = env.add_clock("M_AXI_ACLK", 250_000_000)?;
     env.add_reset(clock, "M_AXI_ARESETN", ResetPolarity::ActiveLow)?;
-    let slave = AxiSlave::attach(&mut env, "M_AXI", clock)?;
+    let slave = attach(&mut env, clock)?;
     env.reset(clock, 4)?;
     Ok((env, clock, slave))
+}
+
+fn bench(top: TopDef) -> Result<(Env, ClockId, AxiSlave)> {
+    bench_with(top, |env, clock| AxiSlave::attach(env, "M_AXI", clock))
 }
 
 /// Starts the test and runs until TXN_DONE; returns the flags (ERROR, WRITE_RESP_ERROR,
@@ -138,4 +150,158 @@ fn the_early_write_data_changes_under_a_stalled_wvalid_once_awready_waits() -> R
         other => panic!("expected WDATA changed under a stalled WVALID, got {other:?}"),
     }
     Ok(())
+}
+
+/// The flags the master raises: ERROR, WRITE_RESP_ERROR, READ_RESP_ERROR, READ_MISMATCH.
+type Flags = [u64; 4];
+
+/// One case: the master's whole test against a randomizing slave with `choices`. The master
+/// has no work to draw (its bursts are fixed by its parameters), so the case is the slave's.
+fn fuzz_run(
+    top: TopDef,
+) -> impl Fn(&(), &SlaveChoices) -> Result<MasterRun<RandomAxiSlave, Flags>> {
+    move |_, choices| {
+        let (mut env, clock, slave) = bench_with(top, |env, clock| {
+            RandomAxiSlave::attach(env, "M_AXI", clock, choices.clone())
+        })?;
+        let reported = run_test(&mut env, clock)?;
+        Ok(MasterRun {
+            env,
+            slave,
+            reported,
+        })
+    }
+}
+
+/// What a correct master ends with, from the module's own description and what the slave
+/// answered: memory holds each burst whose write was not refused (a refused write changes
+/// nothing, so its bytes stay zero); WRITE_RESP_ERROR if any B was SLVERR or DECERR,
+/// READ_RESP_ERROR if any read was; READ_MISMATCH if a read answered OKAY finds a refused
+/// write's zeros instead of its pattern.
+fn fuzz_reference(_: &(), log: &SlaveLog) -> Expected<Flags> {
+    let burst_bytes = BEATS * BYTES;
+    let written = |k: u64| {
+        log.writes
+            .iter()
+            .any(|(b, r)| b.addr == k * burst_bytes && log.wrote(b, *r))
+    };
+    let mut memory = Vec::new();
+    for k in 0..BURSTS {
+        for beat in 0..BEATS {
+            memory.extend(if written(k) { pattern(k, beat) } else { [0; 4] });
+        }
+    }
+    let write_error = log.writes.iter().any(|(_, r)| !r.is_ok());
+    let read_error = log.reads.iter().any(|(_, r)| !r.is_ok());
+    let mismatch = log
+        .reads
+        .iter()
+        .any(|(b, r)| r.is_ok() && !written(b.addr / burst_bytes));
+    let flags = [
+        u64::from(write_error || read_error || mismatch),
+        u64::from(write_error),
+        u64::from(read_error),
+        u64::from(mismatch),
+    ];
+    Expected {
+        memory: vec![(0, memory)],
+        reported: flags,
+    }
+}
+
+/// Requests the shrunk case answers other than politely: the size of what a user has to read
+/// to see the bug. A polite choice left in the list (proptest shrinks a list's elements after
+/// its length, so some stay) does what no choice at all does.
+fn shrunk_requests(f: &FuzzFailure) -> usize {
+    let polite = format!("{:?}", ReqChoice::default());
+    f.sequence
+        .iter()
+        .map(|s| s.matches("ReqChoice {").count() - s.matches(&polite).count())
+        .sum()
+}
+
+/// Master fuzzing of `top` at the default profile under seeds `0..seeds`: the seeds that
+/// caught a failure, and the first failure.
+fn caught(top: TopDef, slave: &SlaveProfile, seeds: u64) -> (u64, Option<FuzzFailure>) {
+    let mut n = 0;
+    let mut first = None;
+    for seed in 0..seeds {
+        let cfg = MasterFuzz {
+            seed,
+            slave: slave.clone(),
+            ..MasterFuzz::default()
+        };
+        if let Err(f) = check_axi_master(&cfg, Just(()), fuzz_run(top), fuzz_reference) {
+            n += 1;
+            first.get_or_insert(f);
+        }
+    }
+    (n, first)
+}
+
+/// Seeds each rate is measured over, as the master-fuzzing defaults promise them.
+const SEEDS: u64 = 200;
+
+#[test]
+fn the_correct_master_passes_every_seed_of_the_defaults() {
+    let (n, first) = caught(VENDOR_AXI4_MASTER, &SlaveProfile::default(), SEEDS);
+    assert_eq!(n, 0, "{}", first.map(|f| f.to_string()).unwrap_or_default());
+}
+
+#[test]
+fn every_seeded_master_passes_every_seed_of_the_polite_slave() {
+    for top in [
+        VENDOR_AXI4_MASTER_BROKEN_ORDER,
+        VENDOR_AXI4_MASTER_BROKEN_SLVERR,
+        VENDOR_AXI4_MASTER_BROKEN_INTERLEAVE,
+        VENDOR_AXI4_MASTER_BROKEN_WDATA,
+    ] {
+        let (n, first) = caught(top, &SlaveProfile::polite(), SEEDS);
+        let why = first.map(|f| f.to_string()).unwrap_or_default();
+        assert_eq!(n, 0, "{}: {why}", top.name());
+    }
+}
+
+/// Catches `top` in at least 190 of 200 seeds of the defaults, with the shrunk case naming
+/// `what` and drawing at most `most` requests; prints the rate and size for the record.
+fn caught_by_the_defaults(top: TopDef, what: &str, most: usize) {
+    let (n, first) = caught(top, &SlaveProfile::default(), SEEDS);
+    let f = first.unwrap_or_else(|| panic!("{}: no seed caught it", top.name()));
+    let size = shrunk_requests(&f);
+    println!(
+        "{}: caught in {n} of {SEEDS} seeds; shrunk to {size} drawn request(s): {}",
+        top.name(),
+        f.error
+    );
+    assert!(
+        n >= 190,
+        "{}: caught in only {n} of {SEEDS} seeds",
+        top.name()
+    );
+    assert!(f.error.contains(what), "{}: {}", top.name(), f.error);
+    assert!(
+        size <= most,
+        "{}: shrunk to {size} requests: {f}",
+        top.name()
+    );
+}
+
+#[test]
+fn the_defaults_catch_the_master_that_assumes_in_order_ids() {
+    caught_by_the_defaults(VENDOR_AXI4_MASTER_BROKEN_ORDER, "master's report", 2);
+}
+
+#[test]
+fn the_defaults_catch_the_master_that_ignores_slverr() {
+    caught_by_the_defaults(VENDOR_AXI4_MASTER_BROKEN_SLVERR, "master's report", 1);
+}
+
+#[test]
+fn the_defaults_catch_the_master_that_mishandles_interleaving() {
+    caught_by_the_defaults(VENDOR_AXI4_MASTER_BROKEN_INTERLEAVE, "master's report", 2);
+}
+
+#[test]
+fn the_defaults_catch_the_master_with_early_write_data() {
+    caught_by_the_defaults(VENDOR_AXI4_MASTER_BROKEN_WDATA, "W", 1);
 }
