@@ -32,6 +32,16 @@ pub enum AxiOp {
     },
 }
 
+impl AxiOp {
+    /// The operation's burst, and whether it writes.
+    pub fn burst(&self) -> (&Burst, bool) {
+        match self {
+            AxiOp::Write { burst, .. } => (burst, true),
+            AxiOp::Read { burst } => (burst, false),
+        }
+    }
+}
+
 impl std::fmt::Debug for AxiOp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let b = |b: &Burst| {
@@ -386,7 +396,7 @@ pub fn axi_ops(cfg: &AxiFuzz) -> impl Strategy<Value = Vec<AxiOp>> {
 
 /// The lanes each beat of `b` uses, as (byte address) in order: the reference model's view
 /// of a burst, from the one place that computes beat addresses and lanes.
-fn burst_bytes(b: &Burst, bus_bytes: usize) -> Vec<u64> {
+pub(super) fn burst_bytes(b: &Burst, bus_bytes: usize) -> Vec<u64> {
     let mut out = Vec::new();
     for k in 0..b.beats() {
         let base = b.beat_line(k, bus_bytes);
@@ -433,7 +443,7 @@ fn retire_axi(target: &mut AxiTarget, p: Issued<ReadCheck>) -> Result<()> {
 }
 
 /// The lowest and one past the highest byte of a list.
-fn span_of(bytes: &[u64]) -> (u64, u64) {
+pub(super) fn span_of(bytes: &[u64]) -> (u64, u64) {
     let lo = bytes.iter().copied().min().unwrap_or(0);
     let hi = bytes.iter().copied().max().map_or(lo, |h| h + 1);
     (lo, hi)
@@ -447,10 +457,7 @@ pub fn replay_axi(target: &mut AxiTarget, ops: &[AxiOp], outstanding: usize) -> 
     let mut reference = Memory::new();
     let mut flight = InFlight::new(outstanding);
     for (index, op) in ops.iter().enumerate() {
-        let (burst, write) = match op {
-            AxiOp::Write { burst, .. } => (burst, true),
-            AxiOp::Read { burst } => (burst, false),
-        };
+        let (burst, write) = op.burst();
         let bytes = burst_bytes(burst, bus);
         let span = span_of(&bytes);
         flight.make_room(write, span, |p| retire_axi(target, p))?;

@@ -7,14 +7,12 @@
 // work type `W`, here a vector.
 #![allow(clippy::ptr_arg)]
 
-use std::collections::VecDeque;
-
 use axi_bfm::burst::{Burst, INCR};
-use axi_bfm::fuzz::{axi_ops, AxiFuzz, AxiOp, AxilOp, Expected, MasterRun};
-use axi_bfm::random_slave::{SlaveChoices, SlaveLog};
-use axi_bfm::{
-    AxiMaster, AxilMaster, BfmError, Memory, RandomAxiSlave, RandomAxilSlave, Resp, TxnId,
+use axi_bfm::fuzz::{
+    axi_ops, drive_axi_ops, forwarded_axi_ops, AxiFuzz, AxiOp, AxilOp, Expected, MasterRun, Outcome,
 };
+use axi_bfm::random_slave::{SlaveChoices, SlaveLog};
+use axi_bfm::{AxiMaster, AxilMaster, BfmError, Memory, RandomAxiSlave, RandomAxilSlave, Resp};
 use card_sim::Top;
 use proptest::prelude::*;
 
@@ -25,21 +23,6 @@ pub const AXI_BUS: usize = 16;
 /// Where the drawn accesses go: a window that straddles a 4 KiB page.
 pub const BASE: u64 = 0xc00;
 pub const SIZE: u64 = 0x800;
-
-/// One access's outcome as the master model reports it: the response and, for a read that
-/// succeeded, its bytes.
-pub type Outcome = (Resp, Vec<u8>);
-
-/// The bytes each beat of `b` carries, in order.
-pub fn burst_bytes(b: &Burst, bus: usize) -> Vec<u64> {
-    (0..b.beats())
-        .flat_map(|k| {
-            let line = b.beat_line(k, bus);
-            let (lo, hi) = b.beat_lanes(k, bus);
-            (lo..hi).map(move |i| line + i as u64)
-        })
-        .collect()
-}
 
 /// A legal exclusive burst (A7.2.4: up to 16 beats, a power-of-two total of up to 128 bytes,
 /// aligned to it) in the window, as an exclusive read followed by an exclusive write of it.
@@ -94,18 +77,6 @@ pub fn axi_work() -> impl Strategy<Value = Vec<AxiOp>> {
         })
 }
 
-/// The touched bytes' range of an access.
-fn span(op: &AxiOp) -> (u64, u64, bool) {
-    let (b, write) = match op {
-        AxiOp::Write { burst, .. } => (burst, true),
-        AxiOp::Read { burst } => (burst, false),
-    };
-    let bytes = burst_bytes(b, AXI_BUS);
-    let lo = bytes.iter().copied().min().unwrap_or(0);
-    let hi = bytes.iter().copied().max().map_or(lo, |h| h + 1);
-    (lo, hi, write)
-}
-
 /// Runs `ops` through the AXI4 pass-through against a randomizing slave with `choices`, four
 /// accesses in flight at most and none next to an older one it could race with.
 pub fn run_axi(
@@ -116,96 +87,18 @@ pub fn run_axi(
     let m = AxiMaster::attach(&mut env, "s_axi", clk)?;
     let slave = RandomAxiSlave::attach(&mut env, "m_axi", clk, choices.clone())?;
     env.reset(clk, 4)?;
-    let mut out: Vec<Outcome> = vec![(Resp::Okay, Vec::new()); ops.len()];
-    let mut flight: VecDeque<(TxnId, usize, (u64, u64, bool))> = VecDeque::new();
-    let retire = |env: &mut axi_bfm::Env,
-                  out: &mut Vec<Outcome>,
-                  (t, i, (_, _, write)): (TxnId, usize, (u64, u64, bool))|
-     -> Result<(), BfmError> {
-        m.wait(env, t)?;
-        out[i] = if write {
-            (m.take_write(t)?, Vec::new())
-        } else {
-            let (d, r) = m.take_read(t)?;
-            (r, if r.is_ok() { d } else { Vec::new() })
-        };
-        Ok(())
-    };
-    for (i, op) in ops.iter().enumerate() {
-        let s = span(op);
-        while flight.len() >= 4
-            || flight
-                .iter()
-                .any(|(_, _, p)| (s.2 || p.2) && p.0 < s.1 && s.0 < p.1)
-        {
-            if let Some(p) = flight.pop_front() {
-                retire(&mut env, &mut out, p)?;
-            }
-        }
-        let t = match op {
-            AxiOp::Write {
-                burst,
-                data,
-                strobes,
-            } => m.start_write_burst_strobed(*burst, data, strobes)?,
-            AxiOp::Read { burst } => m.start_read_burst(*burst)?,
-        };
-        flight.push_back((t, i, s));
-    }
-    while let Some(p) = flight.pop_front() {
-        retire(&mut env, &mut out, p)?;
-    }
+    let reported = drive_axi_ops(&mut env, &m, ops, 4)?;
     Ok(MasterRun {
         env,
         slave,
-        reported: out,
+        reported,
     })
 }
 
-/// The reference of [`run_axi`]: the accesses in order, each write applied when the slave's
-/// answer says it changed memory, each read returning the reference's bytes when it succeeded.
+/// The reference of [`run_axi`]: the pass-through forwards every access as it is.
 pub fn reference_axi(ops: &Vec<AxiOp>, log: &SlaveLog) -> Expected<Vec<Outcome>> {
-    let mut mem = Memory::new();
-    let (mut wi, mut ri) = (0, 0);
-    let mut reported = Vec::new();
-    for op in ops {
-        match op {
-            AxiOp::Write {
-                burst,
-                data,
-                strobes,
-            } => {
-                let resp = log.writes.get(wi).map_or(Resp::Okay, |w| w.1);
-                wi += 1;
-                if log.wrote(burst, resp) {
-                    for ((a, d), s) in burst_bytes(burst, AXI_BUS).iter().zip(data).zip(strobes) {
-                        if *s {
-                            mem.write_byte(*a, *d);
-                        }
-                    }
-                }
-                reported.push((resp, Vec::new()));
-            }
-            AxiOp::Read { burst } => {
-                let resp = log.reads.get(ri).map_or(Resp::Okay, |r| r.1);
-                ri += 1;
-                let data = if resp.is_ok() {
-                    burst_bytes(burst, AXI_BUS)
-                        .iter()
-                        .map(|a| mem.read_byte(*a))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                reported.push((resp, data));
-            }
-        }
-    }
     let whole = (SIZE + 256 * AXI_BUS as u64) as usize;
-    Expected {
-        memory: vec![(BASE, mem.read_vec(BASE, whole))],
-        reported,
-    }
+    forwarded_axi_ops(ops, AXI_BUS, log, BASE, whole)
 }
 
 /// AXI4-Lite work: word accesses in the first 256 bytes.
