@@ -508,6 +508,13 @@ impl CardHarness {
         &mut self.env
     }
 
+    /// The environment, the harness given up: only for tests that hand a finished run to a
+    /// checker that takes the environment (master fuzzing's judge, say).
+    #[cfg(feature = "test-util")]
+    pub fn into_env(self) -> Env {
+        self.env
+    }
+
     /// `axi_aclk` in the environment, for tests that hook or run the model on it (see
     /// [`CardHarness::env`]).
     #[cfg(feature = "test-util")]

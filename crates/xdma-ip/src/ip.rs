@@ -201,6 +201,13 @@ impl XdmaIp {
         &mut self.card
     }
 
+    /// The card's harness, the IP given up: only for tests that hand a finished run's
+    /// environment to a checker (see [`CardHarness::into_env`]).
+    #[cfg(feature = "test-util")]
+    pub fn into_card(self) -> CardHarness {
+        self.card
+    }
+
     /// What a front end sets on the card before its first call (the DDR controller, bus
     /// pauses) and the card's shape, without the card's model or ports.
     pub fn card_setup(&mut self) -> card_harness::CardSetup<'_> {

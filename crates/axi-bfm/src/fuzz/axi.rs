@@ -394,18 +394,6 @@ pub fn axi_ops(cfg: &AxiFuzz) -> impl Strategy<Value = Vec<AxiOp>> {
     prop::collection::vec(op, 1..=cfg.max_ops.max(1))
 }
 
-/// The lanes each beat of `b` uses, as (byte address) in order: the reference model's view
-/// of a burst, from the one place that computes beat addresses and lanes.
-pub(super) fn burst_bytes(b: &Burst, bus_bytes: usize) -> Vec<u64> {
-    let mut out = Vec::new();
-    for k in 0..b.beats() {
-        let base = b.beat_line(k, bus_bytes);
-        let (lo, hi) = b.beat_lanes(k, bus_bytes);
-        out.extend((lo..hi).map(|i| base + i as u64));
-    }
-    out
-}
-
 /// What a fuzz case needs from the user's set-up: the environment, after reset, with an
 /// AXI4 master on the DUT's slave port, and the clock it runs on.
 #[derive(Debug)]
@@ -458,7 +446,7 @@ pub fn replay_axi(target: &mut AxiTarget, ops: &[AxiOp], outstanding: usize) -> 
     let mut flight = InFlight::new(outstanding);
     for (index, op) in ops.iter().enumerate() {
         let (burst, write) = op.burst();
-        let bytes = burst_bytes(burst, bus);
+        let bytes = burst.byte_addrs(bus);
         let span = span_of(&bytes);
         flight.make_room(write, span, |p| retire_axi(target, p))?;
         let (txn, check) = match op {
@@ -608,7 +596,7 @@ mod tests {
                 .run(&axi_ops(cfg), |ops| {
                     for op in &ops {
                         let (AxiOp::Write { burst, .. } | AxiOp::Read { burst }) = op;
-                        for a in burst_bytes(burst, cfg.bus_bytes) {
+                        for a in burst.byte_addrs(cfg.bus_bytes) {
                             prop_assert!(
                                 a >= cfg.base && a < cfg.base + cfg.size,
                                 "{op:?} touches {a:#x}, outside [{:#x}, {:#x})",

@@ -3,7 +3,7 @@
 //! a randomizing slave answers them on its master port, and the reference says what each
 //! access must report and what memory must hold from what that slave answered.
 
-use super::axi::{burst_bytes, span_of, AxiOp};
+use super::axi::{span_of, AxiOp};
 use super::inflight::{InFlight, Issued};
 use super::master::Expected;
 use crate::error::{Resp, Result};
@@ -39,7 +39,7 @@ pub fn drive_axi_ops(
     };
     for (index, op) in ops.iter().enumerate() {
         let (burst, write) = op.burst();
-        let span = span_of(&burst_bytes(burst, bus));
+        let span = span_of(&burst.byte_addrs(bus));
         flight.make_room(write, span, |p| retire(env, p))?;
         let txn = match op {
             AxiOp::Write {
@@ -86,7 +86,7 @@ pub fn forwarded_axi_ops(
             } => {
                 let resp = writes.next().map_or(Resp::Okay, |w| w.1);
                 if log.wrote(burst, resp) {
-                    for ((a, d), s) in burst_bytes(burst, bus).iter().zip(data).zip(strobes) {
+                    for ((a, d), s) in burst.byte_addrs(bus).iter().zip(data).zip(strobes) {
                         if *s {
                             mem.write_byte(*a, *d);
                         }
@@ -97,7 +97,8 @@ pub fn forwarded_axi_ops(
             AxiOp::Read { burst } => {
                 let resp = reads.next().map_or(Resp::Okay, |r| r.1);
                 let data = if resp.is_ok() {
-                    burst_bytes(burst, bus)
+                    burst
+                        .byte_addrs(bus)
                         .iter()
                         .map(|a| mem.read_byte(*a))
                         .collect()
