@@ -3,9 +3,13 @@
 //!
 //! Nothing here is a table of measured rows. The link is two queues, one per direction, each
 //! carrying every TLP and DLLP that crosses it for all channels at once, with the exact bytes
-//! each puts on the wire ([`Link`]); the host answers reads after its memory latency and
-//! acknowledges posted writes after its ACK latency. An IP built without timing ([`Pcie`] of
-//! `None`) reaches host memory at once, which is what a virtual machine's front end wants.
+//! each puts on the wire ([`Link`]); the host's inbound path serves every upstream request,
+//! posted writes and read requests of every channel, one at a time in arrival order
+//! ([`Inbound::Ordered`]) within the root port's posted credits, and answers reads after its
+//! memory latency; or, with [`Inbound::Independent`], answers each read after its latency and
+//! acknowledges each posted write after its ACK latency, whatever else is in flight. An IP
+//! built without timing ([`Pcie`] of `None`) reaches host memory at once, which is what a
+//! virtual machine's front end wants.
 
 use std::collections::VecDeque;
 
