@@ -515,6 +515,21 @@ mod tests {
     }
 
     #[test]
+    fn the_inbound_path_is_a_setting_with_two_values() {
+        use xdma::sim::config::timing::Inbound;
+        let base = Config::default();
+        assert_eq!(sim(&base).timing.root.inbound, Inbound::Ordered);
+        let cfg = apply(&base, "timing.root.inbound", "independent").expect("a value");
+        assert_eq!(sim(&cfg).timing.root.inbound, Inbound::Independent);
+        let cfg = apply(&cfg, "timing.root.inbound", "ordered").expect("a value");
+        assert_eq!(sim(&cfg).timing.root.inbound, Inbound::Ordered);
+        let m = config_error(apply(&base, "timing.root.inbound", "fifo"));
+        assert!(m.contains("timing.root.inbound"), "{m}");
+        let m = config_error(apply(&base, "timing.root.posted_data_credits", "8"));
+        assert!(m.contains("timing.root.posted_data_credits"), "{m}");
+    }
+
+    #[test]
     fn a_bad_section_in_the_configuration_is_refused_before_any_setting() {
         let cfg = Config::from_toml("[sim]\nevents = 0\n").expect("toml");
         let m = config_error(apply(&cfg, "ip.pcie_tags", "16"));

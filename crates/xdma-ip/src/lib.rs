@@ -25,7 +25,7 @@ mod variant;
 
 pub use config::{EngineKind, IpConfig};
 pub use ip::{UserAccess, XdmaIp};
-pub use pcie::{LinkConfig, PcieConfig, Ps, RootConfig};
+pub use pcie::{Inbound, LinkConfig, PcieConfig, Ps, RootConfig};
 pub use stats::{IpStats, LatencyStats};
 pub use variant::Variant;
 

@@ -468,6 +468,7 @@ fn with_timing_host_memory_is_a_link_away() {
             root: RootConfig {
                 read_latency_ns: read_ns,
                 ack_latency_ns: 250.0,
+                ..RootConfig::default()
             },
             tags,
             ..PcieConfig::default()

@@ -314,6 +314,11 @@ fn the_extremes_of_every_range_run_without_a_panic() {
             c.timing.link.flight_ns = 10_000.0;
             c.timing.root.read_latency_ns = 100_000.0;
             c.timing.root.ack_latency_ns = 100_000.0;
+            c.timing.root.write_tlp_ns = 10_000.0;
+            c.timing.root.read_tlp_ns = 10_000.0;
+            c.timing.root.write_ns_per_byte = 100.0;
+            c.timing.root.read_ns_per_byte = 100.0;
+            c.timing.root.posted_header_credits = 4096;
         },
         |c| {
             c.timing.link.generation = 1;
@@ -328,6 +333,9 @@ fn the_extremes_of_every_range_run_without_a_panic() {
             c.ip.pcie_tags = 1;
             c.ip.descriptor_block = 1;
             c.ip.max_burst_beats = 1;
+            // The fewest credits: one header, one 128-byte max payload.
+            c.timing.root.posted_header_credits = 1;
+            c.timing.root.posted_data_credits = 8;
         },
         |c| {
             c.timing.link.generation = 5;
@@ -340,6 +348,8 @@ fn the_extremes_of_every_range_run_without_a_panic() {
             c.ip.pcie_tags = 256;
             c.ip.max_burst_beats = 256;
             c.ip.alignment = 128;
+            // A 4096-byte max payload needs 256 data credits at least.
+            c.timing.root.posted_data_credits = 65_536;
         },
         |c| {
             c.timing.host.register_ns = 10_000_000.0;
@@ -347,9 +357,14 @@ fn the_extremes_of_every_range_run_without_a_panic() {
             c.timing.link.flight_ns = 0.0;
             c.timing.root.read_latency_ns = 0.0;
             c.timing.root.ack_latency_ns = 0.0;
+            c.timing.root.write_ns_per_byte = 0.0;
+            c.timing.root.read_ns_per_byte = 0.0;
+            c.timing.root.posted_header_credits = 0;
+            c.timing.root.posted_data_credits = 0;
             c.reply_timeout_s = 86_400;
             c.stream_stall_limit_us = 10_000_000;
         },
+        |c| c.timing.root.inbound = xdma_sim::config::timing::Inbound::Independent,
     ];
     for (i, f) in cases.iter().enumerate() {
         let card = open_with(f);

@@ -246,9 +246,15 @@ proptest! {
 #[test]
 fn the_read_window_bounds_c2h_throughput() {
     // The engine's window of outstanding reads over the read round trip (engine plus the
-    // RTL's own latency) sets the C2H rate: a narrow window must be slower in proportion.
+    // RTL's own latency) sets the C2H rate: a narrow window must be slower in proportion. The
+    // round trip is the acknowledge window's (the independent inbound path): with the ordered
+    // server an ID lives only until its write is handed to the PCIe block, and the server's
+    // drain, not the window, bounds a read from 4 IDs up.
     let rate = |window: u32| {
-        let card = open_with(|c| c.ip.c2h_request_ids = window);
+        let card = open_with(|c| {
+            c.ip.c2h_request_ids = window;
+            c.timing.root.inbound = xdma_sim::config::timing::Inbound::Independent;
+        });
         let mut buf = DmaBuffer::new(256 << 10).expect("buffer");
         let t = card.read_mm(0, CardAddr(0), &mut buf).expect("read");
         let data_ps = t.end_ps - t.start_ps;

@@ -1,6 +1,6 @@
 //! The memory-mapped engines (PG195's AXI4 memory-mapped H2C and C2H channels): descriptors
 //! planned as AXI bursts on the card's `s_axi`, H2C reads of host memory within request IDs and
-//! tags, C2H writes with their IDs held until acknowledged, bus errors, and what a stopped run
+//! tags, C2H writes with their IDs held until released (`Pcie::post`), bus errors, and what a stopped run
 //! leaves on the bus.
 
 use axi_bfm::burst::{self, Piece};
@@ -229,7 +229,7 @@ impl Engine {
 
     /// A memory-mapped C2H run: AXI read bursts of one max payload each within the request
     /// IDs, each burst's data up the link as memory writes once the card has answered, the ID
-    /// held until the link partner acknowledges them.
+    /// held until the port releases it (`Pcie::post`).
     pub(super) fn step_mm_c2h(&mut self, cx: &mut Ctx<'_>) -> Result<()> {
         let now = cx.now();
         if let Some(run) = self.run.as_mut() {
@@ -264,13 +264,12 @@ impl Engine {
                         );
                     }
                 }
-                let mut acked = now;
+                let mut released = now;
                 for n in pcie_pieces(p.host, p.piece.bytes as u64, mps) {
-                    let arrived = cx.pcie.write(now, n);
-                    acked = acked.max(cx.pcie.acknowledged(arrived));
+                    released = released.max(cx.pcie.post(now, n).released);
                 }
                 if let Some(run) = self.run.as_mut() {
-                    run.write_ids.hold(acked);
+                    run.write_ids.hold(released);
                 }
             }
             if self.piece_done(cx, p.last_of) {

@@ -253,7 +253,7 @@ pub(crate) struct Run {
     pub(crate) supply: Supply,
     /// H2C: reads of host memory.
     pub(crate) reads: Reads,
-    /// C2H memory-mapped: request IDs, each held until its memory write is acknowledged.
+    /// C2H memory-mapped: request IDs, each held until the port releases it (`Pcie::post`).
     pub(crate) write_ids: Slots<Ps>,
     /// Memory-mapped: bursts planned and not yet issued, in order.
     pub(crate) planned: VecDeque<Planned>,

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use xdma_core::{Error, Result};
-pub use xdma_ip::pcie::{ns, LinkConfig, Ps, RootConfig};
+pub use xdma_ip::pcie::{ns, Inbound, LinkConfig, Ps, RootConfig};
 
 /// The host driver's costs, each a phase of a call. Which of them a caller pays in full
 /// depends on how it submits (see `docs/timing-model.md`): a transfer queued behind another
@@ -174,6 +174,52 @@ impl TimingConfig {
         for (name, v, hi) in latencies {
             in_range(name, v, 0.0, hi, "nanoseconds")?;
         }
+        let r = &self.root;
+        let server = [
+            (
+                "timing.root.write_tlp_ns",
+                r.write_tlp_ns,
+                10_000.0,
+                "nanoseconds",
+            ),
+            (
+                "timing.root.read_tlp_ns",
+                r.read_tlp_ns,
+                10_000.0,
+                "nanoseconds",
+            ),
+            (
+                "timing.root.write_ns_per_byte",
+                r.write_ns_per_byte,
+                100.0,
+                "nanoseconds per byte",
+            ),
+            (
+                "timing.root.read_ns_per_byte",
+                r.read_ns_per_byte,
+                100.0,
+                "nanoseconds per byte",
+            ),
+        ];
+        for (name, v, hi, what) in server {
+            in_range(name, v, 0.0, hi, what)?;
+        }
+        if r.posted_header_credits > 4096 {
+            return Err(Error::Config(format!(
+                "[sim] timing.root.posted_header_credits = {}: 0 (infinite) or 1 to 4096",
+                r.posted_header_credits
+            )));
+        }
+        // The PCIe Base Specification has a receiver advertise room for at least one
+        // max-payload write; fewer data credits would stop every C2H write for good.
+        let least = u64::from(l.max_payload).div_ceil(xdma_ip::pcie::CREDIT_BYTES);
+        let d = u64::from(r.posted_data_credits);
+        if d != 0 && !(least..=65_536).contains(&d) {
+            return Err(Error::Config(format!(
+                "[sim] timing.root.posted_data_credits = {d}: 0 (infinite) or {least} (one max payload of {} bytes, in 16-byte credits) to 65536",
+                l.max_payload
+            )));
+        }
         let h = &self.host;
         let host = [
             ("timing.host.submit_ns", h.submit_ns),
@@ -212,6 +258,18 @@ mod tests {
         assert!(bad(|c| c.link.tlps_per_dllp = 0.0).contains("tlps_per_dllp"));
         assert!(bad(|c| c.link.flight_ns = 1e20).contains("timing.link.flight_ns"));
         assert!(bad(|c| c.root.read_latency_ns = f64::NAN).contains("read_latency_ns"));
+        assert!(bad(|c| c.root.write_ns_per_byte = -0.1).contains("write_ns_per_byte"));
+        assert!(bad(|c| c.root.read_tlp_ns = 1e9).contains("timing.root.read_tlp_ns"));
+        assert!(bad(|c| c.root.posted_header_credits = 5000).contains("posted_header_credits"));
+        // Fewer data credits than one max payload of 256 bytes (16) could never send a write.
+        assert!(bad(|c| c.root.posted_data_credits = 15).contains("posted_data_credits"));
+        let mut infinite = TimingConfig::default();
+        infinite.root.posted_data_credits = 0;
+        infinite.root.posted_header_credits = 0;
+        assert!(
+            infinite.validate().is_ok(),
+            "0 credits advertise infinite ones"
+        );
         assert!(bad(|c| c.host.submit_ns = -1.0).contains("timing.host.submit_ns"));
         assert!(bad(|c| c.host.turnaround_ns = f64::INFINITY).contains("turnaround_ns"));
     }
