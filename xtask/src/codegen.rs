@@ -1,5 +1,6 @@
 //! `cargo xtask codegen`: writes the Verilog include, the Rust constants and the documentation
-//! of the register map from `hdl/regs.toml`, the one source of truth.
+//! of the register map from `hdl/regs.toml`, the one source of truth, and the protocol rules'
+//! Rust list and formal property modules from `hdl/formal/rules.toml` (see [`crate::rule_table`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -99,7 +100,7 @@ pub fn render(root: &Path) -> Result<Vec<Output>, String> {
         .map_err(|e| format!("cannot read {TABLE}: {e}"))?;
     let table: Table = toml::from_str(&src).map_err(|e| format!("{TABLE} is not valid: {e}"))?;
     validate(&table)?;
-    Ok(vec![
+    let mut outputs = vec![
         Output {
             path: root.join("hdl/include/card_regs.vh"),
             text: verilog(&table),
@@ -112,7 +113,9 @@ pub fn render(root: &Path) -> Result<Vec<Output>, String> {
             path: root.join("docs/register-map.md"),
             text: markdown(&table),
         },
-    ])
+    ];
+    outputs.extend(crate::rule_table::render(root)?);
+    Ok(outputs)
 }
 
 /// Writes the generated files, or with `check` only compares them and fails when one is stale.
@@ -144,12 +147,17 @@ pub fn codegen(root: &Path, check: bool) -> Result<(), String> {
     }
     if stale.is_empty() {
         if check {
-            println!("codegen: {} generated files match {TABLE}", outputs.len());
+            println!(
+                "codegen: {} generated files match {TABLE} and {}",
+                outputs.len(),
+                crate::rule_table::RULES
+            );
         }
         Ok(())
     } else {
         Err(format!(
-            "generated files are stale against {TABLE}: {}; run `cargo xtask codegen`",
+            "generated files are stale against {TABLE} or {}: {}; run `cargo xtask codegen`",
+            crate::rule_table::RULES,
             stale.join(", ")
         ))
     }

@@ -17,6 +17,7 @@ mod fpga_checks;
 mod fuse;
 mod loop_bench;
 mod rtl_dirs;
+mod rule_table;
 mod setup;
 mod suite;
 mod synth;
