@@ -63,6 +63,8 @@ pub struct Outcome {
     pub seconds: f64,
     /// A failed proof's counterexample (a VCD), when sby wrote one.
     pub counterexample: Option<String>,
+    /// The assertions that failed, by label.
+    pub failed: Vec<String>,
 }
 
 /// The programs sby is pointed at, each a small launcher for the installed wheels.
@@ -272,6 +274,7 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32) -> Result<Outcome,
         let (_, path) = rest.split_once(": ")?;
         Some(dir.join(path.trim()).display().to_string())
     });
+    let failed = failed_assertions(&log);
     let cover_log = std::fs::read_to_string(task("cover").join("logfile.txt")).unwrap_or_default();
     let covers_reached = cover_log
         .lines()
@@ -287,7 +290,24 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32) -> Result<Outcome,
         covers,
         seconds,
         counterexample,
+        failed,
     })
+}
+
+/// The labels of the assertions an sby log reports as failed, each once.
+fn failed_assertions(log: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in log.lines() {
+        let Some((_, rest)) = l.split_once("failed assertion ") else {
+            continue;
+        };
+        let name = rest.split_whitespace().next().unwrap_or_default();
+        let label = name.rsplit('.').next().unwrap_or(name).to_string();
+        if !out.contains(&label) {
+            out.push(label);
+        }
+    }
+    out
 }
 
 /// The results as a table, one row per proof.
@@ -310,6 +330,9 @@ pub fn table(outcomes: &[Outcome]) -> String {
             format!("{}/{}", o.covers_reached, o.covers),
             o.seconds
         );
+        if !o.failed.is_empty() {
+            let _ = writeln!(s, "  failed: {}", o.failed.join(", "));
+        }
         if let Some(cex) = &o.counterexample {
             let _ = writeln!(s, "  counterexample: {cex}");
         }
@@ -412,6 +435,16 @@ mod tests {
                 p.module
             );
         }
+    }
+
+    /// The failed assertions are read from sby's log by label, each once.
+    #[test]
+    fn failed_assertions_are_named() {
+        let log = "SBY 0:39:55 [x_proof] summary:   failed assertion fw_axil_reg_if.promise_bresp at fw_axil_reg_if.v:198.13-198.98 step 5\n\
+                   SBY 0:39:55 [x_proof] engine_0: failed assertion fw_axil_reg_if.promise_bresp at x\n\
+                   SBY 0:39:55 [x_proof] summary: engine_0 returned FAIL";
+        assert_eq!(failed_assertions(log), ["promise_bresp"]);
+        assert!(failed_assertions("DONE (PASS, rc=0)").is_empty());
     }
 
     /// A wrong mode, a zero depth and a missing wrapper are each refused with what to fix.
