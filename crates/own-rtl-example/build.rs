@@ -3,19 +3,31 @@
 use sim_build::{Build, TopSpec};
 
 fn main() {
-    let ram = || {
+    let ram_of = |addr_bits: &str| {
         TopSpec::new("vendor_axi4_ram")
             .file("third_party/vendor_ip/VendorAxiRam.v")
             // The IP needs its memory size as a define; without it Verilator stops and says so.
-            .define("VENDOR_RAM_ADDR_BITS", "12")
+            .define("VENDOR_RAM_ADDR_BITS", addr_bits)
             .param("C_S_AXI_DATA_WIDTH", "32")
     };
+    let ram = || ram_of("12");
     let regs = || TopSpec::new("vendor_axil_regs").file("third_party/vendor_ip/VendorAxilRegs.v");
     let gen = || TopSpec::new("vendor_frame_gen").file("third_party/vendor_ip/VendorFrameGen.v");
+    let master =
+        || TopSpec::new("vendor_axi4_master").file("third_party/vendor_ip/vendor_axi4_master.v");
     let result = Build::new()
         .top(ram())
         // The same RAM with its deliberate bug, as a top of its own.
         .top(ram().name("vendor_axi4_ram_broken").param("BROKEN", "1"))
+        // The same RAM at 64 bytes (16 words), the size of a small peripheral's window: a
+        // burst the fuzzer lets run past it would alias inside the RAM. Once with 4-bit IDs,
+        // once with the 1-bit ID port of a slave that keeps only two IDs apart.
+        .top(ram_of("4").name("vendor_axi4_ram_64"))
+        .top(
+            ram_of("4")
+                .name("vendor_axi4_ram_64_id1")
+                .param("C_S_AXI_ID_WIDTH", "1"),
+        )
         .top(TopSpec::new("vendor_axis_fifo").file_list("third_party/vendor_ip/fifo.f"))
         // An AXI4-Lite register bank and a stream source, each with seeded bugs that only a
         // master with several accesses outstanding, garbage while idle, or a sink that holds
@@ -33,6 +45,36 @@ fn main() {
         )
         .top(gen())
         .top(gen().name("vendor_frame_gen_broken").param("BUG", "1"))
+        // The generator behind a TSTRB-only port, as Vivado's AXI-Stream master template has.
+        .top(
+            TopSpec::new("vendor_frame_gen_tstrb")
+                .file("third_party/vendor_ip/VendorFrameGenStrb.v")
+                .file("third_party/vendor_ip/VendorFrameGen.v"),
+        )
+        // A write-then-read-back AXI4 test master in the style of Vivado's template, and the
+        // same master with each of four seeded bugs that a slave answering OKAY, in order and
+        // one burst at a time hides (see the file's header).
+        .top(master())
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_order")
+                .param("BUG", "1"),
+        )
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_slverr")
+                .param("BUG", "2"),
+        )
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_interleave")
+                .param("BUG", "3"),
+        )
+        .top(
+            master()
+                .name("vendor_axi4_master_broken_wdata")
+                .param("BUG", "4"),
+        )
         // A variant with Verilator's random initial values, seeded at run time.
         .top(
             TopSpec::new("vendor_axis_fifo")

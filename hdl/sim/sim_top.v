@@ -17,6 +17,10 @@
  *     DDR3 model. card_core still serves the user BAR and the streams, but its own
  *     memory-mapped slave sees no traffic and its DDR master gets no ready: the capture ring
  *     is not available on this path.
+ *   2 the tap: the DMA master's port goes out of the top unchanged as m_axi_tap, for a slave
+ *     model of the test's own (a randomizing slave fuzzing the XDMA IP model's master), with
+ *     no memory behind it on the card; card_core's memory-mapped slave sees no traffic, as on
+ *     the reference path. On paths 0 and 1 m_axi_tap's outputs are 0 and its inputs unused.
  *
  * ddr_arb_algorithm, ddr_awqos and ddr_arqos are held constant by the harness
  * (crates/card-harness's CardSetup::set_ddr_controller, which the simulated card calls with its
@@ -38,7 +42,7 @@ module sim_top #
     // card_core's VARIANT: 1 mm, 2 stream, 3 combined (simulation only)
     parameter VARIANT = 3,
     // Memory-mapped path to the DDR3 model: 0 card_core's own, 1 the reference board's
-    // (SmartConnect model)
+    // (SmartConnect model), 2 none: the DMA master's port is the top's m_axi_tap
     parameter PATH = 0,
     // Width of the user BAR byte address in bits
     parameter AXIL_ADDR_WIDTH = 16,
@@ -154,6 +158,45 @@ module sim_top #
     input  wire                          m_axis_c2h1_tready,
 
     /*
+     * The DMA master's port passed out of the top on PATH 2 (the tap), for a slave model
+     */
+    output wire [AXI_ID_WIDTH-1:0]           m_axi_tap_awid,
+    output wire [AXI_ADDR_WIDTH-1:0]         m_axi_tap_awaddr,
+    output wire [7:0]                        m_axi_tap_awlen,
+    output wire [2:0]                        m_axi_tap_awsize,
+    output wire [1:0]                        m_axi_tap_awburst,
+    output wire                              m_axi_tap_awlock,
+    output wire [3:0]                        m_axi_tap_awcache,
+    output wire [2:0]                        m_axi_tap_awprot,
+    output wire                              m_axi_tap_awvalid,
+    input  wire                              m_axi_tap_awready,
+    output wire [AXI_DATA_WIDTH-1:0]         m_axi_tap_wdata,
+    output wire [AXI_DATA_WIDTH/8-1:0]       m_axi_tap_wstrb,
+    output wire                              m_axi_tap_wlast,
+    output wire                              m_axi_tap_wvalid,
+    input  wire                              m_axi_tap_wready,
+    input  wire [AXI_ID_WIDTH-1:0]           m_axi_tap_bid,
+    input  wire [1:0]                        m_axi_tap_bresp,
+    input  wire                              m_axi_tap_bvalid,
+    output wire                              m_axi_tap_bready,
+    output wire [AXI_ID_WIDTH-1:0]           m_axi_tap_arid,
+    output wire [AXI_ADDR_WIDTH-1:0]         m_axi_tap_araddr,
+    output wire [7:0]                        m_axi_tap_arlen,
+    output wire [2:0]                        m_axi_tap_arsize,
+    output wire [1:0]                        m_axi_tap_arburst,
+    output wire                              m_axi_tap_arlock,
+    output wire [3:0]                        m_axi_tap_arcache,
+    output wire [2:0]                        m_axi_tap_arprot,
+    output wire                              m_axi_tap_arvalid,
+    input  wire                              m_axi_tap_arready,
+    input  wire [AXI_ID_WIDTH-1:0]           m_axi_tap_rid,
+    input  wire [AXI_DATA_WIDTH-1:0]         m_axi_tap_rdata,
+    input  wire [1:0]                        m_axi_tap_rresp,
+    input  wire                              m_axi_tap_rlast,
+    input  wire                              m_axi_tap_rvalid,
+    output wire                              m_axi_tap_rready,
+
+    /*
      * User interrupt (XDMA handshake: the request is held until acknowledged)
      */
     output wire                          usr_irq_req,
@@ -189,8 +232,8 @@ initial begin
         $finish;
     end
 
-    if (PATH < 0 || PATH > 1) begin
-        $error("Error: PATH must be 0 (card_core) or 1 (reference) (instance %m)");
+    if (PATH < 0 || PATH > 2) begin
+        $error("Error: PATH must be 0 (card_core), 1 (reference) or 2 (tap) (instance %m)");
         $finish;
     end
 
@@ -463,7 +506,7 @@ generate
         assign core_ddr_rresp = ddr_rresp;
         assign core_ddr_rlast = ddr_rlast;
         assign core_ddr_rvalid = ddr_rvalid;
-    end else begin : reference_path_g
+    end else begin : core_idle_g
         // card_core's own slave sees no handshake; its outputs are unused.
         wire unused_core = &{1'b0, core_awready, core_wready, core_bid, core_bresp, core_bvalid,
             core_arready, core_rid, core_rdata, core_rresp, core_rlast, core_rvalid,
@@ -485,6 +528,14 @@ generate
         assign core_ddr_rlast = 1'b0;
         assign core_ddr_rvalid = 1'b0;
 
+    end
+endgenerate
+
+/*
+ * The reference path's SmartConnect model, or the tap, or neither
+ */
+generate
+    if (PATH == 1) begin : reference_path_g
         axi_smartconnect_model #(
             .S_DATA_WIDTH(AXI_DATA_WIDTH),
             .S_ADDR_WIDTH(AXI_ADDR_WIDTH),
@@ -569,6 +620,102 @@ generate
             .m_axi_rvalid(ddr_rvalid),
             .m_axi_rready(ddr_rready)
         );
+    end else if (PATH == 2) begin : tap_path_g
+        // Nothing drives the DDR3 model's port on the tap, and nothing reads its answers.
+        wire unused_ddr_answers = &{1'b0, ddr_awready, ddr_wready, ddr_bid, ddr_bresp, ddr_bvalid,
+            ddr_arready, ddr_rid, ddr_rdata, ddr_rresp, ddr_rlast, ddr_rvalid, 1'b0};
+        assign ddr_awid = {DDR_ID_WIDTH{1'b0}};
+        assign ddr_awaddr = {DDR_ADDR_WIDTH{1'b0}};
+        assign ddr_awlen = 8'd0;
+        assign ddr_awsize = 3'd0;
+        assign ddr_awburst = 2'd0;
+        assign ddr_awlock = 1'b0;
+        assign ddr_awcache = 4'd0;
+        assign ddr_awprot = 3'd0;
+        assign ddr_awvalid = 1'b0;
+        assign ddr_wdata = {DDR_DATA_WIDTH{1'b0}};
+        assign ddr_wstrb = {DDR_DATA_WIDTH/8{1'b0}};
+        assign ddr_wlast = 1'b0;
+        assign ddr_wvalid = 1'b0;
+        assign ddr_bready = 1'b0;
+        assign ddr_arid = {DDR_ID_WIDTH{1'b0}};
+        assign ddr_araddr = {DDR_ADDR_WIDTH{1'b0}};
+        assign ddr_arlen = 8'd0;
+        assign ddr_arsize = 3'd0;
+        assign ddr_arburst = 2'd0;
+        assign ddr_arlock = 1'b0;
+        assign ddr_arcache = 4'd0;
+        assign ddr_arprot = 3'd0;
+        assign ddr_arvalid = 1'b0;
+        assign ddr_rready = 1'b0;
+    end
+endgenerate
+
+generate
+    if (PATH == 2) begin : tap_g
+        // The DMA master's port straight out of the top; the slave model answers it.
+        assign m_axi_tap_awid = s_axi_awid;
+        assign m_axi_tap_awaddr = s_axi_awaddr;
+        assign m_axi_tap_awlen = s_axi_awlen;
+        assign m_axi_tap_awsize = s_axi_awsize;
+        assign m_axi_tap_awburst = s_axi_awburst;
+        assign m_axi_tap_awlock = s_axi_awlock;
+        assign m_axi_tap_awcache = s_axi_awcache;
+        assign m_axi_tap_awprot = s_axi_awprot;
+        assign m_axi_tap_awvalid = s_axi_awvalid;
+        assign m_axi_tap_wdata = s_axi_wdata;
+        assign m_axi_tap_wstrb = s_axi_wstrb;
+        assign m_axi_tap_wlast = s_axi_wlast;
+        assign m_axi_tap_wvalid = s_axi_wvalid;
+        assign m_axi_tap_bready = s_axi_bready;
+        assign m_axi_tap_arid = s_axi_arid;
+        assign m_axi_tap_araddr = s_axi_araddr;
+        assign m_axi_tap_arlen = s_axi_arlen;
+        assign m_axi_tap_arsize = s_axi_arsize;
+        assign m_axi_tap_arburst = s_axi_arburst;
+        assign m_axi_tap_arlock = s_axi_arlock;
+        assign m_axi_tap_arcache = s_axi_arcache;
+        assign m_axi_tap_arprot = s_axi_arprot;
+        assign m_axi_tap_arvalid = s_axi_arvalid;
+        assign m_axi_tap_rready = s_axi_rready;
+        assign s_axi_awready = m_axi_tap_awready;
+        assign s_axi_wready = m_axi_tap_wready;
+        assign s_axi_bid = m_axi_tap_bid;
+        assign s_axi_bresp = m_axi_tap_bresp;
+        assign s_axi_bvalid = m_axi_tap_bvalid;
+        assign s_axi_arready = m_axi_tap_arready;
+        assign s_axi_rid = m_axi_tap_rid;
+        assign s_axi_rdata = m_axi_tap_rdata;
+        assign s_axi_rresp = m_axi_tap_rresp;
+        assign s_axi_rlast = m_axi_tap_rlast;
+        assign s_axi_rvalid = m_axi_tap_rvalid;
+    end else begin : no_tap_g
+        // No tap on this path: its outputs are quiet and its inputs unused.
+        assign m_axi_tap_awid = {(AXI_ID_WIDTH-1+1){1'b0}};
+        assign m_axi_tap_awaddr = {(AXI_ADDR_WIDTH-1+1){1'b0}};
+        assign m_axi_tap_awlen = 8'd0;
+        assign m_axi_tap_awsize = 3'd0;
+        assign m_axi_tap_awburst = 2'd0;
+        assign m_axi_tap_awlock = 1'b0;
+        assign m_axi_tap_awcache = 4'd0;
+        assign m_axi_tap_awprot = 3'd0;
+        assign m_axi_tap_awvalid = 1'b0;
+        assign m_axi_tap_wdata = {(AXI_DATA_WIDTH-1+1){1'b0}};
+        assign m_axi_tap_wstrb = {(AXI_DATA_WIDTH/8-1+1){1'b0}};
+        assign m_axi_tap_wlast = 1'b0;
+        assign m_axi_tap_wvalid = 1'b0;
+        assign m_axi_tap_bready = 1'b0;
+        assign m_axi_tap_arid = {(AXI_ID_WIDTH-1+1){1'b0}};
+        assign m_axi_tap_araddr = {(AXI_ADDR_WIDTH-1+1){1'b0}};
+        assign m_axi_tap_arlen = 8'd0;
+        assign m_axi_tap_arsize = 3'd0;
+        assign m_axi_tap_arburst = 2'd0;
+        assign m_axi_tap_arlock = 1'b0;
+        assign m_axi_tap_arcache = 4'd0;
+        assign m_axi_tap_arprot = 3'd0;
+        assign m_axi_tap_arvalid = 1'b0;
+        assign m_axi_tap_rready = 1'b0;
+        wire unused_tap = &{1'b0, m_axi_tap_awready, m_axi_tap_wready, m_axi_tap_bid, m_axi_tap_bresp, m_axi_tap_bvalid, m_axi_tap_arready, m_axi_tap_rid, m_axi_tap_rdata, m_axi_tap_rresp, m_axi_tap_rlast, m_axi_tap_rvalid, 1'b0};
     end
 endgenerate
 

@@ -18,8 +18,10 @@
 //! `--crate NAME` does the same for one crate that builds tops of its own through sim-build
 //! (`own-rtl-example`, say): its tests on coverage builds, every file its tops read counted but
 //! those of its deliberately broken tops (named `*_broken*`), the report under
-//! `target/coverage/NAME/`. The name is checked first: one that is no crate of `crates/` or
-//! `sim/` is refused, with the names there, before the task installs anything.
+//! `target/coverage/NAME/`. A path to a crate's folder takes a crate outside the workspace
+//! (a user's own, tested through its manifest; the report under its package name). The name is
+//! checked first: one that is no crate of `crates/` or `sim/` and no folder with a Cargo.toml is
+//! refused, with the names there, before the task installs anything.
 //!
 //! `--no-run` reuses the coverage files of the last run (to redo the report or the check).
 //!
@@ -337,28 +339,61 @@ impl Scope {
         })
     }
 
-    /// One crate's own tops and tests.
+    /// One crate's own tops and tests: a crate of the workspace by name, or any crate by the
+    /// path of its folder (a user's own crate outside the workspace, which is its own
+    /// workspace and is tested through its manifest).
     fn krate(root: &Path, name: &str) -> Result<Scope, String> {
-        let dir = ["crates", "sim"]
-            .iter()
-            .map(|g| root.join(g).join(name))
-            .find(|d| d.join("Cargo.toml").is_file())
-            .ok_or_else(|| {
-                format!(
-                    "no crate `{name}` in crates/ or sim/; name one of the crates there: {}",
-                    crates_in(root).join(", ")
-                )
-            })?;
-        let mut tests = crate::cargo();
-        tests.args(["test", "-p", name]);
+        let outside = Path::new(name);
+        let (dir, package, tests) = if outside.join("Cargo.toml").is_file() {
+            let dir = std::fs::canonicalize(outside)
+                .map_err(|e| format!("cannot resolve {}: {e}", outside.display()))?;
+            let package = package_name(&dir.join("Cargo.toml"))?;
+            let mut tests = crate::cargo();
+            tests
+                .args(["test", "--manifest-path"])
+                .arg(dir.join("Cargo.toml"));
+            (dir, package, tests)
+        } else {
+            let dir = ["crates", "sim"]
+                .iter()
+                .map(|g| root.join(g).join(name))
+                .find(|d| d.join("Cargo.toml").is_file())
+                .ok_or_else(|| {
+                    format!(
+                        "no crate `{name}` in crates/ or sim/, and no folder `{name}` with a Cargo.toml; name one of the crates there ({}) or give the path of your crate's folder",
+                        crates_in(root).join(", ")
+                    )
+                })?;
+            let mut tests = crate::cargo();
+            tests.args(["test", "-p", name]);
+            (dir, name.to_string(), tests)
+        };
         Ok(Scope {
             tests,
             base: dir,
             counted: String::new(),
-            out: crate::build::target_dir(root).join(OUT).join(name),
+            out: crate::build::target_dir(root).join(OUT).join(package),
             excluded: vec!["the deliberately broken builds (tops named *_broken*)"],
         })
     }
+}
+
+/// The `[package]` name of a crate's manifest.
+fn package_name(manifest: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let doc: toml::Table =
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    doc.get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| {
+            format!(
+                "{} has no [package] name; give the folder of a crate, not of a workspace",
+                manifest.display()
+            )
+        })
 }
 
 /// The crates of `crates/` and `sim/`, by folder name, sorted.
@@ -418,10 +453,15 @@ fn coverage_with(
             "--check" => check = true,
             "--write-floor" => write_floor = true,
             "--no-run" => no_run = true,
-            "--crate" => krate = Some(it.next().ok_or("--crate needs a crate's name")?),
+            "--crate" => {
+                krate = Some(
+                    it.next()
+                        .ok_or("--crate needs a crate's name or the path of its folder")?,
+                )
+            }
             other => {
                 return Err(format!(
-                "unknown coverage option `{other}`: --check, --write-floor, --no-run, --crate NAME"
+                "unknown coverage option `{other}`: --check, --write-floor, --no-run, --crate NAME|PATH"
             ))
             }
         }
@@ -455,7 +495,9 @@ fn coverage_with(
             // sim_build::COVERAGE_ENV and sim_runtime::COVERAGE_DIR_ENV (xtask links neither).
             .env("SIM_COVERAGE", "1")
             .env("SIM_COVERAGE_DIR", &raw);
-        crate::run(root, scope.tests)?;
+        // From the crate's folder (the workspace root for the card), so that a crate outside
+        // the workspace runs with its own `.cargo/config.toml`, as its own `cargo test` does.
+        crate::run(&scope.base, scope.tests)?;
     }
     let tests_s = started.elapsed().as_secs_f64();
 
@@ -619,6 +661,41 @@ mod tests {
             e.contains("own-rtl-example"),
             "names the crates there are: {e}"
         );
+    }
+
+    #[test]
+    fn a_crate_outside_the_workspace_is_taken_by_its_path() {
+        let dir = std::env::temp_dir().join(format!("xtask-coverage-user-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp folder");
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"userdaq\"\nversion = \"0.1.0\"\n",
+        )
+        .expect("manifest");
+        let path = dir.to_string_lossy().into_owned();
+        let root = crate::root();
+        let scope = Scope::krate(&root, &path).expect("a crate by its path");
+        let args: Vec<String> = scope
+            .tests
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let manifest = std::fs::canonicalize(&dir)
+            .expect("canonical")
+            .join("Cargo.toml");
+        assert_eq!(
+            args,
+            ["test", "--manifest-path", &manifest.to_string_lossy()],
+            "tested through its own manifest"
+        );
+        assert!(scope.out.ends_with("coverage/userdaq"), "{:?}", scope.out);
+        // The task gets past the crate's check to the tools.
+        let e = coverage_with(&root, &["--crate".to_string(), path], |_| {
+            Err("tools reached".into())
+        })
+        .expect_err("stopped at the tools");
+        assert_eq!(e, "tools reached");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

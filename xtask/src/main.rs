@@ -52,7 +52,7 @@ tasks:
   vm      the unmodified XDMA driver and vendor tools in a QEMU guest whose PCIe function is
           the simulated card: builds the guest, boots it per variant and interrupt mode, runs the
           check list (`cargo xtask vm --help` for the options)
-  coverage  [--check] [--write-floor] [--no-run] [--crate NAME] the RTL tests and the card-tests suite on coverage
+  coverage  [--check] [--write-floor] [--no-run] [--crate NAME|PATH] the RTL tests and the card-tests suite on coverage
           builds of the card's tops: lcov, HTML and a summary per RTL module under
           target/coverage/ (--check: fail below the floors in hdl/coverage.toml)
   campaign --shards N [--which soak,fuzz,what-if] [--cases K] [--top SIM_TOP] soak phases,

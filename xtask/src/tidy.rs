@@ -1632,117 +1632,210 @@ fn a_package_build_with_other_features_is_caught() {
 
 // Import circles inside a crate (issue: each file's imports should run one way, so that a
 // file can be read, and changed, knowing only what it imports).
+//
+// A file's module is its path under `src`: `src/engine/mm.rs` is `engine::mm` and
+// `src/engine/mod.rs` is `engine`; the root (`lib.rs`, `main.rs`) is `crate`. Files under
+// `src/bin` are crate roots of their own and are left out. An edge runs from a file to the
+// deepest module a path in its code names (`crate::a::b::Item` is `a::b` when `a/b.rs` exists),
+// with `super::` and `self::` taken relative to the file's module (and to any inline `mod`
+// block the path sits in), a child named by its bare name (`mm::run()` in `engine/mod.rs`), and
+// an item that the root or a `mod.rs` re-exports (`pub use b::Item`) counted as the module it
+// comes from. A parent declaring its child (`mod mm;`) is no import, so a child importing its
+// parent (`use super::Shared` in `engine/mm.rs`) is an edge like any other, and a parent and
+// child that import each other through their code are a circle. The root is left out: it
+// declares every module and its `main` calls into them, so it would close a circle with every
+// module that uses one of its helpers.
 
-/// The files (module names, `lib` the root) of a flat `src` folder, each with its text.
+/// The root's module name.
+const CRATE_ROOT: &str = "crate";
+
+/// The files of a crate's `src` folder as (module, text), the root named `crate`; files under
+/// `src/bin` are other crates' roots and are left out.
 fn crate_sources(src: &Path) -> Vec<(String, String)> {
     let mut files = Vec::new();
     files_with_ext(src, "rs", &mut files);
     files
         .iter()
-        .filter(|f| f.parent() == Some(src))
+        .filter(|f| !f.starts_with(src.join("bin")))
         .filter_map(|f| {
-            let name = f.file_stem()?.to_str()?.to_string();
-            Some((name, read(f)))
+            let rel = f.strip_prefix(src).ok()?.with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+                parts.clear();
+            }
+            let module = if parts.is_empty() {
+                CRATE_ROOT.to_string()
+            } else {
+                parts.join("::")
+            };
+            Some((module, read(f)))
         })
         .collect()
 }
 
-/// The first identifier of each item of a `use` group's text (`a::B, c::{d, e}, F`), at the
-/// group's top level only.
-fn group_heads(group: &str) -> Vec<&str> {
-    let mut heads = Vec::new();
+/// The text with comments, string literals and character literals blanked to spaces (line
+/// breaks kept), so that a path or a brace inside them is not read as code.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0usize;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(blank(chars[i]));
+                    i += 1;
+                }
+            }
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && !(i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'))
+        {
+            // A raw string: r"..." or r#"..."#, ended by a quote and as many hashes.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            while j < chars.len() {
+                if chars[j] == '"' && (0..hashes).all(|h| chars.get(j + 1 + h) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            out.extend(chars[i..j.min(chars.len())].iter().map(|&c| blank(c)));
+            i = j;
+        } else if c == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(chars.len());
+            out.extend(chars[i..end].iter().map(|&c| blank(c)));
+            i = end;
+        } else if c == '\'' {
+            // A character literal ('x', '\n', '\u{7f}'), not a lifetime ('a).
+            let end = if next == Some('\\') {
+                chars[i + 2..]
+                    .iter()
+                    .position(|&c| c == '\'')
+                    .map(|p| i + 2 + p + 1)
+            } else if chars.get(i + 2) == Some(&'\'') {
+                Some(i + 3)
+            } else {
+                None
+            };
+            match end {
+                Some(end) => {
+                    out.extend(chars[i..end].iter().map(|&c| blank(c)));
+                    i = end;
+                }
+                None => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The paths that start at `s` (just after a leading segment's `::`): each a list of
+/// segments, a `{...}` group giving one path per item, nested groups included; `Item as Alias`
+/// ends in the two segments `as` and `Alias`.
+fn paths_at(s: &str) -> Vec<Vec<String>> {
+    let mut segments = Vec::new();
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group_end(group)];
+            return group_items(group)
+                .into_iter()
+                .flat_map(paths_at)
+                .map(|tail| segments.iter().cloned().chain(tail).collect())
+                .collect();
+        }
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            break;
+        }
+        segments.push(rest[..end].to_string());
+        let after = rest[end..].trim_start();
+        if let Some(alias) = after.strip_prefix("as ") {
+            // `Item as Alias` binds `Alias`: kept as two last segments, `as` and the alias.
+            let alias = alias.trim_start();
+            let end = alias
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(alias.len());
+            segments.push("as".to_string());
+            segments.push(alias[..end].to_string());
+            break;
+        }
+        match after.strip_prefix("::") {
+            Some(after) => rest = after,
+            None => break,
+        }
+    }
+    vec![segments]
+}
+
+/// The items of a `use` group's text (`a::B, c::{d, e}, F`), split at its top-level commas.
+fn group_items(group: &str) -> Vec<&str> {
+    let mut items = Vec::new();
     let (mut depth, mut start) = (0usize, 0usize);
     for (i, c) in group.char_indices() {
         match c {
             '{' => depth += 1,
             '}' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {
-                heads.push(&group[start..i]);
+                items.push(&group[start..i]);
                 start = i + 1;
             }
             _ => {}
         }
     }
-    heads.push(&group[start..]);
-    heads
-        .into_iter()
-        .filter_map(|item| {
-            let item = item.trim();
-            let end = item
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(item.len());
-            (end > 0).then(|| &item[..end])
-        })
-        .collect()
-}
-
-/// Which modules each file of a crate's flat `src` folder imports: every `crate::m` path, the
-/// items of a `crate::{...}` group, and an item the root re-exports (`pub use m::Item`) counted
-/// as its module. The root is left out, since it declares every module.
-fn module_imports(files: &[(String, String)]) -> Resolved {
-    let code = |text: &str| -> String {
-        text.lines()
-            .map(|l| l.split("//").next().unwrap_or(""))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let modules: std::collections::BTreeSet<&str> = files.iter().map(|(m, _)| m.as_str()).collect();
-    // The root's re-exports: item -> the module it comes from.
-    let mut reexported = std::collections::BTreeMap::<String, String>::new();
-    if let Some((_, root_text)) = files.iter().find(|(m, _)| m == "lib" || m == "main") {
-        for stmt in code(root_text).split(';') {
-            let Some(rest) = stmt.trim().strip_prefix("pub use ") else {
-                continue;
-            };
-            let Some((module, items)) = rest.split_once("::") else {
-                continue;
-            };
-            if !modules.contains(module) {
-                continue;
-            }
-            let items = items.trim().trim_start_matches('{').trim_end_matches('}');
-            for item in items.split(',') {
-                let name = item.rsplit(" as ").next().unwrap_or("").trim();
-                if !name.is_empty() {
-                    reexported.insert(name.to_string(), module.to_string());
-                }
-            }
-        }
-    }
-    let resolve = |name: &str| -> Option<String> {
-        if modules.contains(name) {
-            Some(name.to_string())
-        } else {
-            reexported.get(name).cloned()
-        }
-    };
-    let mut imports = Resolved::new();
-    for (module, text) in files {
-        if module == "lib" || module == "main" {
-            continue;
-        }
-        let text = code(text);
-        let mut found = std::collections::BTreeSet::new();
-        for (at, _) in text.match_indices("crate::") {
-            let rest = &text[at + "crate::".len()..];
-            let names: Vec<&str> = match rest.strip_prefix('{') {
-                Some(group) => group_heads(&group[..group_end(group)]),
-                None => {
-                    let end = rest
-                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                        .unwrap_or(rest.len());
-                    vec![&rest[..end]]
-                }
-            };
-            for name in names {
-                if let Some(m) = resolve(name).filter(|m| m != module) {
-                    found.insert(m);
-                }
-            }
-        }
-        imports.insert(module.clone(), found);
-    }
-    imports
+    items.push(&group[start..]);
+    items
 }
 
 /// Where a `use` group that starts just after its `{` ends: at its matching `}`.
@@ -1761,6 +1854,248 @@ fn group_end(group: &str) -> usize {
         }
     }
     group.len()
+}
+
+/// For each byte of a file's code, how many inline `mod name { ... }` blocks it sits in (so
+/// that `super::` inside a file's `mod inner` names the file's own module), and whether one of
+/// them is a `#[cfg(test)]` module.
+fn inline_mod_depths(code: &str) -> Vec<(usize, bool)> {
+    let bytes = code.as_bytes();
+    let mut depths = vec![(0, false); bytes.len()];
+    // The brace depths at which an inline module's block opened, and whether it is for tests.
+    let mut opened: Vec<(usize, bool)> = Vec::new();
+    let mut braces = 0usize;
+    let mut pending_mod = false;
+    let mut pending_test = false;
+    for i in 0..bytes.len() {
+        let starts_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if starts_word && code[i..].starts_with("mod") {
+            if bytes.get(i + 3).is_some_and(|c| c.is_ascii_whitespace()) {
+                pending_mod = true;
+            }
+        } else if code[i..].starts_with("#[cfg(test)]") {
+            pending_test = true;
+        }
+        match bytes[i] {
+            b'{' => {
+                braces += 1;
+                if pending_mod {
+                    opened.push((braces, pending_test));
+                }
+                pending_mod = false;
+                pending_test = false;
+            }
+            b'}' => {
+                if opened.last().is_some_and(|(at, _)| *at == braces) {
+                    opened.pop();
+                }
+                braces = braces.saturating_sub(1);
+            }
+            b';' => {
+                pending_mod = false;
+                pending_test = false;
+            }
+            _ => {}
+        }
+        depths[i] = (opened.len(), opened.iter().any(|(_, test)| *test));
+    }
+    depths
+}
+
+/// The byte ranges of a file's re-exports (`pub use ...;`, `pub(crate) use ...;`): a
+/// re-export only forwards a name for other files, which resolve through it to the module the
+/// item comes from, so it is no import of the file's own.
+fn reexport_spans(code: &str) -> Vec<std::ops::Range<usize>> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for stmt in code.split_inclusive([';', '{', '}']) {
+        let trimmed = stmt.trim_start();
+        let is_reexport = trimmed
+            .strip_prefix("pub")
+            .map(|r| match r.trim_start().strip_prefix('(') {
+                Some(vis) => vis.split_once(')').map_or("", |(_, r)| r),
+                None => r,
+            })
+            .is_some_and(|r| r.trim_start().starts_with("use "));
+        if is_reexport {
+            // A re-export's group holds braces, so its span runs to its `;`.
+            let end = code[start..]
+                .find(';')
+                .map_or(code.len(), |e| start + e + 1);
+            spans.push(start..end);
+        }
+        start += stmt.len();
+    }
+    spans
+}
+
+/// Which modules each file of a crate imports (see the section's comment for what counts).
+fn module_imports(files: &[(String, String)]) -> Resolved {
+    let modules: std::collections::BTreeSet<&str> = files.iter().map(|(m, _)| m.as_str()).collect();
+    let join = |parent: &str, child: &str| -> String {
+        if parent == CRATE_ROOT {
+            child.to_string()
+        } else {
+            format!("{parent}::{child}")
+        }
+    };
+    let parent_of = |module: &str| -> String {
+        match module.rsplit_once("::") {
+            Some((parent, _)) => parent.to_string(),
+            None => CRATE_ROOT.to_string(),
+        }
+    };
+    let codes: Vec<(String, String)> = files
+        .iter()
+        .map(|(m, t)| (m.clone(), code_only(t)))
+        .collect();
+    // Each module's re-exports: (module, item) -> the path the item comes from.
+    let mut reexported = std::collections::BTreeMap::<(String, String), Vec<String>>::new();
+    for (module, code) in &codes {
+        for span in reexport_spans(code) {
+            let stmt = code[span].trim_end_matches(';');
+            let Some((_, rest)) = stmt.split_once("use ") else {
+                continue;
+            };
+            for mut path in paths_at(rest) {
+                // `pub use a::Item as Other` re-exports `Other`, from `a::Item`.
+                let Some(last) = path.last().cloned() else {
+                    continue;
+                };
+                if path.len() >= 3 && path[path.len() - 2] == "as" {
+                    path.truncate(path.len() - 2);
+                }
+                reexported.insert((module.clone(), last.to_string()), path.clone());
+            }
+        }
+    }
+    // The module a path names, from the module `at` whose code holds it.
+    fn resolve(
+        path: &[String],
+        at: &str,
+        modules: &std::collections::BTreeSet<&str>,
+        reexported: &std::collections::BTreeMap<(String, String), Vec<String>>,
+        join: &dyn Fn(&str, &str) -> String,
+        parent_of: &dyn Fn(&str) -> String,
+        hops: usize,
+    ) -> String {
+        let mut module = at.to_string();
+        let mut segments = path.iter().peekable();
+        match segments.peek().map(|s| s.as_str()) {
+            Some("crate") => {
+                module = CRATE_ROOT.to_string();
+                segments.next();
+            }
+            Some("self") => {
+                segments.next();
+            }
+            _ => {}
+        }
+        while segments.peek().is_some_and(|s| *s == "super") {
+            module = parent_of(&module);
+            segments.next();
+        }
+        for segment in segments {
+            if segment == "self" {
+                continue;
+            }
+            let child = join(&module, segment);
+            if modules.contains(child.as_str()) {
+                module = child;
+                continue;
+            }
+            if let Some(from) = reexported.get(&(module.clone(), segment.clone())) {
+                // A re-export's path is relative to the module that re-exports it; a chain
+                // of re-exports is followed a few steps, which no real crate exceeds.
+                if hops < 8 {
+                    module = resolve(
+                        from,
+                        &module,
+                        modules,
+                        reexported,
+                        join,
+                        parent_of,
+                        hops + 1,
+                    );
+                }
+            }
+            break;
+        }
+        module
+    }
+    let mut imports = Resolved::new();
+    for (module, code) in &codes {
+        if module == CRATE_ROOT {
+            continue;
+        }
+        let depths = inline_mod_depths(code);
+        let reexports = reexport_spans(code);
+        let bytes = code.as_bytes();
+        let mut found = std::collections::BTreeSet::new();
+        for (at, _) in code.match_indices("::") {
+            // The path's first segment: the identifier just before this `::`, unless a `::`
+            // comes before it (then it is a later segment of a path already read).
+            let head_start = code[..at]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(0, |p| p + 1);
+            let head = &code[head_start..at];
+            if head.is_empty() || code[..head_start].trim_end().ends_with("::") {
+                continue;
+            }
+            if head_start > 0 && bytes[head_start - 1] == b'$' {
+                continue;
+            }
+            if reexports.iter().any(|r| r.contains(&head_start)) {
+                continue;
+            }
+            // A test module's paths are left out: no path names a test module (each resolves
+            // to a file's module), so nothing imports it and it cannot close a circle.
+            let (inline, in_test) = depths.get(head_start).copied().unwrap_or((0, false));
+            if in_test {
+                continue;
+            }
+            // A visibility (`pub(in crate::a)`) names a module without importing it.
+            if code[..head_start].trim_end().ends_with("(in") {
+                continue;
+            }
+            let mut path = vec![head.to_string()];
+            let tails = paths_at(&code[at + 2..]);
+            let first = match head {
+                "crate" => true,
+                "super" | "self" => {
+                    // Inside an inline module, its own `super`s climb back to the file's
+                    // module first, and `self` is the file's module for our purpose.
+                    if head == "super" {
+                        let climbed = tails
+                            .first()
+                            .map_or(0, |t| t.iter().take_while(|s| *s == "super").count())
+                            + 1;
+                        if climbed <= inline {
+                            continue;
+                        }
+                        path = vec!["super".to_string(); climbed - inline];
+                    } else {
+                        path = vec!["self".to_string()];
+                    }
+                    true
+                }
+                child => modules.contains(join(module, child).as_str()),
+            };
+            if !first {
+                continue;
+            }
+            for tail in tails {
+                let tail = tail.into_iter().skip_while(|s| s == "super");
+                let full: Vec<String> = path.iter().cloned().chain(tail).collect();
+                let target = resolve(&full, module, &modules, &reexported, &join, &parent_of, 0);
+                if target != *module && target != CRATE_ROOT {
+                    found.insert(target);
+                }
+            }
+        }
+        imports.insert(module.clone(), found);
+    }
+    imports
 }
 
 /// The modules that reach themselves again through the imports: those in a circle.
@@ -1785,56 +2120,151 @@ fn modules_in_circles(imports: &Resolved) -> Vec<String> {
         .collect()
 }
 
+/// Each workspace crate's files that import each other in a circle, by crate.
+fn workspace_import_circles() -> Vec<(String, Vec<String>)> {
+    let root = root();
+    crate_dirs()
+        .into_iter()
+        .filter(|(dir, _, _)| {
+            let rel = dir.strip_prefix(&root).unwrap_or(dir);
+            rel.starts_with("crates") || rel.starts_with("sim") || rel == Path::new("xtask")
+        })
+        .filter_map(|(dir, name, _)| {
+            let files = crate_sources(&dir.join("src"));
+            let circle = modules_in_circles(&module_imports(&files));
+            (!circle.is_empty()).then_some((name, circle))
+        })
+        .collect()
+}
+
 #[test]
-fn no_file_of_the_simulation_crates_imports_in_a_circle() {
-    for dir in [
-        "sim/sim-runtime/src",
-        "sim/sim-build/src",
-        "sim/card-sim/src",
-        "sim/verilator-find/src",
-    ] {
-        let files = crate_sources(&root().join(dir));
-        assert!(!files.is_empty(), "{dir} has sources");
-        let imports = module_imports(&files);
-        let circle = modules_in_circles(&imports);
-        assert!(
-            circle.is_empty(),
-            "in {dir}, these files import each other in a circle: {circle:?} (imports: {imports:?}); move what several of them share into a leaf module that imports none of them"
-        );
-    }
+fn no_file_of_a_workspace_crate_imports_in_a_circle() {
+    let circles = workspace_import_circles();
+    assert!(
+        circles.is_empty(),
+        "these files import each other in a circle, by crate: {circles:?}; move what several of them share into a leaf module that imports none of them"
+    );
+}
+
+/// A crate's files from (module, text) pairs.
+fn files(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(m, t)| (m.to_string(), t.to_string()))
+        .collect()
 }
 
 #[test]
 fn an_import_circle_is_found_through_groups_and_re_exports() {
-    let files = |b_imports: &str| -> Vec<(String, String)> {
-        [
+    let with_b = |b_imports: &str| -> Vec<(String, String)> {
+        files(&[
             (
-                "lib",
+                "crate",
                 "mod a;\nmod b;\nmod c;\npub use a::{Alpha, Other as Renamed};\n",
             ),
             (
                 "a",
-                "use crate::c::Gamma; // crate::b in a comment is no import\n",
+                "use crate::c::Gamma; // crate::b in a comment is no import\nconst S: &str = \"crate::b\";\n",
             ),
             ("c", "use crate::{b::Beta, error};\n"),
             ("b", b_imports),
-        ]
-        .into_iter()
-        .map(|(m, t)| (m.to_string(), t.to_string()))
-        .collect()
+        ])
     };
     // b -> a (through the root's re-export) -> c -> b.
-    let circle = modules_in_circles(&module_imports(&files(
+    let circle = modules_in_circles(&module_imports(&with_b(
         "fn f() -> crate::Alpha { todo() }\n",
     )));
     assert_eq!(circle, ["a", "b", "c"]);
-    let circle = modules_in_circles(&module_imports(&files("use crate::{x::{Y, Z}, c::G};\n")));
+    let circle = modules_in_circles(&module_imports(&with_b("use crate::{x::{Y, Z}, c::G};\n")));
     assert_eq!(
         circle,
         ["b", "c"],
         "a nested group's head and a later item both count"
     );
-    assert!(modules_in_circles(&module_imports(&files("use std::fmt;\n"))).is_empty());
+    assert!(modules_in_circles(&module_imports(&with_b("use std::fmt;\n"))).is_empty());
+}
+
+#[test]
+fn an_import_circle_is_found_between_nested_modules() {
+    // engine::mm -> engine::stream (by its full path) -> engine::mm (through a group).
+    let nested = |stream: &str| {
+        files(&[
+            ("crate", "mod engine;\n"),
+            ("engine", "mod mm;\nmod stream;\n"),
+            ("engine::mm", "use crate::engine::stream::Stream;\n"),
+            ("engine::stream", stream),
+        ])
+    };
+    let circle = modules_in_circles(&module_imports(&nested(
+        "use crate::engine::{mm::{Mm, Desc}, Other};\n",
+    )));
+    assert_eq!(circle, ["engine::mm", "engine::stream"]);
+    assert!(
+        modules_in_circles(&module_imports(&nested("use crate::engine::Other;\n"))).is_empty(),
+        "naming the parent is no circle while the parent imports nothing"
+    );
+}
+
+#[test]
+fn an_import_circle_is_found_through_super_and_self() {
+    let circle = modules_in_circles(&module_imports(&files(&[
+        ("crate", "mod engine;\n"),
+        ("engine", "mod mm;\nmod stream;\nuse self::mm::Mm;\n"),
+        ("engine::mm", "fn f() { super::stream::run() }\n"),
+        ("engine::stream", "use super::Shared;\n"),
+    ])));
+    assert_eq!(
+        circle,
+        ["engine", "engine::mm", "engine::stream"],
+        "a child importing its parent counts when the parent's code imports it back"
+    );
+    // `super::*` inside a file's `mod inner` names the file's own module, not its parent; a
+    // test module's imports and a `pub(in path)` visibility are no imports of the file.
+    let tests_only = files(&[
+        ("crate", "mod engine;\n"),
+        ("engine", "mod mm;\nfn f() { mm::run() }\n"),
+        (
+            "engine::mm",
+            "fn run() {}\nmod inner {\n    use super::*;\n    fn t() { let c = '{'; run() }\n}\n#[cfg(test)]\nmod tests {\n    use crate::engine::Shared;\n}\npub(in crate::engine) fn g() {}\n",
+        ),
+    ]);
+    assert!(modules_in_circles(&module_imports(&tests_only)).is_empty());
+    let mut child_uses_parent = tests_only.clone();
+    child_uses_parent[2].1.push_str("use super::Shared;\n");
+    assert_eq!(
+        modules_in_circles(&module_imports(&child_uses_parent)),
+        ["engine", "engine::mm"],
+        "a parent calling its child by its bare name is an import"
+    );
+}
+
+#[test]
+fn an_import_circle_is_found_through_a_mod_rs_re_export() {
+    let circle = modules_in_circles(&module_imports(&files(&[
+        ("crate", "mod engine;\nmod report;\n"),
+        ("engine", "mod mm;\npub use mm::{Mm, Desc as Descriptor};\n"),
+        ("engine::mm", "use crate::report::Line;\n"),
+        ("report", "fn f(d: crate::engine::Descriptor) {}\n"),
+    ])));
+    assert_eq!(circle, ["engine::mm", "report"]);
+}
+
+#[test]
+fn a_file_module_is_named_by_its_path() {
+    // A folder of its own, since `tempfile_dir` is one per process and other tests use it.
+    let dir = root()
+        .join("target")
+        .join(format!("xtask-tidy-modules-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("engine")).expect("make a src tree");
+    std::fs::create_dir_all(src.join("bin")).expect("make a src tree");
+    for file in ["lib.rs", "engine/mod.rs", "engine/mm.rs", "bin/tool.rs"] {
+        std::fs::write(src.join(file), "").expect("write a source");
+    }
+    let mut modules: Vec<String> = crate_sources(&src).into_iter().map(|(m, _)| m).collect();
+    modules.sort();
+    assert_eq!(modules, ["crate", "engine", "engine::mm"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // Issue 40, item 5: a newcomer finds each RTL module's tests in one table, in the rtl-tests
@@ -1955,4 +2385,103 @@ fn a_module_missing_from_the_rtl_tests_table_is_caught() {
     );
     let stale = format!("{good}//! | `top` | `top.rs`, `loses_nothing` |\n");
     assert_eq!(rtl_table_problems(&stale, &rtl, &sim, &tests).len(), 2);
+}
+
+// A source file belongs to one crate. A `#[path = "..."]` that reaches into another crate's
+// folder compiles that file into both, where neither manifest says so, and a change to it
+// rebuilds and retests a crate that does not own it; shared code goes in a crate (or a module
+// of one) that the others depend on instead.
+
+/// The targets of the `#[path = "..."]` attributes in `text` (also inside `cfg_attr`), with
+/// their lines (from 1), comments left out.
+fn path_attributes(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        if !code.contains("#[path") && !code.contains("cfg_attr") {
+            continue;
+        }
+        for (at, _) in code.match_indices("path") {
+            let rest = code[at + "path".len()..].trim_start();
+            let Some(rest) = rest.strip_prefix('=') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix('"') else {
+                continue;
+            };
+            if let Some(end) = rest.find('"') {
+                out.push((i + 1, rest[..end].to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `path` with its `.` and `..` components folded away, without touching the file system.
+fn folded(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The `#[path]` attributes of `file` (with `text`, in the crate whose folder is `crate_dir`)
+/// whose target lies outside that folder. A module's path is taken relative to the folder of
+/// the file that declares it, as it is for a module outside inline `mod` blocks; inside one it
+/// lies deeper, never higher, so an attribute this lets pass stays inside.
+fn paths_out_of_crate(file: &Path, text: &str, crate_dir: &Path) -> Vec<String> {
+    let dir = file.parent().unwrap_or(crate_dir);
+    path_attributes(text)
+        .into_iter()
+        .filter(|(_, target)| !folded(&dir.join(target)).starts_with(folded(crate_dir)))
+        .map(|(line, target)| format!("{}:{line}: #[path = \"{target}\"]", rel(file)))
+        .collect()
+}
+
+#[test]
+fn no_path_attribute_reaches_out_of_its_crate() {
+    let crates: Vec<PathBuf> = crate_dirs().into_iter().map(|(dir, _, _)| dir).collect();
+    let mut files = Vec::new();
+    for dir in ["crates", "sim"] {
+        files_with_ext(&root().join(dir), "rs", &mut files);
+    }
+    assert!(files.len() > 100, "the sources were found: {}", files.len());
+    let mut bad = Vec::new();
+    for file in &files {
+        // The innermost crate folder that holds the file is its crate's.
+        let Some(owner) = crates
+            .iter()
+            .filter(|d| file.starts_with(d))
+            .max_by_key(|d| d.components().count())
+        else {
+            bad.push(format!("{} is in no crate", rel(file)));
+            continue;
+        };
+        bad.extend(paths_out_of_crate(file, &read(file), owner));
+    }
+    assert!(
+        bad.is_empty(),
+        "a #[path] attribute compiles another crate's file into this one; put shared code in a crate that both depend on: {bad:?}"
+    );
+}
+
+#[test]
+fn a_path_attribute_out_of_its_crate_is_caught() {
+    let krate = Path::new("/w/crates/tool");
+    let main = krate.join("src/main.rs");
+    let text = "#[cfg(test)]\n#[path = \"../../other/testing/check.rs\"]\nmod check;\n\
+                #[cfg_attr(unix, path = \"../../other/unix.rs\")]\nmod os;\n\
+                // #[path = \"../../other/old.rs\"] in a comment is fine\n\
+                #[path = \"gen/table.rs\"]\nmod table;\n#[path = \"../tests/common/mod.rs\"]\nmod common;\n";
+    let found = paths_out_of_crate(&main, text, krate);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].ends_with(":2: #[path = \"../../other/testing/check.rs\"]"));
+    assert!(found[1].ends_with(":4: #[path = \"../../other/unix.rs\"]"));
 }

@@ -15,8 +15,11 @@ use crate::error::{BfmError, Resp, Result};
 use crate::handle::Handle;
 use crate::mem::Memory;
 use crate::monitor::AxilMonitor;
-use crate::pause::{BusPauses, Pause, PauseSpec};
+use crate::pause::{BusPauses, ChannelPauses, PauseSpec};
 use crate::protocol::Channel;
+
+mod rslave;
+pub use rslave::RandomAxilSlave;
 
 /// How an AXI4-Lite master paces its accesses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +30,15 @@ pub struct AxilMasterConfig {
     pub timeout_cycles: u64,
     /// AxPROT driven when the bus has it.
     pub prot: u8,
+    /// Cycles an access may wait for its response once the slave has accepted it whole (the
+    /// address, and the data of a write); past them it fails as
+    /// [`BfmError::MissingResponse`], naming the access. Below the monitors' latency bound,
+    /// so that a lost response is reported as one. 0 turns the check off.
+    pub response_timeout_cycles: u64,
 }
+
+/// The default of [`AxilMasterConfig::response_timeout_cycles`].
+pub const DEFAULT_RESPONSE_TIMEOUT_CYCLES: u64 = 1_000;
 
 impl Default for AxilMasterConfig {
     fn default() -> Self {
@@ -35,6 +46,7 @@ impl Default for AxilMasterConfig {
             max_outstanding: 4,
             timeout_cycles: DEFAULT_TIMEOUT_CYCLES,
             prot: 0,
+            response_timeout_cycles: DEFAULT_RESPONSE_TIMEOUT_CYCLES,
         }
     }
 }
@@ -59,6 +71,9 @@ pub struct LiteFaults {
     pub exokay_always: bool,
     /// Slave: never answer.
     pub hang: bool,
+    /// Slave: raise RVALID at the same edge as the AR handshake of a read (once), answering
+    /// it before it is accepted.
+    pub r_with_request: bool,
 }
 
 /// The payload of AW or AR: the address, and AxPROT when the bus has it.
@@ -204,9 +219,13 @@ struct LOp {
     done: bool,
     data: u64,
     resp: Resp,
+    /// Its address, to name it when its response goes missing.
+    addr: u64,
 }
 
 struct MasterCore {
+    /// The port prefix, for errors.
+    bus: String,
     cfg: AxilMasterConfig,
     faults: LiteFaults,
     aw: Source<AddrPorts>,
@@ -223,6 +242,14 @@ struct MasterCore {
     ar_q: VecDeque<u64>,
     b_wait: VecDeque<u64>,
     r_wait: VecDeque<u64>,
+    /// AW and W handshakes of the writes in `b_wait`, oldest first: the write `b_wait[i]` is
+    /// accepted whole once both counts exceed `i`.
+    aw_taken: usize,
+    w_taken: usize,
+    /// The cycles at which the oldest writes of `b_wait`, and the oldest reads of `r_wait`,
+    /// were accepted whole: when each began to wait for its response.
+    writes_accepted: VecDeque<u64>,
+    reads_accepted: VecDeque<u64>,
     /// The last drive left the bus idle (no VALID, READYs up) with nothing queued.
     idle_driven: bool,
     /// Raised while idle with no response owed (see [`Agent::idle`]).
@@ -230,15 +257,11 @@ struct MasterCore {
 }
 
 impl BusPauses for MasterCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        Some(match ch {
-            Channel::Aw => &mut self.aw.pause,
-            Channel::W => &mut self.w.pause,
-            Channel::B => &mut self.b.pause,
-            Channel::Ar => &mut self.ar.pause,
-            Channel::R => &mut self.r.pause,
-            Channel::T => return None,
-        })
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: Some([&mut self.ar.pause, &mut self.r.pause]),
+        }
     }
 }
 
@@ -267,6 +290,7 @@ impl AxilMaster {
         let b = Bind::new(env, prefix);
         let data_bytes = lite_bytes(&b, true)?;
         let core = MasterCore {
+            bus: prefix.to_string(),
             cfg,
             faults: LiteFaults::default(),
             aw: Source::bind(&b, "aw", AddrPorts::bind(&b, "aw", true)?)?,
@@ -283,6 +307,10 @@ impl AxilMaster {
             ar_q: VecDeque::new(),
             b_wait: VecDeque::new(),
             r_wait: VecDeque::new(),
+            aw_taken: 0,
+            w_taken: 0,
+            writes_accepted: VecDeque::new(),
+            reads_accepted: VecDeque::new(),
             idle_driven: false,
             idle: Idle::new(),
         };
@@ -315,6 +343,16 @@ impl AxilMaster {
         self.h.edit().faults = faults;
     }
 
+    /// The configuration in force.
+    pub fn config(&self) -> AxilMasterConfig {
+        self.h.core().cfg
+    }
+
+    /// Changes the configuration; it applies from the next edge.
+    pub fn set_config(&self, cfg: AxilMasterConfig) {
+        self.h.edit().cfg = cfg;
+    }
+
     /// Drives changing garbage on the payload of AW, W and AR whenever their VALID is low, so
     /// that a slave that uses an address or data word without its VALID reads nonsense.
     pub fn set_idle_garbage(&self, on: bool) {
@@ -330,7 +368,7 @@ impl AxilMaster {
     }
 
     /// A new access's number and its entry.
-    fn new_op(c: &mut MasterCore) -> u64 {
+    fn new_op(c: &mut MasterCore, addr: u64) -> u64 {
         let t = c.next;
         c.next += 1;
         c.ops.insert(
@@ -339,6 +377,7 @@ impl AxilMaster {
                 done: false,
                 data: 0,
                 resp: Resp::Okay,
+                addr,
             },
         );
         t
@@ -347,7 +386,7 @@ impl AxilMaster {
     /// Queues a write of one data word with byte strobes `strb`.
     pub fn start_write(&self, addr: u64, data: u64, strb: u64) -> Result<TxnId> {
         let mut c = self.h.edit();
-        let t = Self::new_op(&mut c);
+        let t = Self::new_op(&mut c, addr);
         c.w_admit
             .push_back((t, addr, data, strb & self.full_strb()));
         Ok(TxnId(t))
@@ -356,7 +395,7 @@ impl AxilMaster {
     /// Queues a read of one data word.
     pub fn start_read(&self, addr: u64) -> Result<TxnId> {
         let mut c = self.h.edit();
-        let t = Self::new_op(&mut c);
+        let t = Self::new_op(&mut c, addr);
         c.r_admit.push_back((t, addr));
         Ok(TxnId(t))
     }
@@ -437,25 +476,74 @@ impl AxilMaster {
     }
 }
 
+impl MasterCore {
+    /// The oldest access of `waiting`, accepted at `accepted`, if it has waited for its
+    /// response longer than the configured bound.
+    fn missing(
+        &self,
+        what: &'static str,
+        waiting: &VecDeque<u64>,
+        accepted: &VecDeque<u64>,
+        cycle: u64,
+    ) -> Option<BfmError> {
+        let bound = self.cfg.response_timeout_cycles;
+        let (&t, &at) = (waiting.front()?, accepted.front()?);
+        let waited = cycle.saturating_sub(at);
+        (bound > 0 && waited > bound).then(|| BfmError::MissingResponse {
+            bus: self.bus.clone(),
+            what,
+            txn: t,
+            addr: self.ops.get(&t).map_or(0, |o| o.addr),
+            accepted_cycle: at,
+            waited,
+        })
+    }
+}
+
 impl Agent for MasterCore {
-    fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
-        self.aw.sample(m);
-        self.w.sample(m);
-        self.ar.sample(m);
+    fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
+        let aw_now = self.aw.sample(m).is_some();
+        let w_now = self.w.sample(m).is_some();
+        let ar_now = self.ar.sample(m).is_some();
+        // Responses first: one never answers a request accepted at the same edge.
         if let Some(resp) = self.b.sample(m) {
+            self.writes_accepted.pop_front();
+            self.aw_taken = self.aw_taken.saturating_sub(1);
+            self.w_taken = self.w_taken.saturating_sub(1);
             if let Some(o) = self.b_wait.pop_front().and_then(|t| self.ops.get_mut(&t)) {
                 o.done = true;
                 o.resp = resp;
             }
         }
         if let Some((data, resp)) = self.r.sample(m) {
+            self.reads_accepted.pop_front();
             if let Some(o) = self.r_wait.pop_front().and_then(|t| self.ops.get_mut(&t)) {
                 o.done = true;
                 o.resp = resp;
                 o.data = data;
             }
         }
-        Ok(())
+        if cx.in_reset {
+            (self.aw_taken, self.w_taken) = (0, 0);
+            self.writes_accepted.clear();
+            self.reads_accepted.clear();
+            return Ok(());
+        }
+        self.aw_taken += usize::from(aw_now);
+        self.w_taken += usize::from(w_now);
+        while self.writes_accepted.len() < self.aw_taken.min(self.w_taken) {
+            self.writes_accepted.push_back(cx.cycle);
+        }
+        if ar_now {
+            self.reads_accepted.push_back(cx.cycle);
+        }
+        let lost = self
+            .missing("write", &self.b_wait, &self.writes_accepted, cx.cycle)
+            .or_else(|| self.missing("read", &self.r_wait, &self.reads_accepted, cx.cycle));
+        match lost {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
@@ -570,16 +658,66 @@ impl Default for AxilSlaveConfig {
     }
 }
 
-struct SlaveCore {
-    cfg: AxilSlaveConfig,
-    faults: LiteFaults,
-    mem: Rc<RefCell<Memory>>,
+/// A slave's five channels and its bus width, bound once for every AXI-Lite slave model.
+struct SlavePorts {
     bytes: usize,
     aw: Sink<AddrPorts>,
     w: Sink<WPorts>,
     b: Source<BPorts>,
     ar: Sink<AddrPorts>,
     r: Source<RPorts>,
+}
+
+impl SlavePorts {
+    fn bind(b: &Bind<'_>) -> Result<SlavePorts> {
+        Ok(SlavePorts {
+            bytes: lite_bytes(b, false)?,
+            aw: Sink::bind(b, "aw", AddrPorts::bind(b, "aw", false)?)?,
+            w: Sink::bind(b, "w", bind_w(b, false)?)?,
+            b: Source::bind(b, "b", bind_b(b, false)?)?,
+            ar: Sink::bind(b, "ar", AddrPorts::bind(b, "ar", false)?)?,
+            r: Source::bind(b, "r", bind_r(b, false)?)?,
+        })
+    }
+
+    /// The address of the bus word that holds `addr`: an AXI-Lite access moves one whole word.
+    fn line(&self, addr: u64) -> u64 {
+        addr & !(self.bytes as u64 - 1)
+    }
+
+    /// The bus word of `mem` that holds `addr`.
+    fn load(&self, mem: &Memory, addr: u64) -> u64 {
+        mem.read_word(self.line(addr), self.bytes)
+    }
+
+    /// Stores the lanes of `data` that `strb` enables into the bus word of `mem` holding `addr`.
+    fn store(&self, mem: &mut Memory, addr: u64, data: u64, strb: u64) {
+        mem.write_word(self.line(addr), self.bytes, data, strb);
+    }
+
+    /// Every channel quiet, as in reset.
+    fn off(&mut self, m: &mut Model) {
+        self.aw.off(m);
+        self.w.off(m);
+        self.ar.off(m);
+        self.b.reset(m, false);
+        self.r.reset(m, false);
+    }
+
+    /// The channels' pause generators, for [`BusPauses`].
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: Some([&mut self.ar.pause, &mut self.r.pause]),
+        }
+    }
+}
+
+struct SlaveCore {
+    cfg: AxilSlaveConfig,
+    faults: LiteFaults,
+    mem: Rc<RefCell<Memory>>,
+    p: SlavePorts,
     aw_q: VecDeque<u64>,
     w_q: VecDeque<(u64, u64)>,
     b_q: VecDeque<u64>,
@@ -587,15 +725,8 @@ struct SlaveCore {
 }
 
 impl BusPauses for SlaveCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        Some(match ch {
-            Channel::Aw => &mut self.aw.pause,
-            Channel::W => &mut self.w.pause,
-            Channel::B => &mut self.b.pause,
-            Channel::Ar => &mut self.ar.pause,
-            Channel::R => &mut self.r.pause,
-            Channel::T => return None,
-        })
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        self.p.pauses()
     }
 }
 
@@ -620,19 +751,13 @@ impl AxilSlave {
         clock: ClockId,
         cfg: AxilSlaveConfig,
     ) -> Result<AxilSlave> {
-        let b = Bind::new(env, prefix);
-        let bytes = lite_bytes(&b, false)?;
+        let p = SlavePorts::bind(&Bind::new(env, prefix))?;
         let mem = Rc::new(RefCell::new(Memory::new()));
         let core = SlaveCore {
             cfg,
             faults: LiteFaults::default(),
             mem: mem.clone(),
-            bytes,
-            aw: Sink::bind(&b, "aw", AddrPorts::bind(&b, "aw", false)?)?,
-            w: Sink::bind(&b, "w", bind_w(&b, false)?)?,
-            b: Source::bind(&b, "b", bind_b(&b, false)?)?,
-            ar: Sink::bind(&b, "ar", AddrPorts::bind(&b, "ar", false)?)?,
-            r: Source::bind(&b, "r", bind_r(&b, false)?)?,
+            p,
             aw_q: VecDeque::new(),
             w_q: VecDeque::new(),
             b_q: VecDeque::new(),
@@ -669,27 +794,17 @@ impl AxilSlave {
     }
 }
 
-impl SlaveCore {
-    fn word(&self, addr: u64) -> u64 {
-        let base = addr & !(self.bytes as u64 - 1);
-        let mem = self.mem.borrow();
-        (0..self.bytes).fold(0, |acc, i| {
-            acc | u64::from(mem.read_byte(base + i as u64)) << (8 * i)
-        })
-    }
-}
-
 impl Agent for SlaveCore {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        self.b.sample(m);
-        self.r.sample(m);
-        if let Some((addr, _)) = self.aw.sample(m) {
+        self.p.b.sample(m);
+        self.p.r.sample(m);
+        if let Some((addr, _)) = self.p.aw.sample(m) {
             self.aw_q.push_back(addr);
         }
-        if let Some(d) = self.w.sample(m) {
+        if let Some(d) = self.p.w.sample(m) {
             self.w_q.push_back(d);
         }
-        if let Some((a, _)) = self.ar.sample(m) {
+        if let Some((a, _)) = self.p.ar.sample(m) {
             self.r_q.push_back((a, cx.cycle + self.cfg.read_latency));
         }
         while !self.aw_q.is_empty() && !self.w_q.is_empty() {
@@ -697,13 +812,7 @@ impl Agent for SlaveCore {
             else {
                 break;
             };
-            let base = addr & !(self.bytes as u64 - 1);
-            let mut mem = self.mem.borrow_mut();
-            for i in 0..self.bytes {
-                if strb >> i & 1 == 1 {
-                    mem.write_byte(base + i as u64, (data >> (8 * i)) as u8);
-                }
-            }
+            self.p.store(&mut self.mem.borrow_mut(), addr, data, strb);
             self.b_q.push_back(cx.cycle + self.cfg.write_latency);
         }
         Ok(())
@@ -711,11 +820,7 @@ impl Agent for SlaveCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         if cx.in_reset {
-            self.aw.off(m);
-            self.w.off(m);
-            self.ar.off(m);
-            self.b.reset(m, false);
-            self.r.reset(m, false);
+            self.p.off(m);
             self.aw_q.clear();
             self.w_q.clear();
             self.b_q.clear();
@@ -728,16 +833,16 @@ impl Agent for SlaveCore {
             self.aw_q.len() + self.b_q.len() < q,
             self.w_q.len() + self.b_q.len() < q,
         );
-        self.aw.drive(m, aw_room);
-        self.w.drive(m, w_room);
-        self.ar.drive(m, self.r_q.len() < q);
+        self.p.aw.drive(m, aw_room);
+        self.p.w.drive(m, w_room);
+        self.p.ar.drive(m, self.r_q.len() < q);
         let resp = if f.exokay_always {
             Resp::ExOkay
         } else {
             Resp::Okay
         };
 
-        if let Turn::Free { go } = self.b.turn() {
+        if let Turn::Free { go } = self.p.b.turn() {
             let due = self.b_q.front().is_some_and(|t| *t <= cx.cycle);
             let send = if f.spurious_b && self.b_q.is_empty() {
                 self.faults.spurious_b = false;
@@ -748,20 +853,25 @@ impl Agent for SlaveCore {
             } else {
                 false
             };
-            self.b.show(m, send.then_some(resp));
+            self.p.b.show(m, send.then_some(resp));
         }
 
-        if let Turn::Free { go } = self.r.turn() {
+        if let Turn::Free { go } = self.p.r.turn() {
             let due = self.r_q.front().is_some_and(|r| r.1 <= cx.cycle);
             let data = if f.spurious_r && self.r_q.is_empty() {
                 self.faults.spurious_r = false;
                 Some(0)
+            } else if f.r_with_request && self.r_q.is_empty() && self.p.ar.fires(m) {
+                self.faults.r_with_request = false;
+                Some(0)
             } else if due && go && !f.hang {
-                self.r_q.pop_front().map(|(a, _)| self.word(a))
+                self.r_q
+                    .pop_front()
+                    .map(|(a, _)| self.p.load(&self.mem.borrow(), a))
             } else {
                 None
             };
-            self.r.show(m, data.map(|d| (d, resp)));
+            self.p.r.show(m, data.map(|d| (d, resp)));
         }
         Ok(())
     }

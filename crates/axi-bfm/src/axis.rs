@@ -13,44 +13,9 @@ use crate::handle::Handle;
 use crate::monitor::AxisMonitor;
 use crate::pause::PauseSpec;
 
-/// One AXI-Stream frame: the bytes TKEEP marks, in order, and the side-band values (taken
-/// from the first beat by a sink; driven on every beat by a source).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AxisFrame {
-    /// The frame's bytes.
-    pub data: Vec<u8>,
-    /// TID.
-    pub tid: u64,
-    /// TDEST.
-    pub tdest: u64,
-    /// TUSER.
-    pub tuser: u64,
-}
-
-impl AxisFrame {
-    /// A frame of `data` with zero side-band values.
-    pub fn new(data: impl Into<Vec<u8>>) -> AxisFrame {
-        AxisFrame {
-            data: data.into(),
-            ..AxisFrame::default()
-        }
-    }
-}
-
-/// A frame as a monitor saw it pass, with when.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordedFrame {
-    /// The frame.
-    pub frame: AxisFrame,
-    /// Time of the edge that took its first beat, in picoseconds.
-    pub start_ps: u64,
-    /// Time of the edge that took its last beat.
-    pub end_ps: u64,
-    /// Cycle of the first beat.
-    pub start_cycle: u64,
-    /// Cycle of the last beat.
-    pub end_cycle: u64,
-}
+// The frame types live in a leaf that the stream monitor imports too, so that this module and
+// the monitor do not import each other in a circle.
+pub use crate::axis_frame::{AxisFrame, RecordedFrame};
 
 /// Deliberate protocol errors an AXI-Stream source can make.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -75,6 +40,8 @@ struct TPorts {
     nwords: usize,
     data: Port,
     keep: Option<Port>,
+    /// TSTRB, read by a sink only: a byte kept with its strobe low is a position byte.
+    strb: Option<Port>,
     last: Option<Port>,
     id: Option<Port>,
     dest: Option<Port>,
@@ -111,6 +78,7 @@ impl TPorts {
             nwords: data.words(),
             data,
             keep: opt("tkeep")?,
+            strb: if drive { None } else { b.opt_read("tstrb")? },
             last: opt("tlast")?,
             id: opt("tid")?,
             dest: opt("tdest")?,
@@ -516,6 +484,8 @@ impl Agent for SourceCore {
 }
 
 struct SinkCore {
+    /// The port prefix, for errors.
+    bus: String,
     t: Sink<TPorts>,
     cur: Option<AxisFrame>,
     frames: VecDeque<AxisFrame>,
@@ -537,6 +507,7 @@ impl AxisSink {
     pub fn attach(env: &mut Env, prefix: &str, clock: ClockId) -> Result<AxisSink> {
         let b = Bind::new(env, prefix);
         let core = SinkCore {
+            bus: prefix.to_string(),
             t: Sink::bind(&b, "t", TPorts::bind(&b, false)?)?,
             cur: None,
             frames: VecDeque::new(),
@@ -615,11 +586,35 @@ impl AxisSink {
 }
 
 impl Agent for SinkCore {
-    fn sample(&mut self, m: &Model, _cx: &Cx) -> Result<()> {
+    fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
         let Some(b) = self.t.sample(m) else {
             return Ok(());
         };
         let p = &self.t.ports;
+        if let Some(strb) = p.strb {
+            // AXI-Stream: a byte with TKEEP high and TSTRB low is a position byte, whose value
+            // means nothing (on a bus without TKEEP every byte is kept). A frame has no place
+            // for one, and taking it as data would fail a check for the wrong reason.
+            let position = b.keep & !get_mask(m, strb);
+            if position != 0 {
+                let how = if p.keep.is_some() {
+                    "a master that sends only data and null bytes holds TSTRB equal to TKEEP"
+                        .to_string()
+                } else {
+                    format!(
+                        "if the master means TSTRB as TKEEP (low for null bytes, as the Vivado AXI-Stream master template's TSTRB), bind it as TKEEP before attaching: Env::map_signal(\"{}\", \"tkeep\", \"<its TSTRB port>\")",
+                        self.bus
+                    )
+                };
+                return Err(BfmError::Unsupported {
+                    bus: self.bus.clone(),
+                    problem: format!(
+                        "a beat at cycle {} has position bytes (kept, TSTRB low) in lanes {position:#x}, which a frame has no place for; {how}",
+                        cx.cycle
+                    ),
+                });
+            }
+        }
         let f = self.cur.get_or_insert_with(|| {
             let (tid, tdest, tuser) = p.side_band(m);
             AxisFrame {

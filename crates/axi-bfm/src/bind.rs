@@ -2,8 +2,11 @@
 
 use sim_runtime::{Model, Port};
 
+use std::ops::Range;
+
 use crate::env::Env;
 use crate::error::{BfmError, Result};
+use crate::mem::Memory;
 use crate::signal_map::SignalMapping;
 
 /// The widest data bus the models carry, in 32-bit words (1024 bits); buffers of this size
@@ -221,6 +224,30 @@ pub(crate) fn set_lane(words: &mut [u32], i: usize, b: u8) {
     if let Some(w) = words.get_mut(i / 4) {
         let sh = 8 * (i % 4);
         *w = (*w & !(0xff << sh)) | (u32::from(b) << sh);
+    }
+}
+
+/// Stores the lanes `lanes` of a beat whose strobe bit is set (`words` holding the bus's
+/// bytes, lane `i` at address `line + i`): the one way a slave model writes a beat.
+pub(crate) fn store_lanes(
+    mem: &mut Memory,
+    line: u64,
+    lanes: Range<usize>,
+    words: &[u32],
+    strb: u128,
+) {
+    for i in lanes {
+        if strb >> i & 1 == 1 {
+            mem.write_byte(line.wrapping_add(i as u64), lane(words, i));
+        }
+    }
+}
+
+/// Loads the lanes `lanes` of a beat at `line` into `words`: the one way a slave model reads
+/// a beat.
+pub(crate) fn load_lanes(mem: &Memory, line: u64, lanes: Range<usize>, words: &mut [u32]) {
+    for i in lanes {
+        set_lane(words, i, mem.read_byte(line.wrapping_add(i as u64)));
     }
 }
 

@@ -107,6 +107,18 @@ impl Burst {
         self.beat_addr(k) & !(bus_bytes as u64 - 1)
     }
 
+    /// The address of every byte the lanes of its beats carry, beat by beat in lane order: what
+    /// a burst moves with every strobe set, as a reference model sees it.
+    pub fn byte_addrs(&self, bus_bytes: usize) -> Vec<u64> {
+        (0..self.beats())
+            .flat_map(|k| {
+                let line = self.beat_line(k, bus_bytes);
+                let (lo, hi) = self.beat_lanes(k, bus_bytes);
+                (lo..hi).map(move |i| line + i as u64)
+            })
+            .collect()
+    }
+
     /// Bytes the lanes of all beats carry (what a burst moves with every strobe set).
     pub fn lane_bytes(&self, bus_bytes: usize) -> usize {
         (0..self.beats())

@@ -92,6 +92,15 @@ pub enum BfmError {
         /// What was wrong and what is allowed.
         problem: String,
     },
+    /// The bus carries something this bus model has no place for (an AXI-Stream position
+    /// byte, say); the problem says what, and how to bind the bus so that it fits.
+    #[error("bus `{bus}` carries what this bus model does not take: {problem}")]
+    Unsupported {
+        /// The port prefix.
+        bus: String,
+        /// What was seen, and what to do.
+        problem: String,
+    },
     /// A transaction ended with SLVERR or DECERR where the caller asked for success.
     #[error("bus `{bus}`: {what} at {addr:#x} answered {resp:?}")]
     Response {
@@ -116,6 +125,23 @@ pub enum BfmError {
         expected: String,
         /// The value seen, formatted.
         actual: String,
+    },
+    /// A request the slave accepted whole (address, and data for a write) that no response
+    /// followed within the master's bound: the slave lost it, or is slower than the bound.
+    #[error("bus `{bus}`: no response to {what} #{txn} at {addr:#x}, which the slave accepted at cycle {accepted_cycle}, after {waited} cycles: a response is expected and missing; if the slave is only slow, raise the master's response_timeout_cycles")]
+    MissingResponse {
+        /// The port prefix.
+        bus: String,
+        /// Read or write.
+        what: &'static str,
+        /// The access's number (its handle).
+        txn: u64,
+        /// The access's address.
+        addr: u64,
+        /// The cycle of the clock the master runs on at which the request was accepted whole.
+        accepted_cycle: u64,
+        /// Cycles waited since.
+        waited: u64,
     },
     /// A handle that names no transaction of this bus model (already taken, or never issued).
     #[error("bus `{bus}` has no transaction #{id}; each result can be taken once")]

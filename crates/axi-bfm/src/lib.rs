@@ -52,13 +52,19 @@ mod handle;
 mod axi;
 mod axil;
 mod axis;
+mod axis_frame;
 pub mod fuzz;
 pub mod monitor;
+pub mod random_slave;
 
 pub use axi::{
-    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, SlaveFaults, TxnId,
+    AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, RandomAxiSlave,
+    SlaveFaults, TxnId,
 };
-pub use axil::{AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults};
+pub use axil::{
+    AxilMaster, AxilMasterConfig, AxilSlave, AxilSlaveConfig, LiteFaults, RandomAxilSlave,
+    DEFAULT_RESPONSE_TIMEOUT_CYCLES,
+};
 pub use axis::{AxisFrame, AxisSink, AxisSource, RecordedFrame, StreamFaults};
 pub use burst::{Burst, Piece};
 pub use env::{Agent, Cx, Env, Idle, ResetPolarity, DEFAULT_TIMEOUT_CYCLES};

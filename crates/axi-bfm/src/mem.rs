@@ -36,6 +36,23 @@ impl Memory {
             .or_insert_with(|| Box::new([0; PAGE as usize]))
     }
 
+    /// Reads the `bytes`-wide little-endian word at `base` (an AXI-Lite bus's word).
+    pub fn read_word(&self, base: u64, bytes: usize) -> u64 {
+        (0..bytes).fold(0, |acc, i| {
+            acc | u64::from(self.read_byte(base.wrapping_add(i as u64))) << (8 * i)
+        })
+    }
+
+    /// Writes the bytes of the `bytes`-wide little-endian word `data` at `base` whose bit in
+    /// `strb` is set.
+    pub fn write_word(&mut self, base: u64, bytes: usize, data: u64, strb: u64) {
+        for i in 0..bytes {
+            if strb >> i & 1 == 1 {
+                self.write_byte(base.wrapping_add(i as u64), (data >> (8 * i)) as u8);
+            }
+        }
+    }
+
     /// Reads `out.len()` bytes from `addr`; the address wraps at the top of the space.
     pub fn read(&self, addr: u64, out: &mut [u8]) {
         for (i, o) in out.iter_mut().enumerate() {

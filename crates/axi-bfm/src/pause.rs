@@ -167,11 +167,36 @@ pub fn random_pause_strategy(max_percent: u8) -> impl Strategy<Value = PauseSpec
     (any::<u64>(), 0..=max).prop_map(|(seed, percent)| PauseSpec::random(seed, percent))
 }
 
+/// The pause generators of an AXI4 or AXI4-Lite bus model's channels: the write channels
+/// always, the read channels when the bus has them (write-only ports have no `araddr`).
+pub(crate) struct ChannelPauses<'a> {
+    /// AW, W and B.
+    pub write: [&'a mut Pause; 3],
+    /// AR and R.
+    pub read: Option<[&'a mut Pause; 2]>,
+}
+
 /// A bus model of the five AXI channels, by where each channel's pause generator lives: one
 /// spec installs generators on all of them, or on one.
 pub(crate) trait BusPauses {
+    /// The pause generators of the channels the bus model has.
+    fn pauses(&mut self) -> ChannelPauses<'_>;
+
     /// The pause generator of `channel`, if the bus model has that channel.
-    fn pause_of(&mut self, channel: Channel) -> Option<&mut Pause>;
+    fn pause_of(&mut self, channel: Channel) -> Option<&mut Pause> {
+        let ChannelPauses {
+            write: [aw, w, b],
+            read,
+        } = self.pauses();
+        match (channel, read) {
+            (Channel::Aw, _) => Some(aw),
+            (Channel::W, _) => Some(w),
+            (Channel::B, _) => Some(b),
+            (Channel::Ar, Some([ar, _])) => Some(ar),
+            (Channel::R, Some([_, r])) => Some(r),
+            _ => None,
+        }
+    }
 
     /// All five channels from one spec; `base` keeps the sequences of different agents (and
     /// of a master and a slave) apart.

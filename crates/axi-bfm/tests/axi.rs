@@ -3,6 +3,7 @@
 
 mod common;
 
+use axi_bfm::burst::{FIXED, WRAP};
 use axi_bfm::pause::random_pause_strategy;
 use axi_bfm::{AxiMasterConfig, AxiSlaveConfig, BfmError, Burst, PauseSpec, Resp};
 use common::{axi, pattern};
@@ -19,17 +20,7 @@ use rstest::rstest;
 fn write_then_read_back(#[case] addr: u64, #[case] len: usize) {
     let (mut env, clk, m, s) = axi();
     env.reset(clk, 4).expect("reset");
-    let data = pattern(len, 3);
-    m.write(&mut env, addr, &data).expect("write completes");
-    assert_eq!(
-        s.mem_read(addr, len),
-        data,
-        "the slave memory holds what was written"
-    );
-    // Neighbouring bytes are untouched: strobes covered only the written bytes.
-    assert_eq!(s.mem_read(addr - 1, 1), [0]);
-    assert_eq!(s.mem_read(addr + len as u64, 1), [0]);
-    assert_eq!(m.read(&mut env, addr, len).expect("read completes"), data);
+    common::write_then_read_back(&mut env, &m, &s, addr, len, 3);
 }
 
 #[test]
@@ -139,12 +130,8 @@ fn fixed_wrap_narrow_and_exclusive_bursts() {
     s.mem_write(0x1000, &pattern(64, 5));
     // WRAP: four 16-byte beats from 0x1030 read 0x1030, 0x1000, 0x1010, 0x1020.
     let wrap = Burst {
-        id: 1,
-        addr: 0x1030,
-        len: 3,
-        size: 4,
-        burst: 2,
-        lock: false,
+        burst: WRAP,
+        ..Burst::incr(1, 0x1030, 4, 4)
     };
     let t = m.start_read_burst(wrap).expect("queued");
     m.wait(&mut env, t).expect("done");
@@ -153,14 +140,7 @@ fn fixed_wrap_narrow_and_exclusive_bursts() {
     let want: Vec<u8> = [&mem[48..64], &mem[0..48]].concat();
     assert_eq!(got, want);
     // Narrow INCR: 2-byte beats from an odd address write only their lanes.
-    let narrow = Burst {
-        id: 2,
-        addr: 0x2001,
-        len: 3,
-        size: 1,
-        burst: 1,
-        lock: false,
-    };
+    let narrow = Burst::incr(2, 0x2001, 1, 4);
     let t = m
         .start_write_burst(narrow, &[1, 2, 3, 4, 5, 6, 7])
         .expect("queued");
@@ -168,12 +148,8 @@ fn fixed_wrap_narrow_and_exclusive_bursts() {
     assert_eq!(s.mem_read(0x2000, 9), [0, 1, 2, 3, 4, 5, 6, 7, 0]);
     // FIXED: every beat lands on the same address; the last one stays.
     let fixed = Burst {
-        id: 0,
-        addr: 0x3004,
-        len: 2,
-        size: 2,
-        burst: 0,
-        lock: false,
+        burst: FIXED,
+        ..Burst::incr(0, 0x3004, 2, 3)
     };
     let t = m
         .start_write_burst(fixed, &[1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3])
@@ -182,12 +158,8 @@ fn fixed_wrap_narrow_and_exclusive_bursts() {
     assert_eq!(s.mem_read(0x3004, 4), [3, 3, 3, 3]);
     // Exclusive read then write with the same ID: EXOKAY, and the write lands.
     let ex = Burst {
-        id: 3,
-        addr: 0x4000,
-        len: 0,
-        size: 2,
-        burst: 1,
         lock: true,
+        ..Burst::incr(3, 0x4000, 2, 1)
     };
     let t = m.start_read_burst(ex).expect("queued");
     m.wait(&mut env, t).expect("done");

@@ -30,17 +30,7 @@ fn write_then_read_back(#[case] addr: u64, #[case] len: usize) {
     let (mut env, clk, m, s) = axi512();
     assert_eq!(m.bus_bytes(), BEAT, "the master sees a 512-bit bus");
     env.reset(clk, 4).expect("reset");
-    let data = pattern(len, 5);
-    m.write(&mut env, addr, &data).expect("write completes");
-    assert_eq!(
-        s.mem_read(addr, len),
-        data,
-        "the slave memory holds the write"
-    );
-    // Strobes covered only the written bytes.
-    assert_eq!(s.mem_read(addr - 1, 1), [0]);
-    assert_eq!(s.mem_read(addr + len as u64, 1), [0]);
-    assert_eq!(m.read(&mut env, addr, len).expect("read completes"), data);
+    common::write_then_read_back(&mut env, &m, &s, addr, len, 5);
     assert!(env.violations().is_empty(), "{:?}", env.violations());
 }
 

@@ -6,33 +6,33 @@ mod common;
 use axi_bfm::{
     AxiMonitorConfig, AxiSlaveConfig, Burst, Channel, MasterFaults, PauseSpec, Rule, SlaveFaults,
 };
-use common::{axi, expect_rule};
+use common::{
+    axi, axi_master_faults as master_fault, axi_slave_faults as slave_fault, expect_rule,
+};
 
-fn master_fault(
-    f: MasterFaults,
-) -> (
-    axi_bfm::Env,
-    card_sim::ClockId,
-    axi_bfm::AxiMaster,
-    axi_bfm::AxiSlave,
+/// Changes the bounds of both monitors, the master's and the slave's.
+fn bound_monitors(
+    m: &axi_bfm::AxiMaster,
+    s: &axi_bfm::AxiSlave,
+    bound: impl Fn(&mut AxiMonitorConfig),
 ) {
-    let (env, clk, m, s) = axi();
-    m.set_faults(f);
-    (env, clk, m, s)
+    for mon in [m.monitor(), s.monitor()].into_iter().flatten() {
+        let mut cfg = mon.config();
+        bound(&mut cfg);
+        mon.set_config(cfg);
+    }
 }
 
-fn slave_fault(
-    f: SlaveFaults,
-) -> (
-    axi_bfm::Env,
-    card_sim::ClockId,
-    axi_bfm::AxiMaster,
-    axi_bfm::AxiSlave,
-) {
-    let (env, clk, m, s) = axi();
-    s.set_faults(f);
-    (env, clk, m, s)
-}
+/// A single-beat INCR burst of full 16-byte beats at 0x100, ID 0: each raw-burst test
+/// below changes the fields its rule is about.
+const BURST: Burst = Burst {
+    id: 0,
+    addr: 0x100,
+    len: 0,
+    size: 4,
+    burst: 1,
+    lock: false,
+};
 
 #[test]
 fn valid_low_in_reset() {
@@ -136,12 +136,9 @@ fn raw(b: Burst, write: bool, rule: Rule) {
 fn no_4k_crossing() {
     raw(
         Burst {
-            id: 0,
             addr: 0xff0,
             len: 1,
-            size: 4,
-            burst: 1,
-            lock: false,
+            ..BURST
         },
         true,
         Rule::No4kCrossing,
@@ -152,12 +149,9 @@ fn no_4k_crossing() {
 fn len_legal_for_burst() {
     raw(
         Burst {
-            id: 0,
-            addr: 0x100,
             len: 2,
-            size: 4,
             burst: 2,
-            lock: false,
+            ..BURST
         },
         false,
         Rule::LenLegalForBurst,
@@ -167,14 +161,7 @@ fn len_legal_for_burst() {
 #[test]
 fn burst_type_not_reserved() {
     raw(
-        Burst {
-            id: 0,
-            addr: 0x100,
-            len: 0,
-            size: 4,
-            burst: 3,
-            lock: false,
-        },
+        Burst { burst: 3, ..BURST },
         false,
         Rule::BurstTypeNotReserved,
     );
@@ -182,18 +169,7 @@ fn burst_type_not_reserved() {
 
 #[test]
 fn size_within_bus_width() {
-    raw(
-        Burst {
-            id: 0,
-            addr: 0x100,
-            len: 0,
-            size: 5,
-            burst: 1,
-            lock: false,
-        },
-        true,
-        Rule::SizeWithinBusWidth,
-    );
+    raw(Burst { size: 5, ..BURST }, true, Rule::SizeWithinBusWidth);
 }
 
 #[test]
@@ -250,12 +226,7 @@ fn exokay_only_for_exclusive() {
 #[test]
 fn stall_bound() {
     let (mut env, clk, m, s) = axi();
-    for mon in [m.monitor(), s.monitor()].into_iter().flatten() {
-        mon.set_config(AxiMonitorConfig {
-            stall_bound: 40,
-            ..mon.config()
-        });
-    }
+    bound_monitors(&m, &s, |c| c.stall_bound = 40);
     s.set_pauses(&PauseSpec::Always);
     env.reset(clk, 4).expect("reset");
     let text = expect_rule(m.write(&mut env, 0x0, &[1; 4]), Rule::StallBound, "m_axi");
@@ -268,12 +239,7 @@ fn response_latency_bound() {
         hang: true,
         ..Default::default()
     });
-    for mon in [m.monitor(), s.monitor()].into_iter().flatten() {
-        mon.set_config(AxiMonitorConfig {
-            latency_bound: 100,
-            ..mon.config()
-        });
-    }
+    bound_monitors(&m, &s, |c| c.latency_bound = 100);
     env.reset(clk, 4).expect("reset");
     // The request reaches s_axi first, so its monitor's clock runs out first.
     expect_rule(

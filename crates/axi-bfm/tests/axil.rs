@@ -3,7 +3,10 @@
 
 mod common;
 
-use axi_bfm::{AxiMonitorConfig, Channel, LiteFaults, PauseSpec, Resp, Rule};
+use axi_bfm::{
+    AxiMonitorConfig, AxilMasterConfig, BfmError, Channel, LiteFaults, PauseSpec, Resp, Rule,
+    DEFAULT_RESPONSE_TIMEOUT_CYCLES,
+};
 use common::{axil, expect_rule};
 
 #[test]
@@ -170,6 +173,67 @@ fn no_r_without_request() {
     });
     env.reset(clk, 4).expect("reset");
     expect_rule(env.run(clk, 10), Rule::NoRWithoutRequest, "m_axil");
+}
+
+#[test]
+fn read_data_at_the_edge_of_its_own_request_says_so() {
+    let (mut env, clk, m, _s) = with(LiteFaults {
+        r_with_request: true,
+        ..Default::default()
+    });
+    env.reset(clk, 4).expect("reset");
+    let text = expect_rule(m.read(&mut env, 0x8), Rule::NoRWithoutRequest, "m_axil");
+    assert!(
+        text.contains("same edge as the AR handshake"),
+        "the message names the AR handshake beside it: {text}"
+    );
+}
+
+#[test]
+fn a_lost_response_is_reported_as_missing_and_names_the_access() {
+    let (mut env, clk, m, _s) = with(LiteFaults {
+        hang: true,
+        ..Default::default()
+    });
+    env.reset(clk, 4).expect("reset");
+    match m.write(&mut env, 0x24, 5) {
+        Err(BfmError::MissingResponse {
+            bus,
+            what,
+            addr,
+            waited,
+            ..
+        }) => {
+            assert_eq!((bus.as_str(), what, addr), ("s_axil", "write", 0x24));
+            assert_eq!(waited, DEFAULT_RESPONSE_TIMEOUT_CYCLES + 1);
+        }
+        other => panic!("expected the missing write response, got {other:?}"),
+    }
+    // A read's too, with its own bound.
+    let (mut env, clk, m, _s) = with(LiteFaults {
+        hang: true,
+        ..Default::default()
+    });
+    m.set_config(AxilMasterConfig {
+        response_timeout_cycles: 50,
+        ..m.config()
+    });
+    env.reset(clk, 4).expect("reset");
+    let e = m.read(&mut env, 0x30).expect_err("no answer");
+    let text = e.to_string();
+    assert!(
+        matches!(
+            e,
+            BfmError::MissingResponse {
+                what: "read",
+                addr: 0x30,
+                waited: 51,
+                ..
+            }
+        ),
+        "{text}"
+    );
+    assert!(text.contains("expected and missing"), "{text}");
 }
 
 #[test]

@@ -8,12 +8,29 @@ mod common;
 use axi_bfm::{
     AxiMonitorConfig, AxiSlaveConfig, BfmError, Channel, LiteFaults, PauseSpec, Rule, SlaveFaults,
 };
-use common::{axi, axil, expect_rule};
+use common::{axi, axi_slave_faults, axil, expect_rule};
+
+/// A slave that answers writes after 30 cycles, and two at once in the other order.
+fn swapping_slave() -> (
+    axi_bfm::Env,
+    card_sim::ClockId,
+    axi_bfm::AxiMaster,
+    axi_bfm::AxiSlave,
+) {
+    let (env, clk, m, s) = axi_slave_faults(SlaveFaults {
+        swap_b: true,
+        ..Default::default()
+    });
+    s.set_config(AxiSlaveConfig {
+        write_latency: 30,
+        ..AxiSlaveConfig::default()
+    });
+    (env, clk, m, s)
+}
 
 #[test]
 fn a_lost_response_is_listed_with_its_address_at_the_end() {
-    let (mut env, clk, m, s) = axi();
-    s.set_faults(SlaveFaults {
+    let (mut env, clk, m, s) = axi_slave_faults(SlaveFaults {
         hang: true,
         ..Default::default()
     });
@@ -42,15 +59,7 @@ fn a_clean_run_finishes_clean() {
 
 #[test]
 fn an_in_order_slave_answering_another_id_first_is_caught() {
-    let (mut env, clk, m, s) = axi();
-    s.set_config(AxiSlaveConfig {
-        write_latency: 30,
-        ..AxiSlaveConfig::default()
-    });
-    s.set_faults(SlaveFaults {
-        swap_b: true,
-        ..Default::default()
-    });
+    let (mut env, clk, m, s) = swapping_slave();
     let mon = s.monitor().expect("monitor");
     mon.set_config(AxiMonitorConfig {
         in_order: true,
@@ -69,15 +78,7 @@ fn an_in_order_slave_answering_another_id_first_is_caught() {
 
 #[test]
 fn the_same_swap_is_legal_for_a_slave_not_declared_in_order() {
-    let (mut env, clk, m, s) = axi();
-    s.set_config(AxiSlaveConfig {
-        write_latency: 30,
-        ..AxiSlaveConfig::default()
-    });
-    s.set_faults(SlaveFaults {
-        swap_b: true,
-        ..Default::default()
-    });
+    let (mut env, clk, m, _s) = swapping_slave();
     env.reset(clk, 4).expect("reset");
     let a = m.start_write(1, 0x100, &[1; 16]).expect("queued");
     let b = m.start_write(2, 0x200, &[2; 16]).expect("queued");
@@ -104,8 +105,7 @@ fn the_lite_monitor_tracks_what_is_outstanding() {
 
 #[test]
 fn set_monitors_reaches_monitors_already_attached() {
-    let (mut env, clk, m, s) = axi();
-    s.set_faults(SlaveFaults {
+    let (mut env, clk, m, _s) = axi_slave_faults(SlaveFaults {
         exokay_always: true,
         ..Default::default()
     });

@@ -283,17 +283,28 @@ impl HarnessConfig {
 ///     let _ = card.env.model();
 /// }
 /// ```
+///
+/// and neither do its clocks, whose ids are of use only with the environment:
+///
+/// ```compile_fail
+/// fn the_clocks(card: &card_harness::CardHarness) {
+///     let _ = (card.clk, card.ddr_clk);
+/// }
+/// ```
 #[derive(Debug)]
 pub struct CardHarness {
     // The fields are private so that the harness stays the one place that knows the card's
-    // ports: the environment (and through it the model, where ports are looked up by name) is
-    // reachable from outside only in builds with the `test-util` feature.
+    // ports: the environment (and through it the model, where ports are looked up by name) and
+    // the clocks it runs are reachable from outside only in builds with the `test-util`
+    // feature.
     /// The environment: the model and every agent.
     env: Env,
     /// `axi_aclk`.
-    pub clk: ClockId,
-    /// `ddr_clk`, when it runs.
-    pub ddr_clk: Option<ClockId>,
+    clk: ClockId,
+    /// `ddr_clk`, when it runs. Only tests ask for it: the harness itself drives the clock
+    /// through the environment.
+    #[cfg(feature = "test-util")]
+    ddr_clk: Option<ClockId>,
     /// The register BAR's master (`s_axil`).
     regs: AxilMaster,
     /// The memory-mapped DMA port's master (`s_axi`).
@@ -464,6 +475,7 @@ impl CardHarness {
         let mut card = CardHarness {
             env,
             clk,
+            #[cfg(feature = "test-util")]
             ddr_clk,
             regs,
             dma,
@@ -494,6 +506,27 @@ impl CardHarness {
     #[cfg(feature = "test-util")]
     pub fn env_mut(&mut self) -> &mut Env {
         &mut self.env
+    }
+
+    /// The environment, the harness given up: only for tests that hand a finished run to a
+    /// checker that takes the environment (master fuzzing's judge, say).
+    #[cfg(feature = "test-util")]
+    pub fn into_env(self) -> Env {
+        self.env
+    }
+
+    /// `axi_aclk` in the environment, for tests that hook or run the model on it (see
+    /// [`CardHarness::env`]).
+    #[cfg(feature = "test-util")]
+    pub fn clk(&self) -> ClockId {
+        self.clk
+    }
+
+    /// `ddr_clk` in the environment, when the top runs it: only for tests (see
+    /// [`CardHarness::env`]).
+    #[cfg(feature = "test-util")]
+    pub fn ddr_clk(&self) -> Option<ClockId> {
+        self.ddr_clk
     }
 
     /// The register BAR's master (on `s_axil`).

@@ -14,7 +14,7 @@ fn the_card_top_is_found_as_the_board_has_it() {
     assert_eq!(card.memory_size(), Some(2 << 30));
     assert_eq!(card.bar_size(), 64 << 10);
     assert_eq!(card.irq_lines(), 1);
-    assert!(card.ddr_clk.is_some());
+    assert!(card.ddr_clk().is_some());
     // card_core has no DDR behind it.
     let core = CardHarness::new(Top::CardCore, false).expect("card_core");
     assert_eq!(core.memory_size(), None);

@@ -5,8 +5,10 @@
 
 use axi_bfm::fuzz::{check_axis_source, AxisSourceFuzz, SourceTarget};
 use axi_bfm::monitor::{Event, Situation};
-use axi_bfm::{AxisSink, Env, ResetPolarity, Result};
-use own_rtl_example::{frame_byte, VENDOR_FRAME_GEN, VENDOR_FRAME_GEN_BROKEN};
+use axi_bfm::{AxisSink, BfmError, Env, ResetPolarity, Result};
+use own_rtl_example::{
+    frame_byte, VENDOR_FRAME_GEN, VENDOR_FRAME_GEN_BROKEN, VENDOR_FRAME_GEN_TSTRB,
+};
 use proptest::prelude::*;
 use sim_runtime::{Model, TopDef};
 
@@ -95,4 +97,46 @@ fn back_pressure_at_tlast_exposes_the_bug() {
     // count stays where a stall at a TLAST beat is still likely under the shrunk pauses.)
     assert!(failure.sequence[0].contains("bytes: 1,"), "{text}");
     assert!(text.contains("replay: fuzz::replay_axis_source("), "{text}");
+}
+
+/// The generator behind a TSTRB-only port (Vivado's template names), started for one frame of
+/// `bytes` bytes, with `map` applied before the sink attaches.
+fn tstrb_target(bytes: u64, map: bool) -> Result<(Env, AxisSink)> {
+    let mut model = Model::new(VENDOR_FRAME_GEN_TSTRB)?;
+    for (port, v) in [("START", 1), ("FRAME_BYTES", bytes), ("FRAME_COUNT", 1)] {
+        let p = model.port(port)?;
+        model.set(p, v);
+    }
+    let mut env = Env::new(model);
+    let clock = env.add_clock("ACLK", 250_000_000)?;
+    env.add_reset(clock, "ARESETN", ResetPolarity::ActiveLow)?;
+    if map {
+        env.map_signal("M_AXIS", "tkeep", "M_AXIS_TSTRB");
+    }
+    let sink = AxisSink::attach(&mut env, "M_AXIS", clock)?;
+    env.reset(clock, 4)?;
+    Ok((env, sink))
+}
+
+#[test]
+fn a_sink_on_a_tstrb_only_master_does_not_take_position_bytes_as_data() -> Result<()> {
+    // Five bytes: the second beat keeps one, and its three strobes low are position bytes.
+    let (mut env, sink) = tstrb_target(5, false)?;
+    match sink.recv(&mut env) {
+        Err(BfmError::Unsupported { bus, problem }) => {
+            assert_eq!(bus, "M_AXIS");
+            assert!(problem.contains("position bytes"), "{problem}");
+            assert!(
+                problem.contains("map_signal(\"M_AXIS\", \"tkeep\""),
+                "{problem}"
+            );
+        }
+        other => panic!("expected the position bytes refused, got {other:?}"),
+    }
+    // Bound as TKEEP, as the message says, the frame is the data sheet's.
+    let (mut env, sink) = tstrb_target(5, true)?;
+    let frame = sink.recv(&mut env)?;
+    let want: Vec<u8> = (0..5).map(|k| frame_byte(0, k)).collect();
+    assert_eq!(frame.data, want);
+    Ok(())
 }

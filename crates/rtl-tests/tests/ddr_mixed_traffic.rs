@@ -45,7 +45,7 @@ fn tb() -> Result<Tb> {
         });
     }
     let log = {
-        let clk = card.clk;
+        let clk = card.clk();
         record_axi(card.env_mut(), "s_axi", clk)
     }?;
     let m = card.env().model();
@@ -53,7 +53,7 @@ fn tb() -> Result<Tb> {
     let ready = m.port("s_axi_wready")?;
     let w = Rc::new(RefCell::new(Vec::new()));
     let wl = w.clone();
-    let clk = card.clk;
+    let clk = card.clk();
     on_sample(card.env_mut(), clk, move |m, cx| {
         if !cx.in_reset && fires(m, valid, ready) {
             wl.borrow_mut().push(cx.cycle);

@@ -798,63 +798,39 @@ fn what_if(c: &Common, cfg: &Config, a: &PredictArgs) -> Result<()> {
     emit(c, &meta, &t, &text::what_if(&plan, &t))
 }
 
-/// The check the command-line tests share with the other tool's (one file for both).
-#[cfg(test)]
-#[path = "../../xdma-core/testing/refused.rs"]
-mod cli_checks;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
-    /// What an option takes.
-    #[derive(Debug, Clone, Copy)]
-    enum Takes {
-        /// Bytes from `min` to `max`.
-        Size(u64, u64),
-        /// A whole number from `min` to `max`.
-        Count(u64, u64),
-        /// A number above 0 and up to `max`.
-        Positive(f64),
-    }
+    use cli_checks::{check_numeric_options, NumericOption, Takes};
 
-    /// Every numeric option: its command, its name, what it takes.
-    const OPTIONS: &[(&str, &str, Takes)] = &[
-        ("sweep", "--sizes", Takes::Size(1, MAX_BLOCK)),
-        ("sweep", "--runs", Takes::Count(1, MAX_RUNS)),
-        ("fit", "--sizes", Takes::Size(1, MAX_BLOCK)),
-        ("fit", "--runs", Takes::Count(1, MAX_RUNS)),
-        ("concurrent", "--block", Takes::Size(1, MAX_BLOCK)),
-        ("concurrent", "--seconds", Takes::Positive(MAX_SECONDS)),
-        ("stream", "--frame", Takes::Size(64, 65536)),
-        ("stream", "--channels", Takes::Count(1, 2)),
-        ("stream", "--frames", Takes::Count(1, MAX_FRAMES)),
-        ("rtt", "--minutes", Takes::Positive(MAX_MINUTES)),
-        ("rtt", "--segment-min", Takes::Positive(MAX_MINUTES)),
-        ("rtt", "--affinity", Takes::Count(0, 1023)),
-        ("rtt", "--frame", Takes::Size(64, 65536)),
-        ("compare", "--runs", Takes::Count(1, MAX_RUNS)),
-        ("compare", "--sizes", Takes::Size(1, MAX_BLOCK)),
-        ("paths", "--sizes", Takes::Size(1, MAX_BLOCK)),
-        ("paths", "--runs", Takes::Count(1, MAX_RUNS)),
-        ("predict", "--seconds", Takes::Positive(MAX_SECONDS)),
-        ("predict", "--frames", Takes::Count(1, MAX_FRAMES)),
-        ("predict", "--loop-frames", Takes::Count(1, 1_000_000)),
-        ("predict", "--sizes", Takes::Size(1, MAX_BLOCK)),
+    /// Every numeric option: its command, its name, what it takes (see [`NumericOption`]).
+    const OPTIONS: &[NumericOption] = &[
+        (&["sweep"], "--sizes", Takes::Size(1, MAX_BLOCK)),
+        (&["sweep"], "--runs", Takes::Count(1, MAX_RUNS)),
+        (&["fit"], "--sizes", Takes::Size(1, MAX_BLOCK)),
+        (&["fit"], "--runs", Takes::Count(1, MAX_RUNS)),
+        (&["concurrent"], "--block", Takes::Size(1, MAX_BLOCK)),
+        (&["concurrent"], "--seconds", Takes::Positive(MAX_SECONDS)),
+        (&["stream"], "--frame", Takes::Size(64, 65536)),
+        (&["stream"], "--channels", Takes::Count(1, 2)),
+        (&["stream"], "--frames", Takes::Count(1, MAX_FRAMES)),
+        (&["rtt"], "--minutes", Takes::Positive(MAX_MINUTES)),
+        (&["rtt"], "--segment-min", Takes::Positive(MAX_MINUTES)),
+        (&["rtt"], "--affinity", Takes::Count(0, 1023)),
+        (&["rtt"], "--frame", Takes::Size(64, 65536)),
+        (&["compare"], "--runs", Takes::Count(1, MAX_RUNS)),
+        (&["compare"], "--sizes", Takes::Size(1, MAX_BLOCK)),
+        (&["paths"], "--sizes", Takes::Size(1, MAX_BLOCK)),
+        (&["paths"], "--runs", Takes::Count(1, MAX_RUNS)),
+        (&["predict"], "--seconds", Takes::Positive(MAX_SECONDS)),
+        (&["predict"], "--frames", Takes::Count(1, MAX_FRAMES)),
+        (&["predict"], "--loop-frames", Takes::Count(1, 1_000_000)),
+        (&["predict"], "--sizes", Takes::Size(1, MAX_BLOCK)),
     ];
 
-    fn parse(cmd: &str, opt: &str, value: &str) -> std::result::Result<Cli, clap::Error> {
-        Cli::try_parse_from(["xdma-bench", cmd, opt, value])
-    }
-
-    /// Refused by the option's own parser, with its typed error behind clap's.
-    fn refused(cmd: &str, opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
-        crate::cli_checks::refused(parse(cmd, opt, value), opt, value)
-    }
-
     #[test]
-    fn the_table_names_every_numeric_option() {
+    fn every_numeric_option_is_listed_and_takes_its_range() {
         let non_numeric = [
             "backend",
             "device",
@@ -868,68 +844,7 @@ mod tests {
             "only",
         ];
         let cmd = <Cli as clap::CommandFactory>::command();
-        for sub in cmd.get_subcommands() {
-            for a in sub.get_arguments() {
-                let Some(long) = a.get_long() else { continue };
-                if a.get_action().takes_values() && !non_numeric.contains(&long) {
-                    let opt = format!("--{long}");
-                    assert!(
-                        OPTIONS
-                            .iter()
-                            .any(|(c, o, _)| *c == sub.get_name() && *o == opt),
-                        "{} {opt} is not in the table",
-                        sub.get_name()
-                    );
-                }
-            }
-        }
-    }
-
-    proptest! {
-        /// Each numeric option takes exactly its range, and refuses negative numbers, values
-        /// that are not finite and values out of its range, each with a typed error.
-        #[test]
-        fn every_numeric_option_takes_its_range_and_refuses_the_rest(
-            k in 0..OPTIONS.len(),
-            n in any::<u64>(),
-            x in any::<f64>(),
-            small in 0u64..100_000,
-        ) {
-            let (cmd, opt, takes) = OPTIONS[k];
-            for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e309", "ten"] {
-                refused(cmd, opt, bad)?;
-            }
-            refused(cmd, opt, &format!("-{}", n.max(1)))?;
-            match takes {
-                Takes::Size(min, max) | Takes::Count(min, max) => {
-                    for v in [n, small, min, max] {
-                        let text = v.to_string();
-                        if (min..=max).contains(&v) {
-                            prop_assert!(parse(cmd, opt, &text).is_ok(), "{} {}", opt, text);
-                        } else {
-                            refused(cmd, opt, &text)?;
-                        }
-                    }
-                    refused(cmd, opt, &(max + 1).to_string())?;
-                    if min > 0 {
-                        refused(cmd, opt, &(min - 1).to_string())?;
-                    }
-                    refused(cmd, opt, &format!("{min}.5"))?;
-                }
-                Takes::Positive(max) => {
-                    let text = x.to_string();
-                    if x.is_finite() && x > 0.0 && x <= max {
-                        prop_assert!(parse(cmd, opt, &text).is_ok(), "{} {}", opt, text);
-                    } else {
-                        refused(cmd, opt, &text)?;
-                    }
-                    for bad in ["0", "-0", "1e300"] {
-                        refused(cmd, opt, bad)?;
-                    }
-                    refused(cmd, opt, &(max * 2.0).to_string())?;
-                }
-            }
-        }
+        check_numeric_options(&cmd, OPTIONS, &non_numeric);
     }
 
     #[test]

@@ -289,22 +289,41 @@ mod tests {
         let i = info();
         let k = |r: Result<()>| r.expect_err("must fail").kind();
         assert!(stream(&i, "recv", Direction::C2H, 1, 0x2000, 64).is_ok());
-        assert_eq!(
-            k(stream(&i, "recv", Direction::C2H, 0, 0x2000, 64)),
-            ErrorKind::WrongChannelKind
-        );
-        assert_eq!(
-            k(stream(&i, "send", Direction::H2C, 3, 0x2000, 64)),
-            ErrorKind::NoSuchChannel
-        );
-        assert_eq!(
-            k(stream(&i, "recv", Direction::C2H, 1, 0x2001, 64)),
-            ErrorKind::Misaligned
-        );
-        assert_eq!(
-            k(stream(&i, "recv", Direction::C2H, 1, 0x2000, 0)),
-            ErrorKind::InvalidInput
-        );
+        // Each stream call refused: what, direction, channel, buffer address, length, kind.
+        for (what, dir, ch, addr, len, kind) in [
+            (
+                "recv",
+                Direction::C2H,
+                0,
+                0x2000,
+                64,
+                ErrorKind::WrongChannelKind,
+            ),
+            (
+                "send",
+                Direction::H2C,
+                3,
+                0x2000,
+                64,
+                ErrorKind::NoSuchChannel,
+            ),
+            ("recv", Direction::C2H, 1, 0x2001, 64, ErrorKind::Misaligned),
+            (
+                "recv",
+                Direction::C2H,
+                1,
+                0x2000,
+                0,
+                ErrorKind::InvalidInput,
+            ),
+        ] {
+            let r = stream(&i, what, dir, ch, addr, len);
+            assert_eq!(
+                k(r),
+                kind,
+                "{what} on channel {ch} at {addr:#x}, {len} bytes"
+            );
+        }
         assert!(reg(&i, 0xffc).is_ok());
         assert_eq!(k(reg(&i, 2)), ErrorKind::RegisterAccess);
         assert_eq!(k(reg(&i, 0x1000)), ErrorKind::OutOfRange);

@@ -11,6 +11,9 @@
 //! (`nan`, `inf`, or one that overflows), and a value outside the option's range. The range
 //! parsers return closures that clap takes as value parsers
 //! (`#[arg(value_parser = xdma::cli::size_in(4096, 1 << 30))]`).
+//!
+//! [`refused`] is the check the tools' command-line tests share: that a value was refused by
+//! the option's own parser, with its [`ArgError`] behind the command-line parser's error.
 
 /// Why a number on the command line was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -229,10 +232,100 @@ pub fn positive_in(
     }
 }
 
+/// A command line's answer to `opt value` that was not a refusal by the option's own parser.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotRefused {
+    /// The value was taken.
+    #[error("{opt} {value} was taken: its parser must refuse it with an ArgError")]
+    Taken {
+        /// The option.
+        opt: String,
+        /// The value given to it.
+        value: String,
+    },
+    /// The value was refused, but not with an [`ArgError`] directly behind the error: some
+    /// other check refused it, or the option has no parser of this module.
+    #[error(
+        "{opt} {value}: no ArgError behind `{error}`; parse the option with a parser of xdma::cli"
+    )]
+    Untyped {
+        /// The option.
+        opt: String,
+        /// The value given to it.
+        value: String,
+        /// The command-line parser's error, as it reads.
+        error: String,
+    },
+}
+
+/// Checks that the command line refused `opt value` (`parsed`) with the option's own parser:
+/// an error whose source is the parser's [`ArgError`]. A clap error has a source only when a
+/// value parser failed (clap's `ValueValidation`), so this needs no knowledge of clap. The
+/// tools' tests call it with what `try_parse_from` returned.
+pub fn refused<T, E>(parsed: Result<T, E>, opt: &str, value: &str) -> Result<(), NotRefused>
+where
+    E: std::error::Error + 'static,
+{
+    match parsed {
+        Ok(_) => Err(NotRefused::Taken {
+            opt: opt.to_string(),
+            value: value.to_string(),
+        }),
+        Err(e) if e.source().is_some_and(|s| s.is::<ArgError>()) => Ok(()),
+        Err(e) => Err(NotRefused::Untyped {
+            opt: opt.to_string(),
+            value: value.to_string(),
+            error: e.to_string(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A command-line parser's error with the value parser's error behind it, or none, as
+    /// clap builds one for a value parser's refusal and for its own checks.
+    #[derive(Debug)]
+    struct ParseError(Option<Box<dyn std::error::Error + 'static>>);
+
+    impl std::fmt::Display for ParseError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("invalid value")
+        }
+    }
+
+    impl std::error::Error for ParseError {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.0.as_deref()
+        }
+    }
+
+    fn behind(e: impl std::error::Error + 'static) -> ParseError {
+        ParseError(Some(Box::new(e)))
+    }
+
+    #[test]
+    fn only_a_refusal_by_the_options_own_parser_passes() {
+        let taken: Result<u64, ParseError> = Ok(1);
+        assert!(matches!(
+            refused(taken, "--size", "1"),
+            Err(NotRefused::Taken { .. })
+        ));
+        let untyped: Result<u64, _> = Err(ParseError(None));
+        assert!(matches!(
+            refused(untyped, "--size", "x"),
+            Err(NotRefused::Untyped { .. })
+        ));
+        let other: Result<u64, _> = Err(behind(std::fmt::Error));
+        assert!(matches!(
+            refused(other, "--size", "x"),
+            Err(NotRefused::Untyped { .. })
+        ));
+        let parsed = size_in(1, 10)("11").map_err(behind);
+        assert_eq!(refused(parsed, "--size", "11"), Ok(()));
+    }
 
     #[test]
     fn sizes_read_in_every_form() {

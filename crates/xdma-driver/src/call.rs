@@ -65,6 +65,31 @@ pub struct Submit {
     pub timeout: Option<Duration>,
 }
 
+impl Submit {
+    /// A call on the node of `dir` and `channel` made at `at`, opened without `O_TRUNC`
+    /// and with the direction's module parameter as its timeout: how `pwrite` and `pread`
+    /// make their calls.
+    pub fn new(
+        dir: Dir,
+        channel: usize,
+        card_addr: u64,
+        len: usize,
+        page_offset: usize,
+        at: Ps,
+    ) -> Submit {
+        Submit {
+            dir,
+            channel,
+            card_addr,
+            len,
+            page_offset,
+            eop_flush: false,
+            at,
+            timeout: None,
+        }
+    }
+}
+
 /// A call in the driver, from [`Driver::start_write`](crate::Driver::start_write), [`Driver::start_read`](crate::Driver::start_read),
 /// [`Driver::submit`](crate::Driver::submit) or [`Driver::submit_user`](crate::Driver::submit_user).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

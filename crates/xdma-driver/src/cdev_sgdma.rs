@@ -81,20 +81,15 @@ impl Driver {
         data: &[u8],
         page_offset: usize,
     ) -> Result<Call> {
-        let now = self.now();
-        self.submit(
-            Submit {
-                dir: Dir::H2c,
-                channel,
-                card_addr,
-                len: data.len(),
-                page_offset,
-                eop_flush: false,
-                at: now,
-                timeout: None,
-            },
-            Some(data),
-        )
+        let s = Submit::new(
+            Dir::H2c,
+            channel,
+            card_addr,
+            data.len(),
+            page_offset,
+            self.now(),
+        );
+        self.submit(s, Some(data))
     }
 
     /// Starts a read now (see [`Driver::start_write`]).
@@ -106,20 +101,11 @@ impl Driver {
         page_offset: usize,
         eop_flush: bool,
     ) -> Result<Call> {
-        let now = self.now();
-        self.submit(
-            Submit {
-                dir: Dir::C2h,
-                channel,
-                card_addr,
-                len,
-                page_offset,
-                eop_flush,
-                at: now,
-                timeout: None,
-            },
-            None,
-        )
+        let s = Submit {
+            eop_flush,
+            ..Submit::new(Dir::C2h, channel, card_addr, len, page_offset, self.now())
+        };
+        self.submit(s, None)
     }
 
     /// `check_transfer_align`: with a fixed card address, the buffer and the card address

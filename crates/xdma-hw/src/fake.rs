@@ -71,6 +71,17 @@ struct State {
     reads: usize,
 }
 
+impl State {
+    /// A DMA call `op` of `len` bytes at card address `at`: logged, and the card memory it
+    /// reaches, or EIO when it runs past the memory, as the card's refusal ends up.
+    fn dma(&mut self, op: &'static str, at: usize, len: usize) -> io::Result<&mut [u8]> {
+        self.calls.push((op, len));
+        self.mem
+            .get_mut(at..at + len)
+            .ok_or_else(|| errno(libc::EIO))
+    }
+}
+
 impl Default for State {
     fn default() -> Self {
         let mut control = HashMap::new();
@@ -226,12 +237,7 @@ impl Io for FakeIo {
                 Ok(4)
             }
             "c2h_0" => {
-                s.calls.push(("pread", buf.len()));
-                let src = s
-                    .mem
-                    .get(o..o + buf.len())
-                    .ok_or_else(|| errno(libc::EIO))?;
-                buf.copy_from_slice(src);
+                buf.copy_from_slice(s.dma("pread", o, buf.len())?);
                 Ok(buf.len() as isize)
             }
             _ => Err(errno(libc::EINVAL)),
@@ -256,12 +262,7 @@ impl Io for FakeIo {
                 }
                 self.pass_gate()?;
                 let mut s = self.fake.state();
-                s.calls.push(("pwrite", data.len()));
-                let dst = s
-                    .mem
-                    .get_mut(o..o + data.len())
-                    .ok_or_else(|| errno(libc::EIO))?;
-                dst.copy_from_slice(data);
+                s.dma("pwrite", o, data.len())?.copy_from_slice(data);
                 Ok(data.len() as isize)
             }
             _ => Err(errno(libc::EINVAL)),
@@ -666,32 +667,75 @@ fn large_calls_are_cut_into_chunks() {
     );
 }
 
+/// Starts a receive of up to 4 KiB on C2H stream channel 1 that may wait 30 s, on `rt`, and
+/// leaves it in flight.
+fn receive_in_flight(
+    rt: &tokio::runtime::Runtime,
+    card: &HwCard,
+) -> tokio::task::JoinHandle<xdma_core::BufResult<xdma_core::Transfer>> {
+    use xdma_core::AsyncCard;
+    let c = card.clone();
+    rt.spawn(async move {
+        let buf = DmaBuffer::new(4096).expect("buffer");
+        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
+    })
+}
+
+/// The gate of a test that holds a DMA call in the driver: a pipe the fake's call reads one
+/// byte from before it goes on. The pipe is closed when the gate is dropped.
+struct Gate {
+    read: libc::c_int,
+    write: libc::c_int,
+}
+
+impl Gate {
+    /// Makes the pipe and sets it as `fake`'s gate.
+    fn set(fake: &Fake) -> Gate {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe writes two descriptors into the array.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        fake.state().gate = Some((fds[0], fds[1]));
+        Gate {
+            read: fds[0],
+            write: fds[1],
+        }
+    }
+
+    /// Lets the call waiting at the gate whose write end is `write` go on.
+    fn release(write: libc::c_int) {
+        // SAFETY: writes one byte from a live buffer into the gate pipe, open until the
+        // gate is dropped, which the tests do after the call has gone on.
+        assert_eq!(unsafe { libc::write(write, [1u8].as_ptr().cast(), 1) }, 1);
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        // SAFETY: closes the pipe made in `Gate::set`, once.
+        unsafe {
+            libc::close(self.read);
+            libc::close(self.write);
+        }
+    }
+}
+
 #[test]
 fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
-    use xdma_core::AsyncCard;
     let fake = Fake::default();
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe writes two descriptors into the array.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    fake.state().gate = Some((fds[0], fds[1]));
+    let gate = Gate::set(&fake);
     fake.state().c2h.push_back(vec![5; 64]);
     let (card, _p) = open(&fake, 1, |_| {});
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let c = card.clone();
-    let _pending = rt.spawn(async move {
-        let buf = DmaBuffer::new(4096).expect("buffer");
-        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
-    });
+    let _pending = receive_in_flight(&rt, &card);
     // The receive is in the driver (held at the gate) ...
     while fake.state().waiter.is_none() {
         std::thread::sleep(Duration::from_millis(1));
     }
     // ... and stays there for 2 s, as a receive waits out c2h_timeout.
-    let gate = fds[1];
+    let write_end = gate.write;
     let opener = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(2));
-        // SAFETY: writes one byte from a live buffer into the gate pipe.
-        unsafe { libc::write(gate, [1u8].as_ptr().cast(), 1) };
+        Gate::release(write_end);
     });
     let started = std::time::Instant::now();
     drop(rt);
@@ -702,27 +746,19 @@ fn dropping_a_runtime_with_a_receive_in_flight_returns_at_once() {
         "the runtime's drop took {took:?}"
     );
     std::thread::sleep(Duration::from_millis(50));
-    // SAFETY: closes the pipe made above, once.
-    unsafe {
-        libc::close(fds[0]);
-        libc::close(fds[1]);
-    }
+    drop(gate);
 }
 
 #[test]
 fn a_receive_given_up_frees_its_channel_and_the_next_one_says_what_it_waited_for() {
     // FUSE could show it too, but only in the driver's whole seconds: here each read waits
     // 500 ms, and the receive given up asked for 30 s, which is 30 reads of c2h_timeout (1 s).
-    use xdma_core::{AsyncCard, Error};
+    use xdma_core::Error;
     let fake = Fake::default();
     fake.state().read_wait = Duration::from_millis(500);
     let (card, _p) = open(&fake, 1, |_| {});
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let c = card.clone();
-    let _pending = rt.spawn(async move {
-        let buf = DmaBuffer::new(4096).expect("buffer");
-        c.recv_stream_async(1, buf, Duration::from_secs(30)).await
-    });
+    let _pending = receive_in_flight(&rt, &card);
     // The receive is in the driver's first read ...
     while fake.state().reads == 0 {
         std::thread::sleep(Duration::from_millis(1));
@@ -795,10 +831,7 @@ fn a_signal_does_not_abort_a_dma() {
     // FUSE cannot show it: the FUSE library in use ignores the kernel's INTERRUPT requests, so
     // a signal never reaches the server; the driver aborts a transfer whose wait a signal ends.
     let fake = Fake::default();
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe writes two descriptors into the array.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    fake.state().gate = Some((fds[0], fds[1]));
+    let gate = Gate::set(&fake);
     // A handler without SA_RESTART, so that a signal ends a blocking call with EINTR.
     // SAFETY: sigaction is plain data; the handler is an extern "C" fn that does nothing.
     unsafe {
@@ -823,18 +856,13 @@ fn a_signal_does_not_abort_a_dma() {
         // handler.
         assert_eq!(unsafe { libc::pthread_kill(waiter, libc::SIGUSR1) }, 0);
         std::thread::sleep(Duration::from_millis(20));
-        // SAFETY: writes one byte from a live buffer into the gate pipe.
-        assert_eq!(unsafe { libc::write(fds[1], [1u8].as_ptr().cast(), 1) }, 1);
+        Gate::release(gate.write);
         t.join()
             .expect("thread")
             .expect("the DMA completes despite the signal");
     });
     assert_eq!(&fake.state().mem[0x2000..0x3000], &data[..]);
-    // SAFETY: closes the pipe made above, once.
-    unsafe {
-        libc::close(fds[0]);
-        libc::close(fds[1]);
-    }
+    drop(gate);
 }
 
 #[test]

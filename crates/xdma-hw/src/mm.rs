@@ -106,30 +106,17 @@ impl Inner {
         at: u64,
         len: usize,
     ) -> Error {
-        let (kind, op, node, hint, source) = match os_error(op, node, source) {
-            Error::Os {
-                kind,
-                op,
-                node,
-                hint,
-                source,
-            } => (kind, op, node, hint, source),
-            other => return other,
-        };
-        let mut hint = format!("{len} bytes at card address {at:#x}: {hint}");
-        if kind == ErrorKind::Timeout && op == "pread" {
-            hint.push_str(&format!(
-                "; a read that starts past the card's memory ends so too (the card refuses it, the engine stops on its first descriptor and the driver waits out c2h_timeout), and [hw] memory_size = {:#x} lets reads below that address through: if the card has less memory, set [hw] memory_size to the card's",
-                self.hw.memory_size
-            ));
+        let mut e = os_error(op, node, source);
+        if let Error::Os { kind, op, hint, .. } = &mut e {
+            *hint = format!("{len} bytes at card address {at:#x}: {hint}");
+            if *kind == ErrorKind::Timeout && *op == "pread" {
+                hint.push_str(&format!(
+                    "; a read that starts past the card's memory ends so too (the card refuses it, the engine stops on its first descriptor and the driver waits out c2h_timeout), and [hw] memory_size = {:#x} lets reads below that address through: if the card has less memory, set [hw] memory_size to the card's",
+                    self.hw.memory_size
+                ));
+            }
         }
-        Error::Os {
-            kind,
-            op,
-            node,
-            hint,
-            source,
-        }
+        e
     }
 
     /// A memory-mapped transfer cut into chunks of `chunk_bytes` (a multiple of the page, so
@@ -192,25 +179,7 @@ impl HwCard {
         data: &[u8],
         abandon: &Abandon,
     ) -> Result<Transfer> {
-        let i = &self.inner;
-        check::mm(
-            &i.info,
-            "memory-mapped H2C write",
-            Direction::H2C,
-            channel,
-            addr,
-            data.as_ptr() as usize,
-            data.len(),
-            MEMORY_SIZE_FROM,
-        )?;
-        let start_ps = i.now_ps();
-        i.mm(&i.h2c[channel], channel, addr, Buf::Out(data), abandon)?;
-        Ok(Transfer {
-            bytes: data.len(),
-            end_of_packet: false,
-            start_ps,
-            end_ps: i.now_ps(),
-        })
+        self.mm_for(channel, addr, Buf::Out(data), abandon)
     }
 
     pub(crate) fn read_mm_for(
@@ -220,20 +189,41 @@ impl HwCard {
         buf: &mut [u8],
         abandon: &Abandon,
     ) -> Result<Transfer> {
+        self.mm_for(channel, addr, Buf::In(buf), abandon)
+    }
+
+    /// A write or a read, by which way `buf` goes: checked against the card's channels and
+    /// memory first, then timed from before the first chunk to after the last.
+    fn mm_for(
+        &self,
+        channel: usize,
+        addr: CardAddr,
+        buf: Buf<'_>,
+        abandon: &Abandon,
+    ) -> Result<Transfer> {
         let i = &self.inner;
+        let (what, dir, ptr, nodes) = match &buf {
+            Buf::Out(d) => (
+                "memory-mapped H2C write",
+                Direction::H2C,
+                d.as_ptr(),
+                &i.h2c,
+            ),
+            Buf::In(b) => ("memory-mapped C2H read", Direction::C2H, b.as_ptr(), &i.c2h),
+        };
+        let len = buf.len();
         check::mm(
             &i.info,
-            "memory-mapped C2H read",
-            Direction::C2H,
+            what,
+            dir,
             channel,
             addr,
-            buf.as_ptr() as usize,
-            buf.len(),
+            ptr as usize,
+            len,
             MEMORY_SIZE_FROM,
         )?;
         let start_ps = i.now_ps();
-        let len = buf.len();
-        i.mm(&i.c2h[channel], channel, addr, Buf::In(buf), abandon)?;
+        i.mm(&nodes[channel], channel, addr, buf, abandon)?;
         Ok(Transfer {
             bytes: len,
             end_of_packet: false,

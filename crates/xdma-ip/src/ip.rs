@@ -21,6 +21,7 @@ use crate::config::{EngineKind, IpConfig};
 use crate::engine::{Ctx, Engine, Posted};
 use crate::irq::{Irqs, Outbox};
 use crate::pcie::{Pcie, Ps};
+use crate::regs::write_set_clear;
 use crate::stats::{IpStats, Latency, LatencyStats};
 use crate::{Bar, HostMemory, InterruptSink, IpError, IrqMode, Result};
 
@@ -200,6 +201,13 @@ impl XdmaIp {
         &mut self.card
     }
 
+    /// The card's harness, the IP given up: only for tests that hand a finished run's
+    /// environment to a checker (see [`CardHarness::into_env`]).
+    #[cfg(feature = "test-util")]
+    pub fn into_card(self) -> CardHarness {
+        self.card
+    }
+
     /// What a front end sets on the card before its first call (the DDR controller, bus
     /// pauses) and the card's shape, without the card's model or ports.
     pub fn card_setup(&mut self) -> card_harness::CardSetup<'_> {
@@ -281,10 +289,9 @@ impl XdmaIp {
 
     /// The function's interrupt configuration changed (a config space write).
     pub fn set_irq_mode(&mut self, mode: IrqMode, irq: &mut dyn InterruptSink) {
-        if self.irq.mode == mode {
+        if !self.irq.set_mode(mode) {
             return;
         }
-        self.irq.mode = mode;
         // What was signalled stays signalled: a request raised under the function mask waits
         // in the PBA and is sent from there.
         self.update_irq(irq);
@@ -325,13 +332,7 @@ impl XdmaIp {
                 e.step(&mut cx)?;
             }
             for bit in self.card.take_irqs().into_iter().map(|e| e.bit) {
-                if (bit as usize) < self.irq.user_lines {
-                    self.irq.user_latched |= 1 << bit;
-                    // Every request the IP acknowledges is an interrupt of its own: a message
-                    // in MSI and MSI-X mode even while an earlier one is still latched (the
-                    // MSI-X handler never reads the request register that clears it).
-                    self.irq.asserted &= !(1 << (16 + bit));
-                }
+                self.irq.latch_user(bit);
             }
             self.update_irq(irq);
             self.card.drive()?;
@@ -539,37 +540,14 @@ impl XdmaIp {
                     _ => 0,
                 }
             }
-            Target::Irq => {
-                let r = off - ireg::BASE;
-                let vec4 = |v: &[u8], i: usize| {
-                    (0..4).fold(0u32, |acc, k| {
-                        acc | u32::from(v.get(i + k).copied().unwrap_or(0)) << (8 * k)
-                    })
-                };
-                match r {
-                    ireg::IDENTIFIER => Target::Irq.identifier(0, false),
-                    ireg::USER_ENABLE | ireg::USER_ENABLE_W1S | ireg::USER_ENABLE_W1C => {
-                        self.irq.user_enable
-                    }
-                    ireg::CHANNEL_ENABLE | ireg::CHANNEL_ENABLE_W1S | ireg::CHANNEL_ENABLE_W1C => {
-                        self.irq.chan_enable
-                    }
-                    ireg::USER_REQUEST => self.irq.user_latched & self.irq.user_enable,
-                    ireg::CHANNEL_REQUEST => self.chan_pending() & self.irq.chan_enable,
-                    ireg::USER_PENDING => self.irq.user_latched,
-                    ireg::CHANNEL_PENDING => self.chan_pending(),
-                    0x80..=0x9F => vec4(&self.irq.user_vec, (r - ireg::USER_VECTOR) as usize),
-                    0xA0..=0xBF => vec4(&self.irq.chan_vec, (r - ireg::CHANNEL_VECTOR) as usize),
-                    _ => 0,
-                }
-            }
+            Target::Irq => self.irq.peek(off - ireg::BASE, self.chan_pending()),
             Target::Config => match off - map::config::BASE {
                 map::config::IDENTIFIER => Target::Config.identifier(0, false),
                 // The link's sizes, encoded as in Device Control; untimed, the reference
                 // board's 256-byte payload and 512-byte read requests.
                 map::config::MAX_PAYLOAD => device_control_size(self.pcie.max_payload(), 1),
                 map::config::MAX_READ => device_control_size(self.pcie.max_read_request(), 2),
-                map::config::MSI_ENABLE => match self.irq.mode {
+                map::config::MSI_ENABLE => match self.irq.mode() {
                     IrqMode::Msi { .. } => 1,
                     IrqMode::MsiX { .. } => 2,
                     IrqMode::Intx { .. } => 0,
@@ -584,41 +562,31 @@ impl XdmaIp {
                 | common::CREDIT_MODE_ENABLE_W1C => self.credit_mode,
                 _ => 0,
             },
-            Target::MsiX => {
-                let r = off - msix::TABLE;
-                if off >= msix::PBA {
-                    if off == msix::PBA {
-                        self.irq.pba
-                    } else {
-                        0
-                    }
-                } else {
-                    self.irq.table.get((r / 4) as usize).copied().unwrap_or(0)
-                }
-            }
+            Target::MsiX => self.irq.msix_read(off - msix::TABLE),
         }
     }
 
     fn dma_read(&mut self, off: u64, irq: &mut dyn InterruptSink) -> u32 {
-        let v = self.peek_dma(off);
         let ch = ((off >> 8) & 0xF) as usize;
         match Target::of(off) {
             Some(t @ (Target::H2c | Target::C2h)) if off & 0xFF == ereg::STATUS_RC => {
+                let v = self.peek_dma(off);
                 if let Some(e) = self.engine(t == Target::C2h, ch) {
                     e.status &= !status::CLEARED_BY_READ;
                 }
                 self.update_irq(irq);
+                v
             }
-            Some(Target::Irq) if off - ireg::BASE == ireg::USER_REQUEST => {
-                // The card drops its request once the IP has acknowledged it, so the IP keeps
-                // what it acknowledged until the driver's handler has read it here: the
-                // handler reads this register to learn which user interrupt fired.
-                self.irq.user_latched &= !v;
-                self.update_irq(irq);
+            Some(Target::Irq) => {
+                let pending = self.chan_pending();
+                let (v, changed) = self.irq.read(off - ireg::BASE, pending);
+                if changed {
+                    self.update_irq(irq);
+                }
+                v
             }
-            _ => {}
+            _ => self.peek_dma(off),
         }
-        v
     }
 
     fn chan_pending(&self) -> u32 {
@@ -632,8 +600,7 @@ impl XdmaIp {
     /// Signals what the IRQ block's requests newly raise: queued behind the IP's posted
     /// writes on the link, and handed to `sink` once they reach the host.
     fn update_irq(&mut self, sink: &mut dyn InterruptSink) {
-        let user = self.irq.user_latched & self.irq.user_enable;
-        let req = (self.chan_pending() & self.irq.chan_enable) | (user << 16);
+        let req = self.irq.requests(self.chan_pending());
         let now = self.now();
         let mut out = self.outbox.sender(&mut self.pcie, now);
         self.irq.update(req, &mut out, &mut self.stats);
@@ -651,12 +618,6 @@ impl XdmaIp {
     fn dma_write(&mut self, off: u64, v: u32, irq: &mut dyn InterruptSink) {
         let ch = ((off >> 8) & 0xF) as usize;
         let reg = off & 0xFF;
-        let set = |r: &mut u32, which: u64, base: u64| match which - base {
-            0 => *r = v,
-            4 => *r |= v,
-            8 => *r &= !v,
-            _ => {}
-        };
         match Target::of(off) {
             Some(t @ (Target::H2c | Target::C2h)) => {
                 let c2h = t == Target::C2h;
@@ -670,7 +631,7 @@ impl XdmaIp {
                 match reg {
                     ereg::CONTROL | ereg::CONTROL_W1S | ereg::CONTROL_W1C => {
                         let was = e.control;
-                        set(&mut e.control, reg, ereg::CONTROL);
+                        write_set_clear(&mut e.control, reg, ereg::CONTROL, v);
                         let now = e.control;
                         if now & control::RUN != 0 && was & control::RUN == 0 {
                             e.start(credit, timing);
@@ -681,7 +642,7 @@ impl XdmaIp {
                     ereg::POLL_WB_LO => e.wb = (e.wb & !0xFFFF_FFFF) | u64::from(v),
                     ereg::POLL_WB_HI => e.wb = (e.wb & 0xFFFF_FFFF) | (u64::from(v) << 32),
                     ereg::IE_MASK | ereg::IE_MASK_W1S | ereg::IE_MASK_W1C => {
-                        set(&mut e.ie_mask, reg, ereg::IE_MASK)
+                        write_set_clear(&mut e.ie_mask, reg, ereg::IE_MASK, v)
                     }
                     ereg::PERF_CTRL => {
                         if v & 2 != 0 {
@@ -710,43 +671,20 @@ impl XdmaIp {
                     _ => {}
                 }
             }
-            Some(Target::Irq) => {
-                let r = off - ireg::BASE;
-                match r {
-                    ireg::USER_ENABLE | ireg::USER_ENABLE_W1S | ireg::USER_ENABLE_W1C => {
-                        set(&mut self.irq.user_enable, r, ireg::USER_ENABLE)
-                    }
-                    ireg::CHANNEL_ENABLE | ireg::CHANNEL_ENABLE_W1S | ireg::CHANNEL_ENABLE_W1C => {
-                        set(&mut self.irq.chan_enable, r, ireg::CHANNEL_ENABLE)
-                    }
-                    ireg::USER_VECTOR..=0xBF => {
-                        let (vec, base): (&mut [u8], u64) = if r < ireg::CHANNEL_VECTOR {
-                            (&mut self.irq.user_vec, ireg::USER_VECTOR)
-                        } else {
-                            (&mut self.irq.chan_vec, ireg::CHANNEL_VECTOR)
-                        };
-                        for k in 0..4 {
-                            if let Some(b) = vec.get_mut((r - base) as usize + k) {
-                                *b = (v >> (8 * k)) as u8 & 0x1F;
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            Some(Target::Irq) => self.irq.write(off - ireg::BASE, v),
             Some(Target::SgdmaCommon) => {
                 let r = off - common::BASE;
                 if (common::CREDIT_MODE_ENABLE..=common::CREDIT_MODE_ENABLE_W1C).contains(&r) {
-                    set(&mut self.credit_mode, r, common::CREDIT_MODE_ENABLE);
+                    write_set_clear(&mut self.credit_mode, r, common::CREDIT_MODE_ENABLE, v);
                 }
             }
             Some(Target::MsiX) => {
-                if off < msix::PBA {
-                    if let Some(w) = self.irq.table.get_mut(((off - msix::TABLE) / 4) as usize) {
-                        *w = v;
-                    }
-                    self.flush_pba(irq);
-                }
+                // Sent at once behind the IP's posted writes, handed to the host with the
+                // requests below.
+                let now = self.now();
+                let mut out = self.outbox.sender(&mut self.pcie, now);
+                self.irq
+                    .msix_write(off - msix::TABLE, v, &mut out, &mut self.stats);
             }
             Some(Target::Config) | None => {}
         }

@@ -19,6 +19,7 @@ mod engine;
 mod ip;
 mod irq;
 pub mod pcie;
+mod regs;
 mod stats;
 mod variant;
 

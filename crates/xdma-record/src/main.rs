@@ -508,30 +508,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// The check the command-line tests share with the other tool's (one file for both).
-#[cfg(test)]
-#[path = "../../xdma-core/testing/refused.rs"]
-mod cli_checks;
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::error::ErrorKind;
-    use proptest::prelude::*;
 
-    /// What an option takes.
-    #[derive(Debug, Clone, Copy)]
-    enum Takes {
-        /// Bytes from `min` to `max`.
-        Size(u64, u64),
-        /// A whole number from `min` to `max`.
-        Count(u64, u64),
-        /// A number above 0 and up to `max`.
-        Positive(f64),
-    }
+    use cli_checks::{check_numeric_options, NumericOption, Takes};
 
     /// Every numeric option: the arguments before it, its name, what it takes.
-    const OPTIONS: &[(&[&str], &str, Takes)] = &[
+    const OPTIONS: &[NumericOption] = &[
         (
             &["record", "f", "--source", "ring"],
             "--ring-base",
@@ -574,97 +559,10 @@ mod tests {
         ),
     ];
 
-    fn parse(before: &[&str], opt: &str, value: &str) -> Result<Cli, clap::Error> {
-        let mut args = vec!["xdma-record"];
-        args.extend_from_slice(before);
-        args.push(opt);
-        args.push(value);
-        Cli::try_parse_from(args)
-    }
-
-    /// Refused by the option's own parser, with its typed error behind clap's.
-    fn refused(before: &[&str], opt: &str, value: &str) -> std::result::Result<(), TestCaseError> {
-        crate::cli_checks::refused(parse(before, opt, value), opt, value)
-    }
-
     #[test]
-    fn the_table_names_every_numeric_option() {
-        // An option added without a range check would be missing here: count the options
-        // that take a number by their value names.
+    fn every_numeric_option_is_listed_and_takes_its_range() {
         let cmd = <Cli as clap::CommandFactory>::command();
-        let mut numeric = Vec::new();
-        for sub in cmd.get_subcommands() {
-            for a in sub.get_arguments() {
-                let non_numeric = ["file", "dir", "config", "source"];
-                if a.get_action().takes_values()
-                    && a.get_long().is_some()
-                    && !non_numeric.contains(&a.get_id().as_str())
-                {
-                    numeric.push(format!(
-                        "{} --{}",
-                        sub.get_name(),
-                        a.get_long().unwrap_or("")
-                    ));
-                }
-            }
-        }
-        for n in &numeric {
-            let (sub, opt) = n.split_once(' ').unwrap_or_default();
-            assert!(
-                OPTIONS.iter().any(|(b, o, _)| b[0] == sub && *o == opt),
-                "{n} is not in the table"
-            );
-        }
-    }
-
-    proptest! {
-        /// Each numeric option takes exactly its range, and refuses negative numbers, values
-        /// that are not finite and values out of its range, each with a typed error.
-        #[test]
-        fn every_numeric_option_takes_its_range_and_refuses_the_rest(
-            k in 0..OPTIONS.len(),
-            n in any::<u64>(),
-            x in any::<f64>(),
-            small in 0u64..100_000,
-        ) {
-            let (before, opt, takes) = OPTIONS[k];
-            for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e309", "", "ten"] {
-                refused(before, opt, bad)?;
-            }
-            refused(before, opt, &format!("-{}", n.max(1)))?;
-            match takes {
-                Takes::Size(min, max) | Takes::Count(min, max) => {
-                    for v in [n, small, min, max] {
-                        let text = v.to_string();
-                        if (min..=max).contains(&v) {
-                            prop_assert!(parse(before, opt, &text).is_ok(), "{} {}", opt, text);
-                        } else {
-                            refused(before, opt, &text)?;
-                        }
-                    }
-                    if max < u64::MAX {
-                        refused(before, opt, &(max + 1).to_string())?;
-                    }
-                    refused(before, opt, "18446744073709551616")?;
-                    if min > 0 {
-                        refused(before, opt, &(min - 1).to_string())?;
-                    }
-                    refused(before, opt, &format!("{}.5", min))?;
-                }
-                Takes::Positive(max) => {
-                    let text = x.to_string();
-                    if x.is_finite() && x > 0.0 && x <= max {
-                        prop_assert!(parse(before, opt, &text).is_ok(), "{} {}", opt, text);
-                    } else {
-                        refused(before, opt, &text)?;
-                    }
-                    for bad in ["0", "-0", "1e300"] {
-                        refused(before, opt, bad)?;
-                    }
-                    refused(before, opt, &(max * 2.0).to_string())?;
-                }
-            }
-        }
+        check_numeric_options(&cmd, OPTIONS, &["file", "dir", "config", "source"]);
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use xdma::{Config, Xdma};
-use xdma_record::record::{read_manifest, record_streams, EndReason, StreamPlan};
+use xdma_record::record::{
+    read_manifest, record_streams, EndReason, Manifest, Progress, RingPlan, StreamPlan,
+};
 use xdma_record::sink::{Sink, SinkOptions, ALIGN};
 use xdma_record::verify::{check_bytes, verify};
 
@@ -23,8 +25,39 @@ fn record(
     plan: &StreamPlan,
     file: &Path,
     opts: SinkOptions,
-) -> Result<xdma_record::record::Manifest, xdma_record::RecordError> {
+) -> Result<Manifest, xdma_record::RecordError> {
     record_streams(card, plan, file, opts, &AtomicBool::new(false), &mut |_| {})
+}
+
+/// Records the streams of `plan` into `file` with [`small_blocks`], never stopped from
+/// outside, each progress report given to `progress`.
+fn record_watched(
+    card: &Xdma,
+    plan: &StreamPlan,
+    file: &Path,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Manifest, xdma_record::RecordError> {
+    record_streams(
+        card,
+        plan,
+        file,
+        small_blocks(),
+        &AtomicBool::new(false),
+        progress,
+    )
+}
+
+/// Records the CAPTURE ring of a fresh simulated card as `plan` says into `file` with
+/// [`small_blocks`], never stopped from outside, no progress shown.
+fn record_ring(plan: &RingPlan, file: &Path) -> Result<Manifest, xdma_record::RecordError> {
+    xdma_record::record::record_ring(
+        &sim_card(),
+        plan,
+        file,
+        small_blocks(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
 }
 
 /// Small blocks, so that a few hundred frames make several writes in flight.
@@ -255,22 +288,14 @@ fn a_full_disk_ends_the_recording_at_a_whole_frame_and_what_was_written_verifies
     let file = disk.path().join("full.bin");
     // The CAPTURE ring, the faster source on the simulated card; 8.3 MB asked for, twice what
     // the file system holds.
-    let plan = xdma_record::record::RingPlan {
+    let plan = RingPlan {
         frame: 4132,
         frames: 2000,
         size: 1 << 20,
         read: 256 << 10,
         ..Default::default()
     };
-    let m = xdma_record::record::record_ring(
-        &sim_card(),
-        &plan,
-        &file,
-        small_blocks(),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("the recording ends with a manifest, not an error");
+    let m = record_ring(&plan, &file).expect("the recording ends with a manifest, not an error");
     assert_eq!(m.end, EndReason::DiskFull, "{}", m.end_detail);
     assert!(m.end_detail.contains("full"), "{}", m.end_detail);
     assert!(m.bytes > 1 << 20 && m.bytes < 4 << 20, "{} bytes", m.bytes);
@@ -424,20 +449,12 @@ fn a_card_that_stops_sending_ends_the_recording_with_the_file_closed_cleanly() {
     };
     let other = card.clone();
     let mut switched_off = false;
-    let m = record_streams(
-        &card,
-        &plan,
-        &file,
-        small_blocks(),
-        &AtomicBool::new(false),
-        &mut |p| {
-            if p.frames == 40 && !switched_off {
-                switched_off = true;
-                xdma::Card::write_reg(&other, u64::from(card_regs::CONTROL), 0)
-                    .expect("sources off");
-            }
-        },
-    )
+    let m = record_watched(&card, &plan, &file, &mut |p| {
+        if p.frames == 40 && !switched_off {
+            switched_off = true;
+            xdma::Card::write_reg(&other, u64::from(card_regs::CONTROL), 0).expect("sources off");
+        }
+    })
     .expect("the recording ends with a manifest, not an error");
     assert_eq!(m.end, EndReason::CardError, "{}", m.end_detail);
     assert!(m.end_detail.contains("C2H channel"), "{}", m.end_detail);
@@ -461,7 +478,7 @@ fn a_card_that_stops_sending_ends_the_recording_with_the_file_closed_cleanly() {
 fn the_capture_ring_records_and_its_overflow_is_counted_against_the_gaps() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder on the disk");
     let file = dir.path().join("ring.bin");
-    let plan = xdma_record::record::RingPlan {
+    let plan = RingPlan {
         base: 1 << 20,
         size: 256 << 10,
         frame: 4132,
@@ -469,15 +486,7 @@ fn the_capture_ring_records_and_its_overflow_is_counted_against_the_gaps() {
         read: 64 << 10,
         ..Default::default()
     };
-    let m = xdma_record::record::record_ring(
-        &sim_card(),
-        &plan,
-        &file,
-        small_blocks(),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("a recording");
+    let m = record_ring(&plan, &file).expect("a recording");
     assert_eq!(m.end, EndReason::Done, "{}", m.end_detail);
     assert_eq!(m.source, "ring");
     assert_eq!(
@@ -591,17 +600,10 @@ fn a_sink_slower_than_the_source_is_an_overrun_the_card_counts(#[case] drop: boo
         ..StreamPlan::default()
     };
     let slow = card.clone();
-    let m = record_streams(
-        &card,
-        &plan,
-        &file,
-        small_blocks(),
-        &AtomicBool::new(false),
-        &mut |_| {
-            // The card's clock runs for the wait's length: no interrupt is enabled, so it times out.
-            let _ = xdma::Card::wait_event(&slow, 0, Duration::from_micros(40));
-        },
-    )
+    let m = record_watched(&card, &plan, &file, &mut |_| {
+        // The card's clock runs for the wait's length: no interrupt is enabled, so it times out.
+        let _ = xdma::Card::wait_event(&slow, 0, Duration::from_micros(40));
+    })
     .expect("a recording");
     assert_eq!(m.end, EndReason::Done, "{}", m.end_detail);
     let s = &m.streams[0];
@@ -732,8 +734,8 @@ fn numbers_that_once_panicked_are_refused_with_a_message() {
 }
 
 /// A manifest for tests of `plot` and `verify`: one stream of `frames` frames of `len` bytes.
-fn manifest(frames: u64, len: u64, rates: Vec<f64>) -> xdma_record::record::Manifest {
-    use xdma_record::record::{Manifest, StreamRecord};
+fn manifest(frames: u64, len: u64, rates: Vec<f64>) -> Manifest {
+    use xdma_record::record::StreamRecord;
     Manifest {
         file: "r.bin".into(),
         backend: "sim".into(),
@@ -1228,9 +1230,8 @@ fn a_manifest_with_no_room_beside_goes_elsewhere_or_the_message_says_what_the_fi
             && err.contains(&*moved.to_string_lossy()),
         "{err}"
     );
-    let m: xdma_record::record::Manifest =
-        serde_json::from_str(&std::fs::read_to_string(&moved).expect("the manifest"))
-            .expect("a manifest");
+    let m: Manifest = serde_json::from_str(&std::fs::read_to_string(&moved).expect("the manifest"))
+        .expect("a manifest");
     assert_eq!(m.end, EndReason::DiskFull, "{}", m.end_detail);
     nothing_beside();
 

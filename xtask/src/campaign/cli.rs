@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::CampaignError;
+use super::error::CampaignError;
 
 /// The campaign's default count of model-based cases.
 const DEFAULT_CASES: u64 = 64;
@@ -37,22 +37,6 @@ impl Which {
         }
     }
 }
-
-pub(super) const USAGE: &str = "\
-usage: cargo xtask campaign --shards N [--which soak,fuzz,what-if] [--cases K] [--top SIM_TOP]
-                            [--seed S] [--protocol-cases P] [--archive-only | --shard I | --merge-only]
-  --shards N          partitions of the campaign's tests (count:i/N), run as parallel processes
-  --which LIST        the parts to run (default all): soak (needs CARD_SOAK_FRAMES and
-                      CARD_SOAK_MM_BYTES to be shorter than a million frames and 1 GiB per phase),
-                      fuzz (model-based cases and protocol fuzzing), what-if (the grid's points)
-  --cases K           model-based cases in the whole campaign (default 64), over 16 fuzz slices
-  --protocol-cases P  protocol fuzz cases per protocol in the whole campaign (default: 16 K)
-  --top SIM_TOP       the simulated top of the model-based cases, or a fault of sim_top turned
-                      on at run time: sim_top_fault_rd_beat, sim_top_fault_seq
-  --seed S            the campaign's seed (default: the slices' fixed seed)
-  --archive-only      only build the nextest archive and check its N partitions (the CI's build job)
-  --shard I           only run partition I of N from the archive (a CI matrix job)
-  --merge-only        only merge the shards found under target/campaign/ (the CI's last job)";
 
 /// Which steps of a campaign this invocation runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use ::campaign::{read_record, Failure, Record, TestFailure};
 use serde::{Deserialize, Serialize};
 
 use super::junit::{parse_junit, JunitCase};
-use super::PROFILE;
+use super::layout::PROFILE;
 
 /// What the task knows of a shard, written beside its outputs (`shard.json`) for the merge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

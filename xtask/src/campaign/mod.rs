@@ -16,7 +16,8 @@
 //!
 //! By concern: [`cli`] the options, `nextest` the archive, the partitions and the shards,
 //! `junit` nextest's JUnit files, `merge` the shards' outputs folded into one report, and
-//! `report` its Markdown and files.
+//! `report` its Markdown and files; `error` (the typed error and the usage text) and `layout`
+//! (where the files go, what the shards run) are leaves that every step imports.
 //!
 //! The task builds one nextest archive of those test targets, checks that the N partitions
 //! (`--partition count:i/N` with the campaign's filter) list every test exactly once, runs the
@@ -27,85 +28,26 @@
 //! command. The CI workflow `.github/workflows/campaign.yml` runs the same steps on several
 //! machines: `--archive-only` in one job, `--shard I` in a matrix, `--merge-only` at the end.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
-use crate::build;
-
 mod cli;
+mod error;
 mod junit;
+mod layout;
 mod merge;
 mod nextest;
 mod report;
 
-use cli::{filter, parse_options, Steps, USAGE};
+use cli::{filter, parse_options, Steps};
+pub use error::CampaignError;
+use error::USAGE;
+pub use layout::out_dir;
+use layout::ARCHIVE;
 use merge::find_shards;
 use nextest::{archive, check_nextest, partitions, run_shards};
 use report::merge_and_report;
 
-/// The folder under the target folder where everything of a campaign goes.
-const OUT: &str = "campaign";
-/// The archive's file name in that folder.
-const ARCHIVE: &str = "campaign-archive.tar.zst";
-/// The nextest profile of `.config/nextest.toml` that the shards run with.
-const PROFILE: &str = "campaign";
-/// The test targets the campaign's tests live in (one per crate, unique in the workspace).
-const TARGETS: &[&str] = &["campaign", "campaign_protocol", "soak", "whatif"];
-
-/// What was wrong with a campaign's options or its run, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CampaignError {
-    /// An option the task does not know, or one without its value.
-    Usage(String),
-    /// `--shards 0`, or a shard outside 1..=N.
-    Shards(String),
-    /// A part of `--which` that is none of soak, fuzz, what-if.
-    Which(String),
-    /// cargo-nextest cannot be run.
-    NoNextest(String),
-    /// A step's command failed or could not be started.
-    Step(String),
-    /// The partitions do not list every test exactly once.
-    Partition(String),
-    /// The merged campaign has failures.
-    Failed(String),
-}
-
-impl fmt::Display for CampaignError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CampaignError::Usage(m) => write!(f, "{m}\n{USAGE}"),
-            CampaignError::Shards(m) => write!(f, "{m}: give --shards N with N at least 1 (and --shard I with 1 <= I <= N)"),
-            CampaignError::Which(w) => write!(
-                f,
-                "--which `{w}`: the parts are soak, fuzz and what-if, comma-separated (e.g. --which fuzz,what-if)"
-            ),
-            CampaignError::NoNextest(m) => write!(
-                f,
-                "cargo-nextest is needed to split a campaign ({m}); install it with `cargo install cargo-nextest --locked` or a pre-built binary from https://nexte.st"
-            ),
-            CampaignError::Step(m) | CampaignError::Partition(m) | CampaignError::Failed(m) => {
-                write!(f, "{m}")
-            }
-        }
-    }
-}
-
-impl From<CampaignError> for String {
-    fn from(e: CampaignError) -> String {
-        e.to_string()
-    }
-}
-
-/// The campaign's folder.
-pub fn out_dir(root: &Path) -> PathBuf {
-    build::target_dir(root).join(OUT)
-}
-
-fn shard_dir(root: &Path, i: u32) -> PathBuf {
-    out_dir(root).join(format!("shard-{i}"))
-}
 /// `cargo xtask campaign ...`.
 pub fn campaign(root: &Path, args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--help" || a == "-h") {

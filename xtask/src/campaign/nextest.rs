@@ -10,8 +10,9 @@ use ::campaign::{CASES_ENV, OUT_ENV, PROTOCOL_ENV, SEED_ENV, TOP_ENV};
 use serde_json::Value;
 
 use super::cli::{filter, Options, Which};
+use super::error::CampaignError;
+use super::layout::{out_dir, shard_dir, ARCHIVE, PROFILE, TARGETS};
 use super::merge::ShardMeta;
-use super::{out_dir, shard_dir, CampaignError, ARCHIVE, PROFILE, TARGETS};
 use crate::build;
 
 /// How long a shard may run before it is stopped: the longest soak (a million frames per

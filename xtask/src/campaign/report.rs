@@ -4,8 +4,9 @@ use std::path::Path;
 
 use ::campaign::Record;
 
+use super::error::CampaignError;
+use super::layout::out_dir;
 use super::merge::{find_shards, merge, read_shard, Report, ShardOutput};
-use super::{out_dir, CampaignError};
 
 /// The report as Markdown: shards, protocol coverage, soak and what-if figures, failures with
 /// their replay commands, and the problems of the merge.

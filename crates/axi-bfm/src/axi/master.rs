@@ -13,7 +13,7 @@ use crate::env::{Agent, Cx, Env, DEFAULT_TIMEOUT_CYCLES};
 use crate::error::{BfmError, Resp, Result};
 use crate::handle::Handle;
 use crate::monitor::AxiMonitor;
-use crate::pause::{BusPauses, Pause, PauseSpec};
+use crate::pause::{BusPauses, ChannelPauses, PauseSpec};
 use crate::protocol::Channel;
 
 /// How an AXI4 master splits and paces its transactions.
@@ -144,12 +144,11 @@ struct MasterCore {
 }
 
 impl BusPauses for MasterCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        super::pause_of(
-            ch,
-            [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
-            self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
-        )
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
+            read: self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
+        }
     }
 }
 
@@ -270,6 +269,17 @@ impl AxiMaster {
     /// The data bus width in bytes.
     pub fn bus_bytes(&self) -> usize {
         self.h.core().bus_bytes
+    }
+
+    /// The width of the port's ID signals in bits (0 when the port has none): IDs from 0 to
+    /// `2^id_bits - 1` reach the DUT as given.
+    pub fn id_bits(&self) -> u32 {
+        self.h.core().id_bits
+    }
+
+    /// The port prefix this master is bound to.
+    pub fn bus(&self) -> &str {
+        &self.h.bus
     }
 
     /// Queues a write of `data` at `addr` with ID `id`; returns at once.
@@ -437,6 +447,12 @@ impl MasterCore {
                 self.addr_bits
             )));
         }
+        self.check_id(id)
+    }
+
+    /// An ID the port cannot carry would reach the DUT cut short, and its answer would never
+    /// match: refused here rather than left to time out.
+    fn check_id(&self, id: u32) -> Result<()> {
         if self.id_bits < 32 && u64::from(id) >= (1u64 << self.id_bits) {
             return Err(self.bad(format!(
                 "ID {id} does not fit the {}-bit ID signals",
@@ -528,6 +544,7 @@ impl MasterCore {
     }
 
     fn start_write_burst(&mut self, b: Burst, data: &[u8]) -> Result<TxnId> {
+        self.check_id(b.id)?;
         let n = self.raw_bytes(&b);
         let mut d = data.to_vec();
         d.resize(n, 0);
@@ -542,6 +559,7 @@ impl MasterCore {
     }
 
     fn start_write_burst_strobed(&mut self, b: Burst, data: &[u8], keep: &[bool]) -> Result<TxnId> {
+        self.check_id(b.id)?;
         let n = self.raw_bytes(&b);
         if data.len() != n || keep.len() != n {
             return Err(self.bad(format!(
@@ -562,6 +580,7 @@ impl MasterCore {
 
     fn start_read_burst(&mut self, b: Burst) -> Result<TxnId> {
         self.check_reads()?;
+        self.check_id(b.id)?;
         let n = self.raw_bytes(&b);
         let piece = Piece {
             burst: b,

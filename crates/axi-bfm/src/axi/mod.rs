@@ -4,45 +4,78 @@
 //! payloads below.
 
 mod master;
+mod rslave;
 mod slave;
 
 use sim_runtime::{Model, Port};
 
 pub use master::{AxiMaster, AxiMasterConfig, MasterFaults};
+pub use rslave::RandomAxiSlave;
 pub use slave::{AxiSlave, AxiSlaveConfig, SlaveFaults};
 
 use crate::bind::{get_mask, set_mask, Bind, Words, MAX_WORDS};
 use crate::burst::{Burst, INCR};
-use crate::channel::{Garbage, Payload};
+use crate::channel::{Garbage, Payload, Sink, Source};
 use crate::error::{Resp, Result};
-use crate::pause::Pause;
-use crate::protocol::Channel;
 
 /// A handle on a transaction issued by a bus model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TxnId(pub u64);
 
-/// The pause generator of one channel of an AXI4 bus model, master or slave: the write
-/// channels always, the read channels when the bus has them.
-fn pause_of<'a>(
-    ch: Channel,
-    write: [&'a mut Pause; 3],
-    read: Option<[&'a mut Pause; 2]>,
-) -> Option<&'a mut Pause> {
-    let [aw, w, b] = write;
-    match (ch, read) {
-        (Channel::Aw, _) => Some(aw),
-        (Channel::W, _) => Some(w),
-        (Channel::B, _) => Some(b),
-        (Channel::Ar, Some([ar, _])) => Some(ar),
-        (Channel::R, Some([_, r])) => Some(r),
-        _ => None,
-    }
-}
-
 /// Whether the bus has read channels: write-only ports (a capture engine's) have no `araddr`.
 fn has_reads(b: &Bind<'_>) -> bool {
     b.has("araddr")
+}
+
+/// A slave's read side: absent on a write-only bus.
+struct SlaveRead {
+    ar: Sink<AxPorts>,
+    r: Source<RPorts>,
+}
+
+/// A slave's channels, bound on `b` in the order that makes a bus missing several signals
+/// name the same first, whichever slave binds them.
+struct SlavePorts {
+    bus_bytes: usize,
+    aw: Sink<AxPorts>,
+    w: Sink<WPorts>,
+    b: Source<BPorts>,
+    rd: Option<SlaveRead>,
+}
+
+impl SlavePorts {
+    fn bind(b: &Bind<'_>) -> Result<SlavePorts> {
+        let bus_bytes = b.data_bytes(b.port("wdata", false)?, "wdata")?;
+        let aw = Sink::bind(b, "aw", AxPorts::bind(b, "aw", false, bus_bytes)?)?;
+        let rd = if has_reads(b) {
+            Some(SlaveRead {
+                ar: Sink::bind(b, "ar", AxPorts::bind(b, "ar", false, bus_bytes)?)?,
+                r: Source::bind(b, "r", RPorts::bind(b, false)?)?,
+            })
+        } else {
+            None
+        };
+        let (wports, _) = WPorts::bind(b, false)?;
+        Ok(SlavePorts {
+            bus_bytes,
+            aw,
+            w: Sink::bind(b, "w", wports)?,
+            b: Source::bind(b, "b", BPorts::bind(b, false)?)?,
+            rd,
+        })
+    }
+
+    /// Every channel quiet, as in reset: READY low on the channels the slave takes, VALID low
+    /// on those it drives.
+    fn off(&mut self, m: &mut Model) {
+        self.aw.off(m);
+        self.w.off(m);
+        self.b.reset(m, false);
+        if let Some(rd) = &mut self.rd {
+            rd.ar.off(m);
+            rd.r.reset(m, false);
+        }
+    }
 }
 
 /// The payload of AW or AR.

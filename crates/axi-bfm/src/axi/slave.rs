@@ -6,16 +6,16 @@ use std::rc::Rc;
 
 use sim_runtime::{ClockId, Model};
 
-use super::{has_reads, AxBeat, AxPorts, BPorts, RBeat, RPorts, WBeat, WPorts};
-use crate::bind::{lane, set_lane, Bind, MAX_WORDS};
+use super::{AxBeat, RBeat, SlavePorts, WBeat};
+use crate::bind::{load_lanes, store_lanes, Bind, MAX_WORDS};
 use crate::burst::Burst;
-use crate::channel::{Sink, Source, Turn};
+use crate::channel::Turn;
 use crate::env::{Agent, Cx, Env};
 use crate::error::{Resp, Result};
 use crate::handle::Handle;
 use crate::mem::Memory;
 use crate::monitor::AxiMonitor;
-use crate::pause::{BusPauses, Pause, PauseSpec};
+use crate::pause::{BusPauses, ChannelPauses, PauseSpec};
 use crate::protocol::Channel;
 
 /// How an AXI4 slave memory answers.
@@ -69,12 +69,8 @@ struct SlaveCore {
     cfg: AxiSlaveConfig,
     faults: SlaveFaults,
     mem: Rc<RefCell<Memory>>,
-    bus_bytes: usize,
-    aw: Sink<AxPorts>,
-    w: Sink<WPorts>,
-    b: Source<BPorts>,
+    p: SlavePorts,
     /// The read channels; `None` on a write-only bus (no `araddr`).
-    rd: Option<SlaveRead>,
     aw_q: VecDeque<SReq>,
     b_q: VecDeque<(u32, Resp, u64)>,
     r_q: VecDeque<SReq>,
@@ -86,18 +82,20 @@ struct SlaveCore {
 }
 
 /// The AR and R channels of a slave, bound only when the bus has read channels.
-struct SlaveRead {
-    ar: Sink<AxPorts>,
-    r: Source<RPorts>,
-}
-
 impl BusPauses for SlaveCore {
-    fn pause_of(&mut self, ch: Channel) -> Option<&mut Pause> {
-        super::pause_of(
-            ch,
-            [&mut self.aw.pause, &mut self.w.pause, &mut self.b.pause],
-            self.rd.as_mut().map(|r| [&mut r.ar.pause, &mut r.r.pause]),
-        )
+    fn pauses(&mut self) -> ChannelPauses<'_> {
+        ChannelPauses {
+            write: [
+                &mut self.p.aw.pause,
+                &mut self.p.w.pause,
+                &mut self.p.b.pause,
+            ],
+            read: self
+                .p
+                .rd
+                .as_mut()
+                .map(|r| [&mut r.ar.pause, &mut r.r.pause]),
+        }
     }
 }
 
@@ -127,29 +125,13 @@ impl AxiSlave {
         clock: ClockId,
         cfg: AxiSlaveConfig,
     ) -> Result<AxiSlave> {
-        let b = Bind::new(env, prefix);
-        // Bound in this order so that a bus missing several signals names the same first.
-        let bus_bytes = b.data_bytes(b.port("wdata", false)?, "wdata")?;
+        let ports = SlavePorts::bind(&Bind::new(env, prefix))?;
         let mem = Rc::new(RefCell::new(Memory::new()));
-        let aw = Sink::bind(&b, "aw", AxPorts::bind(&b, "aw", false, bus_bytes)?)?;
-        let rd = if has_reads(&b) {
-            Some(SlaveRead {
-                ar: Sink::bind(&b, "ar", AxPorts::bind(&b, "ar", false, bus_bytes)?)?,
-                r: Source::bind(&b, "r", RPorts::bind(&b, false)?)?,
-            })
-        } else {
-            None
-        };
-        let (wports, _) = WPorts::bind(&b, false)?;
         let core = SlaveCore {
             cfg,
             faults: SlaveFaults::default(),
             mem: mem.clone(),
-            bus_bytes,
-            aw,
-            w: Sink::bind(&b, "w", wports)?,
-            b: Source::bind(&b, "b", BPorts::bind(&b, false)?)?,
-            rd,
+            p: ports,
             aw_q: VecDeque::new(),
             b_q: VecDeque::new(),
             r_q: VecDeque::new(),
@@ -205,7 +187,7 @@ impl AxiSlave {
 
 impl SlaveCore {
     fn on_w(&mut self, w: &WBeat, cycle: u64) {
-        let bus_bytes = self.bus_bytes;
+        let bus_bytes = self.p.bus_bytes;
         let Some(req) = self.aw_q.front_mut() else {
             return;
         };
@@ -220,15 +202,9 @@ impl SlaveCore {
         }
         let write = !(req.b.lock && req.resp == Resp::Okay);
         if write {
-            let a = req.b.beat_addr(req.beat);
-            let base = a & !(bus_bytes as u64 - 1);
+            let base = req.b.beat_line(req.beat, bus_bytes);
             let (lo, hi) = req.b.beat_lanes(req.beat, bus_bytes);
-            let mut mem = self.mem.borrow_mut();
-            for i in lo..hi {
-                if w.strb >> i & 1 == 1 {
-                    mem.write_byte(base.wrapping_add(i as u64), lane(&w.words, i));
-                }
-            }
+            store_lanes(&mut self.mem.borrow_mut(), base, lo..hi, &w.words, w.strb);
         }
         req.beat += 1;
         if w.last || req.beat > u32::from(req.b.len) {
@@ -241,16 +217,12 @@ impl SlaveCore {
 
     /// The next beat of the oldest read.
     fn fill_r(&self) -> Option<RBeat> {
-        let bus_bytes = self.bus_bytes;
+        let bus_bytes = self.p.bus_bytes;
         let req = self.r_q.front()?;
-        let a = req.b.beat_addr(req.beat);
-        let base = a & !(bus_bytes as u64 - 1);
+        let base = req.b.beat_line(req.beat, bus_bytes);
         let (lo, hi) = req.b.beat_lanes(req.beat, bus_bytes);
         let mut words = [0; MAX_WORDS];
-        let mem = self.mem.borrow();
-        for i in lo..hi {
-            set_lane(&mut words, i, mem.read_byte(base.wrapping_add(i as u64)));
-        }
+        load_lanes(&self.mem.borrow(), base, lo..hi, &mut words);
         let last_beat = if self.faults.rlast_early && req.b.len >= 1 {
             u32::from(req.b.len) - 1
         } else {
@@ -276,8 +248,12 @@ fn sreq(a: AxBeat, ready_at: u64) -> SReq {
 
 impl Agent for SlaveCore {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        self.b.sample(m);
-        let r_taken = self.rd.as_mut().is_some_and(|rd| rd.r.sample(m).is_some());
+        self.p.b.sample(m);
+        let r_taken = self
+            .p
+            .rd
+            .as_mut()
+            .is_some_and(|rd| rd.r.sample(m).is_some());
         if r_taken {
             if self.r_spurious_shown {
                 self.r_spurious_shown = false;
@@ -288,13 +264,13 @@ impl Agent for SlaveCore {
                 }
             }
         }
-        if let Some(a) = self.aw.sample(m) {
+        if let Some(a) = self.p.aw.sample(m) {
             self.aw_q.push_back(sreq(a, 0));
         }
-        if let Some(w) = self.w.sample(m) {
+        if let Some(w) = self.p.w.sample(m) {
             self.on_w(&w, cx.cycle);
         }
-        if let Some(a) = self.rd.as_ref().and_then(|rd| rd.ar.sample(m)) {
+        if let Some(a) = self.p.rd.as_ref().and_then(|rd| rd.ar.sample(m)) {
             let mut r = sreq(a, cx.cycle + self.cfg.read_latency);
             if r.b.lock {
                 self.excl.insert((r.b.id, r.b.addr));
@@ -307,13 +283,7 @@ impl Agent for SlaveCore {
 
     fn drive(&mut self, m: &mut Model, cx: &Cx) -> Result<()> {
         if cx.in_reset {
-            self.aw.off(m);
-            self.w.off(m);
-            self.b.reset(m, false);
-            if let Some(rd) = &mut self.rd {
-                rd.ar.off(m);
-                rd.r.reset(m, false);
-            }
+            self.p.off(m);
             self.aw_q.clear();
             self.b_q.clear();
             self.r_q.clear();
@@ -323,13 +293,13 @@ impl Agent for SlaveCore {
         let f = self.faults;
         let q = self.cfg.max_queued.max(1);
         let aw_room = self.aw_q.len() < q;
-        self.aw.drive(m, aw_room);
+        self.p.aw.drive(m, aw_room);
         let w_want = !self.aw_q.is_empty();
-        self.w.drive(m, w_want);
+        self.p.w.drive(m, w_want);
 
         // The swap fault holds the first response until a second one is due, then answers
         // the second first.
-        if let Turn::Free { go } = self.b.turn() {
+        if let Turn::Free { go } = self.p.b.turn() {
             let mut hold = false;
             if f.swap_b {
                 if self.b_q.len() >= 2 && self.b_q[1].2 <= cx.cycle {
@@ -349,10 +319,12 @@ impl Agent for SlaveCore {
                 None
             };
             let exokay = |resp| if f.exokay_always { Resp::ExOkay } else { resp };
-            self.b.show(m, next.map(|(id, resp, _)| (id, exokay(resp))));
+            self.p
+                .b
+                .show(m, next.map(|(id, resp, _)| (id, exokay(resp))));
         }
 
-        let Some(mut rd) = self.rd.take() else {
+        let Some(mut rd) = self.p.rd.take() else {
             // A write-only bus: the write channels of this edge are all there is.
             return Ok(());
         };
@@ -397,7 +369,7 @@ impl Agent for SlaveCore {
             });
             rd.r.show(m, beat);
         }
-        self.rd = Some(rd);
+        self.p.rd = Some(rd);
         Ok(())
     }
 

@@ -32,12 +32,22 @@ pub enum AxiOp {
     },
 }
 
+impl AxiOp {
+    /// The operation's burst, and whether it writes.
+    pub fn burst(&self) -> (&Burst, bool) {
+        match self {
+            AxiOp::Write { burst, .. } => (burst, true),
+            AxiOp::Read { burst } => (burst, false),
+        }
+    }
+}
+
 impl std::fmt::Debug for AxiOp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let b = |b: &Burst| {
             format!(
-                "Burst {{ id: {}, addr: {:#x}, len: {}, size: {}, burst: {}, lock: false }}",
-                b.id, b.addr, b.len, b.size, b.burst
+                "Burst {{ id: {}, addr: {:#x}, len: {}, size: {}, burst: {}, lock: {} }}",
+                b.id, b.addr, b.len, b.size, b.burst, b.lock
             )
         };
         // Written as Rust, so a printed failure pastes back into a test for `replay_axi`.
@@ -63,14 +73,15 @@ pub struct AxiFuzz {
     pub bus_bytes: usize,
     /// First address the DUT decodes.
     pub base: u64,
-    /// Bytes it decodes from `base`.
+    /// Bytes it decodes from `base`: no drawn burst touches a byte outside them.
     pub size: u64,
     /// Bursts start within the first `window` bytes of the range, so that reads land on
     /// what earlier writes wrote (a read of untouched memory checks little).
     pub window: u64,
     /// Longest burst in beats (1 to 256).
     pub max_beats: u32,
-    /// IDs drawn from `0..ids`.
+    /// IDs drawn from `0..ids`; they must fit the port's ID signals, which
+    /// [`AxiFuzz::check_target`] checks before the run.
     pub ids: u32,
     /// Draw FIXED bursts.
     pub fixed: bool,
@@ -133,6 +144,66 @@ impl AxiFuzz {
     }
 }
 
+impl AxiFuzz {
+    /// Checks the traffic against the master bound to the DUT's port, before any case runs:
+    /// the IDs drawn must fit the port's ID signals (a master whose ID is cut short waits for
+    /// an answer under an ID the DUT never saw, and times out with no hint why), the data
+    /// width must be the port's, and the range must hold a beat. [`check_axi_slave`] calls it
+    /// on the first target it builds.
+    pub fn check_target(&self, master: &AxiMaster) -> Result<()> {
+        let bad = |problem: String| BfmError::BadRequest {
+            bus: master.bus().to_string(),
+            problem,
+        };
+        let id_bits = master.id_bits();
+        let carried = if id_bits >= 32 {
+            u64::MAX
+        } else {
+            1u64 << id_bits
+        };
+        if self.ids == 0 {
+            return Err(bad(
+                "the fuzzer is set to draw IDs from 0..0, which is none; set `ids` to 1 or more"
+                    .into(),
+            ));
+        }
+        if u64::from(self.ids) > carried {
+            let port = if id_bits == 0 {
+                "the port has no ID signals, so it carries ID 0 only".to_string()
+            } else {
+                format!(
+                    "the port's ID signals are {id_bits} bit(s) wide (IDs 0 to {})",
+                    carried - 1
+                )
+            };
+            return Err(bad(format!(
+                "the fuzzer draws IDs 0 to {} but {port}; set `ids: {carried}` in AxiFuzz, or declare what the DUT keeps apart with AxiFuzz::supporting(.., &AxiSupport {{ ids: {carried}, .. }})",
+                self.ids - 1
+            )));
+        }
+        if self.bus_bytes != master.bus_bytes() {
+            return Err(bad(format!(
+                "the fuzzer is set for a {}-byte data bus but the port's is {} bytes; pass {} as AxiFuzz's bus_bytes",
+                self.bus_bytes,
+                master.bus_bytes(),
+                master.bus_bytes()
+            )));
+        }
+        let least = if self.narrow {
+            1
+        } else {
+            self.bus_bytes as u64
+        };
+        if self.size < least {
+            return Err(bad(format!(
+                "the range of {} bytes at {:#x} holds no beat of {least} byte(s); give the bytes the DUT decodes as `size`",
+                self.size, self.base
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// What an AXI4 slave supports, as its data sheet says: the fuzzer draws nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AxiSupport {
@@ -163,20 +234,27 @@ impl AxiSupport {
         outstanding: 8,
     };
 
-    /// INCR bursts of full-width beats only, one ID, one burst at a time: the least a slave
-    /// can be and still call itself AXI4.
+    /// INCR bursts of full-width beats only, one ID: the least a slave can be and still call
+    /// itself AXI4. Still 4 bursts in flight, as [`AxiFuzz::new`] keeps: a slave that takes
+    /// fewer holds its READY low, which is legal, and the polite master that waits for each
+    /// answer misses the bugs of a slave that takes a second request early.
     pub const INCR_ONLY: AxiSupport = AxiSupport {
         fixed: false,
         wrap: false,
         narrow: false,
         ids: 1,
         max_beats: 256,
-        outstanding: 1,
+        outstanding: 4,
     };
 }
 
-/// A legal burst from raw draws: the shrinker moves the draws toward zero, which moves the
-/// burst toward a one-beat, full-width INCR at the base address.
+/// A legal burst from raw draws that stays inside `[base, base + size)`: the shrinker moves
+/// the draws toward zero, which moves the burst toward a one-beat, full-width INCR at the base
+/// address. Every byte a burst touches is one the DUT decodes, because a burst that runs past
+/// the decoded range lands where the DUT aliases (or ignores) it and the reference memory does
+/// not, which reads back as a false mismatch. So the beat is no wider than the range, an INCR
+/// burst no longer than the range allows, and a WRAP burst's whole wrap window inside it (the
+/// longest wrap length that fits, or INCR when none does).
 fn make_burst(
     cfg: &AxiFuzz,
     id: u32,
@@ -186,34 +264,82 @@ fn make_burst(
     addr_raw: u64,
 ) -> Burst {
     let max_size = cfg.bus_bytes.trailing_zeros() as u8;
-    let size = if cfg.narrow {
+    let mut size = if cfg.narrow {
         max_size - size_raw.min(max_size)
     } else {
         max_size
     };
+    // A range narrower than a beat takes narrower beats when the DUT has them;
+    // `AxiFuzz::check_target` refuses a range narrower than the beats it must take.
+    while cfg.narrow && size > 0 && (1u64 << size) > cfg.size {
+        size -= 1;
+    }
     let beat = 1u64 << size;
-    let burst = match kind {
+    let fit_beats = (cfg.size / beat).clamp(1, 256);
+    let max_beats = cfg.max_beats.clamp(1, 256).min(fit_beats as u32);
+    let mut burst = match kind {
         1 if cfg.fixed => FIXED,
         2 if cfg.wrap => WRAP,
         _ => INCR,
     };
-    let max_beats = cfg.max_beats.clamp(1, 256);
-    let beats = match burst {
+    let mut beats = match burst {
         WRAP => [2u32, 4, 8, 16][(len_raw % 4) as usize],
         FIXED => 1 + len_raw % max_beats.min(16),
         _ => 1 + len_raw % max_beats,
     };
-    let span = (u64::from(beats) * beat).min(cfg.size.max(beat));
+    let top = cfg.base + cfg.size;
+    if burst == WRAP {
+        // A WRAP burst stays within its wrap window, `beats * beat` bytes aligned to their
+        // own size: take the longest wrap length, down from the drawn one, whose window lies
+        // wholly in the range; a range that holds no window of two beats gets an INCR burst.
+        let mut chosen = None;
+        let mut wrap_beats = beats;
+        while wrap_beats > max_beats {
+            wrap_beats /= 2;
+        }
+        while wrap_beats >= 2 {
+            let span = u64::from(wrap_beats) * beat;
+            let first = cfg.base.div_ceil(span) * span;
+            if first + span <= top {
+                let windows = (top - first) / span;
+                let reach = cfg.window.max(span).div_ceil(span).max(1);
+                let w = first + (addr_raw % windows.min(reach)) * span;
+                let addr = w + ((addr_raw / windows.max(1)) % u64::from(wrap_beats)) * beat;
+                chosen = Some((wrap_beats, addr));
+                break;
+            }
+            wrap_beats /= 2;
+        }
+        match chosen {
+            Some((b, addr)) => {
+                return Burst {
+                    id,
+                    addr,
+                    len: (b - 1) as u8,
+                    size,
+                    burst: WRAP,
+                    lock: false,
+                };
+            }
+            None => {
+                burst = INCR;
+                beats = beats.min(max_beats);
+            }
+        }
+    }
+    // INCR covers `beats` beats from the start's aligned address; FIXED one beat, however
+    // many times.
+    let span = if burst == FIXED {
+        beat
+    } else {
+        u64::from(beats) * beat
+    };
     let room = cfg
         .size
         .saturating_sub(span)
         .min(cfg.window.max(beat))
-        .max(1);
-    let mut addr = cfg.base + addr_raw % room;
-    if burst == WRAP {
-        // A WRAP burst starts aligned to its beats and stays within its own wrap window.
-        addr &= !(beat - 1);
-    }
+        .saturating_add(1);
+    let addr = cfg.base + addr_raw % room;
     let mut b = Burst {
         id,
         addr,
@@ -268,18 +394,6 @@ pub fn axi_ops(cfg: &AxiFuzz) -> impl Strategy<Value = Vec<AxiOp>> {
     prop::collection::vec(op, 1..=cfg.max_ops.max(1))
 }
 
-/// The lanes each beat of `b` uses, as (byte address) in order: the reference model's view
-/// of a burst, from the one place that computes beat addresses and lanes.
-fn burst_bytes(b: &Burst, bus_bytes: usize) -> Vec<u64> {
-    let mut out = Vec::new();
-    for k in 0..b.beats() {
-        let base = b.beat_addr(k) & !(bus_bytes as u64 - 1);
-        let (lo, hi) = b.beat_lanes(k, bus_bytes);
-        out.extend((lo..hi).map(|i| base + i as u64));
-    }
-    out
-}
-
 /// What a fuzz case needs from the user's set-up: the environment, after reset, with an
 /// AXI4 master on the DUT's slave port, and the clock it runs on.
 #[derive(Debug)]
@@ -317,7 +431,7 @@ fn retire_axi(target: &mut AxiTarget, p: Issued<ReadCheck>) -> Result<()> {
 }
 
 /// The lowest and one past the highest byte of a list.
-fn span_of(bytes: &[u64]) -> (u64, u64) {
+pub(super) fn span_of(bytes: &[u64]) -> (u64, u64) {
     let lo = bytes.iter().copied().min().unwrap_or(0);
     let hi = bytes.iter().copied().max().map_or(lo, |h| h + 1);
     (lo, hi)
@@ -331,11 +445,8 @@ pub fn replay_axi(target: &mut AxiTarget, ops: &[AxiOp], outstanding: usize) -> 
     let mut reference = Memory::new();
     let mut flight = InFlight::new(outstanding);
     for (index, op) in ops.iter().enumerate() {
-        let (burst, write) = match op {
-            AxiOp::Write { burst, .. } => (burst, true),
-            AxiOp::Read { burst } => (burst, false),
-        };
-        let bytes = burst_bytes(burst, bus);
+        let (burst, write) = op.burst();
+        let bytes = burst.byte_addrs(bus);
         let span = span_of(&bytes);
         flight.make_room(write, span, |p| retire_axi(target, p))?;
         let (txn, check) = match op {
@@ -383,6 +494,12 @@ pub fn check_axi_slave(
     cfg: &AxiFuzz,
     setup: impl Fn() -> Result<AxiTarget>,
 ) -> std::result::Result<FuzzReport, FuzzFailure> {
+    // The traffic is checked against the port before the run: a mismatch is the set-up's
+    // error, not a case to shrink.
+    let first = setup().and_then(|t| cfg.check_target(&t.master));
+    if let Err(e) = first {
+        return Err(FuzzFailure::before_run(&e));
+    }
     let strategy = (axi_ops(cfg), pauses(cfg.max_pause_percent));
     let replay = replay_line(
         format!("fuzz::replay_axi(&mut target, &ops, {})", cfg.outstanding),
@@ -450,10 +567,64 @@ mod tests {
             .expect("legal bursts");
     }
 
+    /// Every byte of every drawn burst lies in `[base, base + size)`, for ranges smaller than
+    /// the longest burst, unaligned ones and ones of a single beat.
+    #[test]
+    fn no_drawn_burst_leaves_the_decoded_range() {
+        let full = |bus: usize, base: u64, size: u64| {
+            AxiFuzz::supporting(
+                bus,
+                base,
+                size,
+                &AxiSupport {
+                    ids: 4,
+                    ..AxiSupport::FULL
+                },
+            )
+        };
+        let cfgs = [
+            full(4, 0, 64),
+            full(16, 0x1000, 64),
+            full(8, 0x40, 0x30),
+            full(4, 0x10, 4),
+            full(8, 0x2000, 0x3000),
+            AxiFuzz::supporting(4, 0, 64, &AxiSupport::INCR_ONLY),
+        ];
+        for (n, cfg) in cfgs.iter().enumerate() {
+            let mut runner = runner(300, 40 + n as u64);
+            runner
+                .run(&axi_ops(cfg), |ops| {
+                    for op in &ops {
+                        let (AxiOp::Write { burst, .. } | AxiOp::Read { burst }) = op;
+                        for a in burst.byte_addrs(cfg.bus_bytes) {
+                            prop_assert!(
+                                a >= cfg.base && a < cfg.base + cfg.size,
+                                "{op:?} touches {a:#x}, outside [{:#x}, {:#x})",
+                                cfg.base,
+                                cfg.base + cfg.size
+                            );
+                        }
+                        if burst.burst == WRAP {
+                            prop_assert!(matches!(burst.len, 1 | 3 | 7 | 15));
+                            prop_assert_eq!(burst.addr % (1 << burst.size), 0);
+                        }
+                    }
+                    Ok(())
+                })
+                .unwrap_or_else(|e| panic!("range {n}: {e}"));
+        }
+    }
+
+    #[test]
+    fn an_incr_only_slave_still_gets_several_bursts_in_flight() {
+        let cfg = AxiFuzz::supporting(8, 0, 0x2000, &AxiSupport::INCR_ONLY);
+        assert_eq!(cfg.outstanding, AxiFuzz::new(8, 0, 0x2000).outstanding);
+        assert!(cfg.outstanding > 1);
+    }
+
     #[test]
     fn declared_support_limits_the_draws() {
         let cfg = AxiFuzz::supporting(8, 0, 0x2000, &AxiSupport::INCR_ONLY);
-        assert_eq!(cfg.outstanding, 1);
         let mut runner = runner(200, 2);
         runner
             .run(&axi_ops(&cfg), |ops| {

@@ -20,12 +20,16 @@
 //!
 //! By concern: `axi`, `axil` and `axis` each hold one protocol's operations, strategies,
 //! replay and check; `inflight` the window of accesses a replay keeps in flight; `runner`
-//! proptest's runner, the failure and the coverage report that all three share.
+//! proptest's runner, the failure and the coverage report that all three share; `master`
+//! master fuzzing against a randomizing slave, and `forward` its work and reference for a DUT
+//! that forwards AXI4 accesses from its slave port to its master port.
 
 mod axi;
 mod axil;
 mod axis;
+mod forward;
 mod inflight;
+mod master;
 mod runner;
 
 pub use axi::{axi_ops, check_axi_slave, replay_axi, AxiFuzz, AxiOp, AxiSupport, AxiTarget};
@@ -33,5 +37,10 @@ pub use axil::{axil_ops, check_axil_slave, replay_axil, AxilFuzz, AxilOp};
 pub use axis::{
     axis_cases, check_axis_path, check_axis_source, replay_axis, replay_axis_source, AxisCase,
     AxisFuzz, AxisSourceFuzz, SourceTarget,
+};
+pub use forward::{drive_axi_ops, forwarded_axi_ops, Outcome};
+pub use master::{
+    check_axi_master, check_axil_master, replay_master, Expected, FuzzedSlave, MasterFuzz,
+    MasterRun,
 };
 pub use runner::{FuzzFailure, FuzzReport};

@@ -24,8 +24,30 @@ pub struct FuzzFailure {
     pub replay: String,
 }
 
+impl FuzzFailure {
+    /// A run that could not start: the set-up failed, or the traffic does not fit the DUT's
+    /// port. No case ran, so there is nothing to shrink or replay.
+    pub(super) fn before_run(error: &crate::BfmError) -> FuzzFailure {
+        FuzzFailure {
+            sequence: Vec::new(),
+            pauses: PauseSpec::Never,
+            error: error.to_string(),
+            cases_run: 0,
+            replay: String::new(),
+        }
+    }
+
+    /// Whether the run stopped before its first case (see [`FuzzFailure::error`] for why).
+    pub fn before_first_case(&self) -> bool {
+        self.cases_run == 0 && self.sequence.is_empty()
+    }
+}
+
 impl std::fmt::Display for FuzzFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.before_first_case() {
+            return write!(f, "fuzzing did not start: {}", self.error);
+        }
         writeln!(
             f,
             "fuzzing failed (after {} cases); minimal case, {} operation(s), pauses {:?}:",
@@ -62,6 +84,13 @@ impl FuzzReport {
     /// The situations the rules are about that no case reached.
     pub fn missing(&self) -> Vec<Situation> {
         self.coverage.missing(&self.situations)
+    }
+
+    /// Adds another run's counts and situations, so that runs of several kinds on one bus
+    /// (slave-side and master-side fuzzing) report their coverage together.
+    pub fn merge(&mut self, other: &FuzzReport) {
+        self.cases += other.cases;
+        self.add(other.coverage.clone(), other.situations.clone());
     }
 
     /// Adds a case's monitor: its counts, and its situations once.

@@ -5,10 +5,13 @@ use std::collections::VecDeque;
 use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule, BURST_FIXED, BURST_INCR, BURST_WRAP};
-use super::{handshakes, violation, Chan, Channel, Coverage, Event, Events, Situation, Violation};
+use super::{
+    check_latency_of, coverage, handshakes, unanswered_violation, violation, Chan, Channel,
+    Coverage, Edge, Event, Events, Situation, Violation,
+};
 use crate::bind::{Bind, IdMap};
 use crate::env::{Agent, Cx, Env, Idle};
-use crate::error::{BfmError, Result};
+use crate::error::Result;
 use crate::handle::Bare;
 
 /// Bounds of the AXI4 and AXI4-Lite monitors; 0 turns a bound off.
@@ -133,12 +136,6 @@ fn fields(b: &Bind<'_>, p: &str) -> Result<Fields> {
     })
 }
 
-fn payload(b: &Bind<'_>, sigs: &[&str]) -> Vec<(String, Port)> {
-    sigs.iter()
-        .filter_map(|s| b.opt_watch(s).map(|p| (format!("{}_{s}", b.prefix), p)))
-        .collect()
-}
-
 impl AxiMonitor {
     /// Watches the AXI4 bus `<prefix>_*` on `clock` with the default bounds. A bus without
     /// `araddr` is write-only and only its write channels are checked.
@@ -156,14 +153,7 @@ impl AxiMonitor {
         let b = Bind::new(env, prefix);
         let wdata = b.watch("wdata")?;
         let data_bytes = b.data_bytes(wdata, "wdata")?;
-        let chan = |c: Channel, v: &str, r: &str, sigs: &[&str]| -> Result<Chan> {
-            Chan::new(c, b.watch(v)?, b.watch(r)?, payload(&b, sigs)).map_err(|problem| {
-                BfmError::Bind {
-                    bus: prefix.to_string(),
-                    problem,
-                }
-            })
-        };
+        let chan = |c, v, r, sigs: &[&str]| Chan::bind(&b, c, v, r, sigs);
         let ax = [
             "id", "addr", "len", "size", "burst", "lock", "cache", "prot", "qos", "region", "user",
         ];
@@ -235,10 +225,7 @@ impl AxiMonitor {
     /// The protocol situations this monitor has seen so far (functional coverage).
     pub fn coverage(&self) -> Coverage {
         let c = self.handle.core();
-        let mut cov = Coverage::default();
-        c.chans().for_each(|ch| ch.add_paces(&mut cov));
-        cov.add_events(&c.events);
-        cov
+        coverage(c.chans(), &c.events)
     }
 
     /// The situations this monitor's rules are about, on this bus: every pace of every
@@ -250,23 +237,14 @@ impl AxiMonitor {
         let c = self.handle.core();
         let channels: Vec<Channel> = c.chans().map(Chan::channel).collect();
         let mut all = handshakes(&channels);
-        let mut events = vec![
-            Event::FixedBurst,
-            Event::IncrBurst,
-            Event::WrapBurst,
-            Event::SingleBeat,
-            Event::ShortBurst,
-            Event::LongBurst,
-            Event::Narrow,
-            Event::Unaligned,
-            Event::EndsAt4k,
-            Event::Exclusive,
+        let mut events = Event::burst_shapes().to_vec();
+        events.extend([
             Event::WriteDataFirst,
             Event::IdsInterleaved,
             Event::OutOfOrderResponse,
             Event::Outstanding,
             Event::ErrorResponse,
-        ];
+        ]);
         if c.rd.is_some() {
             events.push(Event::ReadDataInterleaved);
         }
@@ -576,9 +554,10 @@ impl AxiCheck {
             self.events.bump_if(Event::OutOfOrderResponse, ooo);
         }
         self.events.bump_if(Event::ErrorResponse, resp >= 2);
+        let ar_now = self.rd.as_ref().is_some_and(|rd| rd.ar.fire());
         let bus = self.bus.as_str();
         let Some(q) = self.reads.get_mut(&id).filter(|q| !q.is_empty()) else {
-            let n = rules::no_r_without_request(false)?;
+            let n = rules::no_r_without_request(false, ar_now)?;
             return Some(violation(
                 Rule::NoRWithoutRequest,
                 bus,
@@ -750,17 +729,9 @@ impl AxiCheck {
                     .map(|r| (Channel::R, *id, r.addr, &mut r.start))
             }));
         for (ch, id, addr, start) in starts {
-            let waited = cx.cycle.saturating_sub(*start);
-            if let Some(n) = rules::response_latency_bound(waited, bound) {
-                *start = cx.cycle;
-                return Some(violation(
-                    Rule::ResponseLatencyBound,
-                    &self.bus,
-                    ch,
-                    cx,
-                    n,
-                    &[("id", id), ("addr", addr), ("waited", waited)],
-                ));
+            let vals = [("id", id), ("addr", addr)];
+            if let Some(v) = check_latency_of(&self.bus, ch, cx, bound, start, &vals) {
+                return Some(v);
             }
         }
         None
@@ -769,16 +740,21 @@ impl AxiCheck {
 
 impl Agent for AxiCheck {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
+        let e = Edge {
+            bus: &self.bus,
+            cx,
+            was_in_reset: self.was_in_reset,
+            stall_bound: self.cfg.stall_bound,
+        };
         let mut found = None;
         // Each channel by name rather than through an iterator of optional channels: this
         // runs at every edge, and the straight line is shorter.
-        self.aw.watch(m, bus, cx, wir, sb, &mut found);
-        self.w.watch(m, bus, cx, wir, sb, &mut found);
-        self.b.watch(m, bus, cx, wir, sb, &mut found);
+        self.aw.watch(m, &e, &mut found);
+        self.w.watch(m, &e, &mut found);
+        self.b.watch(m, &e, &mut found);
         if let Some(rd) = self.rd.as_mut() {
-            rd.ar.watch(m, bus, cx, wir, sb, &mut found);
-            rd.r.watch(m, bus, cx, wir, sb, &mut found);
+            rd.ar.watch(m, &e, &mut found);
+            rd.r.watch(m, &e, &mut found);
         }
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {
@@ -865,29 +841,20 @@ impl Agent for AxiCheck {
 
     fn finish(&mut self, _m: &Model, cx: &Cx) -> Result<()> {
         let left = self.unanswered();
-        if left.is_empty() {
+        let Some(&(_, id, addr, start, _)) = left.first() else {
             return Ok(());
-        }
-        let list: Vec<String> = left
+        };
+        let list: Vec<(Channel, String)> = left
             .iter()
             .map(|(ch, id, addr, start, _)| {
-                let what = if *ch == Channel::Aw { "write" } else { "read" };
-                format!("{what} of ID {id} at {addr:#x} accepted at cycle {start}")
+                let what = format!("of ID {id} at {addr:#x} accepted at cycle {start}");
+                (*ch, what)
             })
             .collect();
-        let (ch, id, addr, start, _) = left[0];
-        let v = violation(
-            Rule::EveryRequestAnswered,
-            &self.bus,
-            if ch == Channel::Aw {
-                Channel::B
-            } else {
-                Channel::R
-            },
-            cx,
-            rules::every_request_answered(&list),
-            &[("id", id), ("addr", addr), ("accepted_cycle", start)],
-        );
-        Err(v.into())
+        let vals = [("id", id), ("addr", addr), ("accepted_cycle", start)];
+        match unanswered_violation(&self.bus, cx, &list, &vals) {
+            Some(v) => Err(v.into()),
+            None => Ok(()),
+        }
     }
 }

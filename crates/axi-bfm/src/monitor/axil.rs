@@ -6,12 +6,12 @@ use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
 use super::{
-    handshakes, violation, AxiMonitorConfig, Chan, Channel, Coverage, Event, Events, Situation,
-    Violation,
+    check_latency_of, coverage, handshakes, unanswered_violation, violation, AxiMonitorConfig,
+    Chan, Channel, Coverage, Edge, Event, Events, Situation, Violation,
 };
 use crate::bind::Bind;
 use crate::env::{Agent, Cx, Env, Idle};
-use crate::error::{BfmError, Result};
+use crate::error::Result;
 use crate::handle::Bare;
 
 pub(crate) struct AxilCheck {
@@ -71,16 +71,7 @@ impl AxilMonitor {
         cfg: AxiMonitorConfig,
     ) -> Result<AxilMonitor> {
         let b = Bind::new(env, prefix);
-        let chan = |c: Channel, v: &str, r: &str, sigs: &[&str]| -> Result<Chan> {
-            let payload = sigs
-                .iter()
-                .filter_map(|s| b.opt_watch(s).map(|p| (format!("{prefix}_{s}"), p)))
-                .collect();
-            Chan::new(c, b.watch(v)?, b.watch(r)?, payload).map_err(|problem| BfmError::Bind {
-                bus: prefix.to_string(),
-                problem,
-            })
-        };
+        let chan = |c, v, r, sigs: &[&str]| Chan::bind(&b, c, v, r, sigs);
         let check = AxilCheck {
             bus: prefix.to_string(),
             cfg,
@@ -119,12 +110,7 @@ impl AxilMonitor {
     /// The protocol situations this monitor has seen so far (functional coverage).
     pub fn coverage(&self) -> Coverage {
         let c = self.handle.core();
-        let mut cov = Coverage::default();
-        for ch in [&c.aw, &c.w, &c.b, &c.ar, &c.r] {
-            ch.add_paces(&mut cov);
-        }
-        cov.add_events(&c.events);
-        cov
+        coverage(c.chans(), &c.events)
     }
 
     /// The situations this monitor's rules are about: every pace of every channel, write
@@ -193,7 +179,7 @@ impl AxilCheck {
         let resp = m.get(self.rresp);
         self.events.bump_if(Event::ErrorResponse, resp >= 2);
         let vals = [("rresp", resp)];
-        if let Some(n) = rules::no_r_without_request(!self.ar_pending.is_empty()) {
+        if let Some(n) = rules::no_r_without_request(!self.ar_pending.is_empty(), self.ar.fire()) {
             return Some(violation(
                 Rule::NoRWithoutRequest,
                 &self.bus,
@@ -238,21 +224,29 @@ impl AxilCheck {
             (Channel::R, &mut self.ar_pending),
         ] {
             if let Some((start, addr)) = q.front_mut() {
-                let waited = cx.cycle.saturating_sub(*start);
-                if let Some(n) = rules::response_latency_bound(waited, bound) {
-                    *start = cx.cycle;
-                    return Some(violation(
-                        Rule::ResponseLatencyBound,
-                        &self.bus,
-                        ch,
-                        cx,
-                        n,
-                        &[("addr", *addr), ("waited", waited)],
-                    ));
+                let vals = [("addr", *addr)];
+                if let Some(v) = check_latency_of(&self.bus, ch, cx, bound, start, &vals) {
+                    return Some(v);
                 }
             }
         }
         None
+    }
+
+    /// Every channel of the bus.
+    fn chans(&self) -> [&Chan; 5] {
+        [&self.aw, &self.w, &self.b, &self.ar, &self.r]
+    }
+
+    /// Every channel of the bus, to sample or restart.
+    fn chans_mut(&mut self) -> [&mut Chan; 5] {
+        [
+            &mut self.aw,
+            &mut self.w,
+            &mut self.b,
+            &mut self.ar,
+            &mut self.r,
+        ]
     }
 }
 
@@ -265,25 +259,25 @@ impl AxilCheck {
             && self.aw_pending.is_empty()
             && self.ar_pending.is_empty()
             && self.w_pending == 0
-            && [&self.aw, &self.w, &self.b, &self.ar, &self.r]
-                .iter()
-                .all(|c| c.idle())
+            && self.chans().iter().all(|c| c.idle())
     }
 }
 
 impl Agent for AxilCheck {
     fn sample(&mut self, m: &Model, cx: &Cx) -> Result<()> {
-        if self.quiet(cx)
-            && [&self.aw, &self.w, &self.b, &self.ar, &self.r]
-                .iter()
-                .all(|c| !c.valid_now(m))
-        {
+        if self.quiet(cx) && self.chans().iter().all(|c| !c.valid_now(m)) {
             self.idle.set(true);
             return Ok(());
         }
         self.idle.set(false);
-        let (sb, bus, wir) = (self.cfg.stall_bound, self.bus.as_str(), self.was_in_reset);
+        let e = Edge {
+            bus: &self.bus,
+            cx,
+            was_in_reset: self.was_in_reset,
+            stall_bound: self.cfg.stall_bound,
+        };
         let mut found = None;
+        // The channels by field, not through `chans_mut`, which would borrow the bus name too.
         for ch in [
             &mut self.aw,
             &mut self.w,
@@ -291,10 +285,7 @@ impl Agent for AxilCheck {
             &mut self.ar,
             &mut self.r,
         ] {
-            ch.sample(m);
-            if let Some(v) = ch.check(bus, cx, wir, sb) {
-                found.get_or_insert(v);
-            }
+            ch.watch(m, &e, &mut found);
         }
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {
@@ -351,10 +342,7 @@ impl Agent for AxilCheck {
     }
 
     fn idle(&self) -> Option<(Idle, Vec<Port>)> {
-        let wake = [&self.aw, &self.w, &self.b, &self.ar, &self.r]
-            .iter()
-            .map(|c| c.valid_port())
-            .collect();
+        let wake = self.chans().iter().map(|c| c.valid_port()).collect();
         Some((self.idle.clone(), wake))
     }
 
@@ -364,41 +352,24 @@ impl Agent for AxilCheck {
         self.w_pending = 0;
         self.ar_pending.clear();
         self.was_in_reset = false;
-        for ch in [
-            &mut self.aw,
-            &mut self.w,
-            &mut self.b,
-            &mut self.ar,
-            &mut self.r,
-        ] {
+        for ch in self.chans_mut() {
             ch.restart();
         }
     }
 
     fn finish(&mut self, _m: &Model, cx: &Cx) -> Result<()> {
         let left = self.unanswered();
-        let Some(&(ch, addr, start)) = left.first() else {
+        let Some(&(_, addr, start)) = left.first() else {
             return Ok(());
         };
-        let list: Vec<String> = left
+        let list: Vec<(Channel, String)> = left
             .iter()
-            .map(|(ch, addr, start)| {
-                let what = if *ch == Channel::Aw { "write" } else { "read" };
-                format!("{what} at {addr:#x} accepted at cycle {start}")
-            })
+            .map(|(ch, addr, start)| (*ch, format!("at {addr:#x} accepted at cycle {start}")))
             .collect();
-        Err(violation(
-            Rule::EveryRequestAnswered,
-            &self.bus,
-            if ch == Channel::Aw {
-                Channel::B
-            } else {
-                Channel::R
-            },
-            cx,
-            rules::every_request_answered(&list),
-            &[("addr", addr), ("accepted_cycle", start)],
-        )
-        .into())
+        let vals = [("addr", addr), ("accepted_cycle", start)];
+        match unanswered_violation(&self.bus, cx, &list, &vals) {
+            Some(v) => Err(v.into()),
+            None => Ok(()),
+        }
     }
 }

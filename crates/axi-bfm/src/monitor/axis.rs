@@ -3,8 +3,11 @@
 use sim_runtime::{ClockId, Model, Port};
 
 use super::rules::{self, Rule};
-use super::{handshakes, violation, Chan, Channel, Coverage, Event, Events, Situation, Violation};
-use crate::axis::{AxisFrame, RecordedFrame};
+use super::{
+    coverage, handshakes, violation, Chan, Channel, Coverage, Edge, Event, Events, Situation,
+    Violation,
+};
+use crate::axis_frame::{AxisFrame, RecordedFrame};
 use crate::bind::{get_mask, lane, Bind, Words, MAX_WORDS};
 use crate::env::{Agent, Cx, Env, Idle};
 use crate::error::{BfmError, Result};
@@ -116,16 +119,8 @@ impl AxisMonitor {
                 problem: "AXI-Stream buses of up to 1024 bits are supported".into(),
             });
         }
-        let payload = ["tdata", "tkeep", "tstrb", "tlast", "tid", "tdest", "tuser"]
-            .iter()
-            .filter_map(|s| b.opt_watch(s).map(|p| (format!("{prefix}_{s}"), p)))
-            .collect();
-        let t = Chan::new(Channel::T, b.watch("tvalid")?, b.watch("tready")?, payload).map_err(
-            |problem| BfmError::Bind {
-                bus: prefix.to_string(),
-                problem,
-            },
-        )?;
+        let payload = ["tdata", "tkeep", "tstrb", "tlast", "tid", "tdest", "tuser"];
+        let t = Chan::bind(&b, Channel::T, "tvalid", "tready", &payload)?;
         let check = AxisCheck {
             bus: prefix.to_string(),
             cfg,
@@ -179,9 +174,7 @@ impl AxisMonitor {
     /// The protocol situations this monitor has seen so far (functional coverage).
     pub fn coverage(&self) -> Coverage {
         let c = self.handle.core();
-        let mut cov = Coverage::default();
-        c.t.add_paces(&mut cov);
-        cov.add_events(&c.events);
+        let mut cov = coverage([&c.t], &c.events);
         let null = cov.count(Situation::Event(Event::NullBytes));
         cov.add(Situation::Event(Event::FullBeat), c.beats - null);
         cov
@@ -357,9 +350,12 @@ impl Agent for AxisCheck {
                 }
             }
         }
-        let mut found = self
-            .t
-            .check(&self.bus, cx, self.was_in_reset, self.cfg.stall_bound);
+        let mut found = self.t.check(&Edge {
+            bus: &self.bus,
+            cx,
+            was_in_reset: self.was_in_reset,
+            stall_bound: self.cfg.stall_bound,
+        });
         self.was_in_reset = cx.in_reset;
         if cx.in_reset {
             self.frame_bytes = 0;

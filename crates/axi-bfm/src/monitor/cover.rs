@@ -110,6 +110,12 @@ impl Event {
         Event::MultiBeatFrame,
         Event::StallAtLast,
     ];
+
+    /// The events about a burst's own shape, FIXED to exclusive: the first of [`Event::ALL`],
+    /// which only the AXI4 monitor counts.
+    pub(crate) fn burst_shapes() -> &'static [Event] {
+        &Event::ALL[..=Event::Exclusive as usize]
+    }
 }
 
 /// One situation a monitor counts.

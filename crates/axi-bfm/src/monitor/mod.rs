@@ -20,11 +20,23 @@ pub use axis::{AxisMonitor, AxisMonitorConfig};
 pub(crate) use cover::{handshakes, Events};
 pub use cover::{Coverage, Event, Pace, Situation};
 
+use crate::bind::Bind;
 use crate::env::Cx;
+use crate::error::{BfmError, Result};
 
 /// Payload words a watched channel can hold: an R channel of a 1024-bit bus with its ID,
 /// response and last, with room to spare.
 const PAY_WORDS: usize = 48;
+
+/// What a channel's check at one edge needs from its monitor: the bus name the violations
+/// carry, the edge, whether the edge before was in reset, and the stall bound.
+#[derive(Clone, Copy)]
+pub(crate) struct Edge<'a> {
+    pub bus: &'a str,
+    pub cx: &'a Cx,
+    pub was_in_reset: bool,
+    pub stall_bound: u64,
+}
 
 /// The handshake rules common to every channel: reset, VALID held, payload stable, stall
 /// bound. Payload words are read into fixed buffers; nothing here allocates per cycle.
@@ -60,13 +72,35 @@ pub(crate) struct Chan {
 }
 
 impl Chan {
+    /// Watches one channel of the bus `b`: its `valid` and `ready` signals, and as payload
+    /// those of `sigs` the bus has. Every monitor binds its channels this way, so a channel
+    /// too wide to watch is reported alike on every bus kind.
+    pub(crate) fn bind(
+        b: &Bind<'_>,
+        channel: Channel,
+        valid: &str,
+        ready: &str,
+        sigs: &[&str],
+    ) -> Result<Chan> {
+        let payload = sigs
+            .iter()
+            .filter_map(|s| b.opt_watch(s).map(|p| (format!("{}_{s}", b.prefix), p)))
+            .collect();
+        Chan::new(channel, b.watch(valid)?, b.watch(ready)?, payload).map_err(|problem| {
+            BfmError::Bind {
+                bus: b.prefix.to_string(),
+                problem,
+            }
+        })
+    }
+
     /// Watches one channel; `payload` names every signal that must hold still under a stall.
     pub(crate) fn new(
         channel: Channel,
         valid: Port,
         ready: Port,
         payload: Vec<(String, Port)>,
-    ) -> Result<Chan, String> {
+    ) -> std::result::Result<Chan, String> {
         let nwords: usize = payload.iter().map(|(_, p)| p.words()).sum();
         if nwords > PAY_WORDS {
             return Err(format!(
@@ -201,57 +235,43 @@ impl Chan {
         self.v && self.r
     }
 
-    /// Applies the common rules at this edge and moves the sample into history.
+    /// Applies the common rules at edge `e` and moves the sample into history.
     #[inline(always)]
-    pub(crate) fn check(
-        &mut self,
-        bus: &str,
-        cx: &Cx,
-        was_in_reset: bool,
-        stall_bound: u64,
-    ) -> Option<Violation> {
-        if !self.stalled_before && !cx.in_reset && !was_in_reset && (!self.v || self.r) {
+    pub(crate) fn check(&mut self, e: &Edge<'_>) -> Option<Violation> {
+        if !self.stalled_before && !e.cx.in_reset && !e.was_in_reset && (!self.v || self.r) {
             // An idle channel, or a handshake at the first edge VALID is up: no rule can
             // break (VALID was not held for anything, no stalled payload to compare) and
             // there is no stall to remember. This is most edges of most channels, so it is
             // inlined into the monitors and the rest is not. READY is only read with VALID
             // up or a stall behind, so here it alone says that a handshake completes.
             if self.r {
-                self.count_fire(cx.cycle);
+                self.count_fire(e.cx.cycle);
             }
             self.stalled_for = 0;
             return None;
         }
-        self.check_held(bus, cx, was_in_reset, stall_bound)
+        self.check_held(e)
     }
 
     /// [`Chan::sample`] and [`Chan::check`] at one edge, keeping the first violation in
     /// `found`. Inlined into the monitors, which call it for every channel at every edge.
     #[inline(always)]
-    pub(crate) fn watch(
-        &mut self,
-        m: &Model,
-        bus: &str,
-        cx: &Cx,
-        was_in_reset: bool,
-        stall_bound: u64,
-        found: &mut Option<Violation>,
-    ) {
+    pub(crate) fn watch(&mut self, m: &Model, e: &Edge<'_>, found: &mut Option<Violation>) {
         self.sample(m);
-        if let Some(v) = self.check(bus, cx, was_in_reset, stall_bound) {
+        if let Some(v) = self.check(e) {
             found.get_or_insert(v);
         }
     }
 
     /// [`Chan::check`] at an edge in or just after reset, or with VALID held from before.
     #[inline(never)]
-    fn check_held(
-        &mut self,
-        bus: &str,
-        cx: &Cx,
-        was_in_reset: bool,
-        stall_bound: u64,
-    ) -> Option<Violation> {
+    fn check_held(&mut self, e: &Edge<'_>) -> Option<Violation> {
+        let Edge {
+            bus,
+            cx,
+            was_in_reset,
+            stall_bound,
+        } = *e;
         if self.v && self.r {
             // Counted before the stall history below moves on to this edge.
             if self.stalled_before {
@@ -347,6 +367,76 @@ fn handshake_violation(
         values,
         note,
     }
+}
+
+/// The coverage of a monitor: the paces of its channels `chans` and the situations it
+/// counted in `events`.
+pub(crate) fn coverage<'a>(chans: impl IntoIterator<Item = &'a Chan>, events: &Events) -> Coverage {
+    let mut cov = Coverage::default();
+    for ch in chans {
+        ch.add_paces(&mut cov);
+    }
+    cov.add_events(events);
+    cov
+}
+
+/// Checks `response_latency_bound` for the oldest unanswered request of one direction,
+/// accepted at `*start`, whose response comes on `channel`. A request found over the bound
+/// restarts its wait at this cycle, so it is reported once per bound rather than at every
+/// edge. `vals` names the request (its ID and address); the wait is added to them.
+pub(crate) fn check_latency_of(
+    bus: &str,
+    channel: Channel,
+    cx: &Cx,
+    bound: u64,
+    start: &mut u64,
+    vals: &[(&str, u64)],
+) -> Option<Violation> {
+    let waited = cx.cycle.saturating_sub(*start);
+    let note = rules::response_latency_bound(waited, bound)?;
+    *start = cx.cycle;
+    let mut values = vals.to_vec();
+    values.push(("waited", waited));
+    Some(violation(
+        Rule::ResponseLatencyBound,
+        bus,
+        channel,
+        cx,
+        note,
+        &values,
+    ))
+}
+
+/// The violation of `every_request_answered` at the end of a run. `left` lists the requests
+/// accepted but never answered, oldest first, each as its address channel (AW or AR) and a
+/// description; `vals` names the oldest, whose response channel the violation is on.
+pub(crate) fn unanswered_violation(
+    bus: &str,
+    cx: &Cx,
+    left: &[(Channel, String)],
+    vals: &[(&str, u64)],
+) -> Option<Violation> {
+    let (first, _) = left.first()?;
+    let list: Vec<String> = left
+        .iter()
+        .map(|(ch, what)| {
+            let dir = if *ch == Channel::Aw { "write" } else { "read" };
+            format!("{dir} {what}")
+        })
+        .collect();
+    let response = if *first == Channel::Aw {
+        Channel::B
+    } else {
+        Channel::R
+    };
+    Some(violation(
+        Rule::EveryRequestAnswered,
+        bus,
+        response,
+        cx,
+        rules::every_request_answered(&list),
+        vals,
+    ))
 }
 
 /// Builds a violation of a protocol-level rule (not a handshake rule).

@@ -127,9 +127,17 @@ pub(crate) fn no_b_without_request(outstanding: bool, data_done: bool) -> Findin
     }
 }
 
-/// no_r_without_request: read data needs an outstanding read of its ID.
-pub(crate) fn no_r_without_request(outstanding: bool) -> Finding {
-    (!outstanding).then(|| "read data with no outstanding read of this ID".to_string())
+/// no_r_without_request: read data needs an outstanding read of its ID. `request_now` is an AR
+/// handshake at the same edge: the slave raised RVALID before the read it answers was
+/// accepted, which the message says, since the read is then on the bus beside it.
+pub(crate) fn no_r_without_request(outstanding: bool, request_now: bool) -> Finding {
+    (!outstanding).then(|| {
+        if request_now {
+            "read data at the same edge as the AR handshake of the read it would answer: RVALID may rise only after that handshake, at a later edge".to_string()
+        } else {
+            "read data with no outstanding read of this ID".to_string()
+        }
+    })
 }
 
 /// responses_in_order_per_id: a read burst of one ID ended with the length of a later request

@@ -2,9 +2,11 @@
 
 #![allow(dead_code)]
 
+pub mod master;
+
 use axi_bfm::{
-    AxiMaster, AxiSlave, AxilMaster, AxilSlave, AxisSink, AxisSource, BfmError, Env, ResetPolarity,
-    Rule,
+    AxiMaster, AxiSlave, AxilMaster, AxilSlave, AxisSink, AxisSource, BfmError, Env, MasterFaults,
+    ResetPolarity, Rule, SlaveFaults,
 };
 use card_sim::{ClockId, Model, Top};
 
@@ -27,6 +29,20 @@ pub fn axi() -> (Env, ClockId, AxiMaster, AxiSlave) {
     (env, clk, m, s)
 }
 
+/// [`axi`] with a master that breaks the protocol as `f` says.
+pub fn axi_master_faults(f: MasterFaults) -> (Env, ClockId, AxiMaster, AxiSlave) {
+    let (env, clk, m, s) = axi();
+    m.set_faults(f);
+    (env, clk, m, s)
+}
+
+/// [`axi`] with a slave that breaks the protocol as `f` says.
+pub fn axi_slave_faults(f: SlaveFaults) -> (Env, ClockId, AxiMaster, AxiSlave) {
+    let (env, clk, m, s) = axi();
+    s.set_faults(f);
+    (env, clk, m, s)
+}
+
 /// AXI4-Lite master on `s_axil`, slave memory on `m_axil`.
 pub fn axil() -> (Env, ClockId, AxilMaster, AxilSlave) {
     let (mut env, clk) = env_of(Top::AxilPassthrough);
@@ -41,6 +57,29 @@ pub fn axis() -> (Env, ClockId, AxisSource, AxisSink) {
     let src = AxisSource::attach(&mut env, "s_axis", clk).expect("source attaches");
     let sink = AxisSink::attach(&mut env, "m_axis", clk).expect("sink attaches");
     (env, clk, src, sink)
+}
+
+/// Writes `len` bytes of [`pattern`]`(len, seed)` at `addr` through the master, checks
+/// that the slave's memory holds them and that the bytes either side are untouched (the
+/// strobes covered only the written bytes), and reads them back through the master.
+pub fn write_then_read_back(
+    env: &mut Env,
+    m: &AxiMaster,
+    s: &AxiSlave,
+    addr: u64,
+    len: usize,
+    seed: u8,
+) {
+    let data = pattern(len, seed);
+    m.write(env, addr, &data).expect("write completes");
+    assert_eq!(
+        s.mem_read(addr, len),
+        data,
+        "the slave memory holds what was written"
+    );
+    assert_eq!(s.mem_read(addr - 1, 1), [0]);
+    assert_eq!(s.mem_read(addr + len as u64, 1), [0]);
+    assert_eq!(m.read(env, addr, len).expect("read completes"), data);
 }
 
 /// A deterministic byte pattern that differs at every offset of a transfer.

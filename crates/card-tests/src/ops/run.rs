@@ -238,18 +238,10 @@ impl Run<'_> {
                 waits,
             ))
             .map_err(|e| err(&format!("LOOP of {len} bytes"), e))?;
-        if back != data {
-            let at = back
-                .iter()
-                .zip(&data)
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
-            return Err(format!(
-                "LOOP of {len} bytes came back different from byte {at} on ({:#04x}, sent {:#04x})",
-                back[at], data[at]
-            ));
+        match crate::mm::first_difference(&back, &data) {
+            Some(diff) => Err(format!("LOOP of {len} bytes came back different: {diff}")),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Runs the given sources, receives `frames` from each, stops them and drains their

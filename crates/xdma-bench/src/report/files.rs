@@ -30,6 +30,14 @@ fn throughput_series(rows: &[Row], label: &str, reference: bool, colour0: usize)
         .collect()
 }
 
+/// Draws `series` as throughput (MB/s) against block size into `name` in `dir`, under
+/// `title`, and returns the plot's path: the plot of `sweep`, `fit` and `compare`.
+fn throughput_plot(dir: &Path, name: &str, title: &str, series: &[Series]) -> Result<PathBuf> {
+    let svg = dir.join(name);
+    line_plot(&svg, title, XAxis::Bytes, "block size", "MB/s", series)?;
+    Ok(svg)
+}
+
 /// A reference table's rows as sweep rows, both directions.
 fn reference_rows(reference: &[reference::Row]) -> Vec<Row> {
     reference
@@ -55,16 +63,12 @@ pub fn sweep(dir: &Path, doc: &SweepDoc) -> Result<Vec<PathBuf>> {
             &serde_json::to_string_pretty(doc).map_err(|e| Error::Backend(format!("JSON: {e}")))?,
         )?,
     ];
-    let svg = dir.join("sweep.svg");
-    line_plot(
-        &svg,
+    paths.push(throughput_plot(
+        dir,
+        "sweep.svg",
         &format!("Throughput against block size ({} card)", doc.meta.backend),
-        XAxis::Bytes,
-        "block size",
-        "MB/s",
         &throughput_series(&doc.rows, &doc.meta.backend, false, 0),
-    )?;
-    paths.push(svg);
+    )?);
     Ok(paths)
 }
 
@@ -117,16 +121,12 @@ pub fn fit(dir: &Path, f: &FitReport, doc: &SweepDoc) -> Result<Vec<PathBuf>> {
             colour: i,
         });
     }
-    let svg = dir.join("fit.svg");
-    line_plot(
-        &svg,
+    paths.push(throughput_plot(
+        dir,
+        "fit.svg",
         "Measured throughput and the two-point model t(N) = t0 + N/B",
-        XAxis::Bytes,
-        "block size",
-        "MB/s",
         &series,
-    )?;
-    paths.push(svg);
+    )?);
     Ok(paths)
 }
 
@@ -174,19 +174,15 @@ pub fn compare(
         true,
         0,
     ));
-    let svg = dir.join("compare.svg");
-    line_plot(
-        &svg,
+    paths.push(throughput_plot(
+        dir,
+        "compare.svg",
         &format!(
             "Throughput against block size: {} card beside the reference board",
             doc.meta.backend
         ),
-        XAxis::Bytes,
-        "block size",
-        "MB/s",
         &series,
-    )?;
-    paths.push(svg);
+    )?);
     Ok(paths)
 }
 

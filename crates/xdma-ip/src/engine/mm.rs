@@ -5,7 +5,7 @@
 
 use axi_bfm::burst::{self, Piece};
 use axi_bfm::{Resp, TxnId};
-use xdma_regmap::{self as map, control, status};
+use xdma_regmap::{self as map, control, status, Descriptor};
 
 use super::state::{Ctx, Engine, Planned};
 use crate::pcie::{pcie_pieces, Ps};
@@ -113,6 +113,21 @@ impl Engine {
         }
     }
 
+    /// A piece has gone on the bus: when it was the last of its descriptor (`last_of`), the
+    /// descriptor is done, and a descriptor with its Stop bit stops the engine. True when
+    /// the engine stopped, and so nothing more of this step is to be done.
+    fn piece_done(&mut self, cx: &mut Ctx<'_>, last_of: Option<Descriptor>) -> bool {
+        let Some(d) = last_of else {
+            return false;
+        };
+        self.complete(cx, &d, u64::from(d.length()));
+        let stop = d.control & map::desc::STOP != 0;
+        if stop {
+            self.finish(cx, status::DESC_STOPPED, false);
+        }
+        stop
+    }
+
     /// An error answer from the card: logged, and the run ended when the control register
     /// enables stopping on it (PG195: the ie_*_error bits enable logging the error and
     /// stopping the engine; without them the engine goes on as if nothing happened, and the
@@ -164,12 +179,8 @@ impl Engine {
                     return Ok(());
                 }
             }
-            if let Some(d) = p.last_of {
-                self.complete(cx, &d, u64::from(d.length()));
-                if d.control & map::desc::STOP != 0 {
-                    self.finish(cx, status::DESC_STOPPED, false);
-                    return Ok(());
-                }
+            if self.piece_done(cx, p.last_of) {
+                return Ok(());
             }
         }
         self.supply(cx);
@@ -262,12 +273,8 @@ impl Engine {
                     run.write_ids.hold(acked);
                 }
             }
-            if let Some(d) = p.last_of {
-                self.complete(cx, &d, u64::from(d.length()));
-                if d.control & map::desc::STOP != 0 {
-                    self.finish(cx, status::DESC_STOPPED, false);
-                    return Ok(());
-                }
+            if self.piece_done(cx, p.last_of) {
+                return Ok(());
             }
         }
         self.supply(cx);
