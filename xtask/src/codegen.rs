@@ -3,9 +3,11 @@
 //! Rust list and formal property modules from `hdl/formal/rules.toml` (see [`crate::rule_table`]).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
+
+use crate::output::Output;
 
 /// The table of registers, as `hdl/regs.toml` holds it.
 pub const TABLE: &str = "hdl/regs.toml";
@@ -86,12 +88,6 @@ fn field_ones(bits: u32) -> u64 {
     } else {
         (1u64 << bits) - 1
     }
-}
-
-/// One generated file: where it goes and what it must hold.
-pub struct Output {
-    pub path: PathBuf,
-    pub text: String,
 }
 
 /// Parses and checks the table, and renders every generated file.

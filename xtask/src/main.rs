@@ -17,6 +17,7 @@ mod formal;
 mod fpga_checks;
 mod fuse;
 mod loop_bench;
+mod output;
 mod rtl_dirs;
 mod rule_table;
 mod setup;

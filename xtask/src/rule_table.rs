@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::codegen::Output;
+use crate::output::Output;
 
 /// The table of protocol rules.
 pub const RULES: &str = "hdl/formal/rules.toml";
