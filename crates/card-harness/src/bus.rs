@@ -31,6 +31,9 @@ pub struct CardBuses {
 pub(crate) const REGISTERS: &str = "s_axil";
 /// The memory-mapped DMA port's prefix.
 pub(crate) const DMA: &str = "s_axi";
+/// The DMA master's port passed out of the top on sim_top's PATH 2, for a slave model.
+#[cfg(feature = "test-util")]
+pub(crate) const TAP: &str = "m_axi_tap";
 /// The user-interrupt handshake's prefix.
 const USER_IRQ: &str = "usr_irq";
 

@@ -508,6 +508,17 @@ impl CardHarness {
         &mut self.env
     }
 
+    /// A randomizing slave on the DMA master's port where the top passes it out (`sim_top_tap`,
+    /// sim_top's PATH 2, with nothing of the card behind it): only for tests that fuzz the XDMA
+    /// IP model's master. Fails on a top without that port.
+    #[cfg(feature = "test-util")]
+    pub fn attach_tap_slave(
+        &mut self,
+        choices: axi_bfm::random_slave::SlaveChoices,
+    ) -> Result<axi_bfm::RandomAxiSlave> {
+        axi_bfm::RandomAxiSlave::attach(&mut self.env, bus::TAP, self.clk, choices)
+    }
+
     /// The environment, the harness given up: only for tests that hand a finished run to a
     /// checker that takes the environment (master fuzzing's judge, say).
     #[cfg(feature = "test-util")]

@@ -125,8 +125,7 @@ fn finish(c: &mut Card, c2h: bool) -> EngineEnd {
 fn run(job: &Job, choices: &SlaveChoices) -> Result<MasterRun<RandomAxiSlave, Report>, BfmError> {
     use EngineKind::MemoryMapped as Mm;
     let mut c = card(IpConfig::new(top("sim_top_tap"), vec![Mm], vec![Mm]));
-    let clk = c.ip.card().clk();
-    let slave = RandomAxiSlave::attach(c.ip.card().env_mut(), "m_axi_tap", clk, choices.clone())?;
+    let slave = c.ip.card().attach_tap_slave(choices.clone())?;
     slave.mem().borrow_mut().write(CARD_C2H, &card_pattern());
     let data = h2c_data();
     c.mem.write(DATA, &data).expect("host data in RAM");
