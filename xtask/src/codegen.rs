@@ -1,10 +1,13 @@
 //! `cargo xtask codegen`: writes the Verilog include, the Rust constants and the documentation
-//! of the register map from `hdl/regs.toml`, the one source of truth.
+//! of the register map from `hdl/regs.toml`, the one source of truth, and the protocol rules'
+//! Rust list and formal property modules from `hdl/formal/rules.toml` (see [`crate::rule_table`]).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
+
+use crate::output::Output;
 
 /// The table of registers, as `hdl/regs.toml` holds it.
 pub const TABLE: &str = "hdl/regs.toml";
@@ -87,19 +90,13 @@ fn field_ones(bits: u32) -> u64 {
     }
 }
 
-/// One generated file: where it goes and what it must hold.
-pub struct Output {
-    pub path: PathBuf,
-    pub text: String,
-}
-
 /// Parses and checks the table, and renders every generated file.
 pub fn render(root: &Path) -> Result<Vec<Output>, String> {
     let src = std::fs::read_to_string(root.join(TABLE))
         .map_err(|e| format!("cannot read {TABLE}: {e}"))?;
     let table: Table = toml::from_str(&src).map_err(|e| format!("{TABLE} is not valid: {e}"))?;
     validate(&table)?;
-    Ok(vec![
+    let mut outputs = vec![
         Output {
             path: root.join("hdl/include/card_regs.vh"),
             text: verilog(&table),
@@ -112,7 +109,9 @@ pub fn render(root: &Path) -> Result<Vec<Output>, String> {
             path: root.join("docs/register-map.md"),
             text: markdown(&table),
         },
-    ])
+    ];
+    outputs.extend(crate::rule_table::render(root)?);
+    Ok(outputs)
 }
 
 /// Writes the generated files, or with `check` only compares them and fails when one is stale.
@@ -144,12 +143,17 @@ pub fn codegen(root: &Path, check: bool) -> Result<(), String> {
     }
     if stale.is_empty() {
         if check {
-            println!("codegen: {} generated files match {TABLE}", outputs.len());
+            println!(
+                "codegen: {} generated files match {TABLE} and {}",
+                outputs.len(),
+                crate::rule_table::RULES
+            );
         }
         Ok(())
     } else {
         Err(format!(
-            "generated files are stale against {TABLE}: {}; run `cargo xtask codegen`",
+            "generated files are stale against {TABLE} or {}: {}; run `cargo xtask codegen`",
+            crate::rule_table::RULES,
             stale.join(", ")
         ))
     }

