@@ -45,6 +45,10 @@ struct Proof {
     mode: String,
     depth: u32,
     ci: bool,
+    /// The module has more than one clock: the solver steps a global clock and the wrapper
+    /// says how each of the module's clocks moves against it (sby's `multiclock on`).
+    #[serde(default)]
+    multiclock: bool,
 }
 
 /// One proof's outcome, as printed and as written to the report.
@@ -189,7 +193,11 @@ fn sby_file(root: &Path, p: &Proof, depth: u32) -> String {
     let _ = writeln!(s, "[options]");
     let _ = writeln!(s, "proof: mode {}", p.mode);
     let _ = writeln!(s, "cover: mode cover");
-    let _ = writeln!(s, "depth {depth}\n");
+    let _ = writeln!(s, "depth {depth}");
+    if p.multiclock {
+        let _ = writeln!(s, "multiclock on");
+    }
+    let _ = writeln!(s);
     let _ = writeln!(s, "[engines]\nsmtbmc yices\n");
     let _ = writeln!(s, "[script]");
     let _ = writeln!(s, "read_verilog -formal -DFORMAL {}", names.join(" "));
