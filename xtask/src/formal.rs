@@ -49,6 +49,9 @@ struct Proof {
     /// says how each of the module's clocks moves against it (sby's `multiclock on`).
     #[serde(default)]
     multiclock: bool,
+    /// The modules of `hdl/rtl` that the module instantiates, read with it.
+    #[serde(default)]
+    uses: Vec<String>,
 }
 
 /// One proof's outcome, as printed and as written to the report.
@@ -173,7 +176,9 @@ fn wrapper_and_files(root: &Path, p: &Proof) -> Vec<PathBuf> {
         .iter()
         .map(|m| root.join("hdl/formal").join(format!("{m}.v")))
         .collect();
-    files.push(root.join("hdl/rtl").join(format!("{}.v", p.module)));
+    for m in p.uses.iter().chain(std::iter::once(&p.module)) {
+        files.push(root.join("hdl/rtl").join(format!("{m}.v")));
+    }
     files.push(
         root.join("hdl/formal/wrappers")
             .join(format!("fw_{}.v", p.module)),
