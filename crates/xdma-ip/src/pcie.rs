@@ -91,7 +91,7 @@ pub enum Inbound {
     /// One server for every upstream request: posted memory writes and memory read requests
     /// of every channel are served one at a time in the order they arrive, as PCIe ordering
     /// (a read request may not pass a posted write) has a root port take them; a read's
-    /// completions start after it has been served; posted writes are bounded by the root
+    /// completions start once the server has taken it; posted writes are bounded by the root
     /// port's posted credits; a C2H request ID is released when its write is handed to the
     /// PCIe block (PG195).
     #[default]
@@ -578,8 +578,8 @@ impl Pcie {
     }
 
     /// A memory read of `len` bytes at host address `host`, issued at `at` if a tag is free:
-    /// the request goes up, the root complex answers after its read latency (once the ordered
-    /// server has served the request, behind every request that arrived before it), the
+    /// the request goes up, the root complex answers after its read latency (from when the
+    /// ordered server takes the request, behind every request that arrived before it), the
     /// completions come down cut at the read completion boundary. Returns each completion's
     /// arrival at the card with the bytes it carries; the tag is held until the last one is
     /// in. Untimed, the bytes are there at once.
@@ -619,8 +619,8 @@ impl Pcie {
     /// ordered server it waits in the block for the root port's posted credits (and every
     /// request behind it waits too: PCIe ordering lets neither a read request nor another
     /// write pass it), goes up once they are free, and is in host memory once the server has
-    /// served it, behind every request that arrived before it; its credits come back a
-    /// flight after that. Without it (`"independent"`), it is in host memory on arrival and
+    /// taken it, behind every request that arrived before it; its credits come back a flight
+    /// after that. Without it (`"independent"`), it is in host memory on arrival and
     /// its ID is held until the root port's acknowledge is back.
     pub fn post(&mut self, at: Ps, len: u64) -> Written {
         let Some(t) = &mut self.timed else {
@@ -636,10 +636,10 @@ impl Pcie {
                 let handed = s.credits.take(at as f64, data).ceil() as Ps;
                 let sent = t.link.send(Way::Up, handed, Tlp::Write(len));
                 let cost = s.write_tlp + s.write_byte * len as f64;
-                let served = s.serve((sent + flight) as f64, cost);
-                s.credits.hold(served + flight as f64, data);
+                let taken = s.serve((sent + flight) as f64, cost);
+                s.credits.hold(taken + flight as f64, data);
                 Written {
-                    arrived: served.ceil() as Ps,
+                    arrived: taken.ceil() as Ps,
                     released: handed,
                 }
             }
