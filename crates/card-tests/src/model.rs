@@ -332,6 +332,34 @@ impl CardModel {
         }
     }
 
+    /// Checks a periodic frame of source `n` that the capture writer put in the ring and
+    /// records it, as [`CardModel::check_periodic`] does, but for the frames the writer
+    /// dropped before it: when the ring has no room for a new frame the writer discards it
+    /// whole and counts it in CAP_OVERFLOW (drop-new, `hdl/rtl/capture_writer.v`), so a gap in
+    /// the sequence is frames that left the source and never reached the ring. How many there
+    /// are depends on how fast the host reads, which on a board or in a guest is the host's
+    /// own pace; returns them, for the caller to hold against CAP_OVERFLOW.
+    pub fn check_captured(
+        &mut self,
+        n: usize,
+        bytes: &[u8],
+        prev: &mut Option<(u64, u32)>,
+    ) -> Result<u64, String> {
+        let f = frame::parse(bytes).map_err(|e| format!("source {n}: not a valid frame: {e}"))?;
+        let gap = f.header.sequence.wrapping_sub(self.src[n].seq);
+        if gap >= 1 << 31 {
+            return Err(format!(
+                "source {n} frame (seq {}): sequence went back; expected {} or later",
+                f.header.sequence, self.src[n].seq
+            ));
+        }
+        let src = &mut self.src[n];
+        src.seq = f.header.sequence;
+        src.sent += u64::from(gap);
+        self.check_periodic(n, bytes, prev)?;
+        Ok(u64::from(gap))
+    }
+
     /// Checks a periodic frame of source `n` (GEN) and records it: a valid frame of the
     /// source's settings with the next sequence number (under the drop policy, a later one,
     /// the frames between counted as dropped), its timestamp at least one frame slot after

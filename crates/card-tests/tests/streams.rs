@@ -318,18 +318,26 @@ fn capture_ring_wraps_and_keeps_every_frame() {
     idle(&b, 100);
     got.extend(ok("ring", ring.take(&b.card, c2h)));
     assert!(wrapped, "the read pointer never went round the ring");
+    // The source stalls and drops nothing; the ring drops a new frame it has no room for,
+    // which happens only when the host reads slower than the card fills the ring (a guest on
+    // a busy machine can), and then the sequence shows the gap CAP_OVERFLOW counts.
     let mut prev = None;
+    let mut lost = 0;
     for f in &got {
-        if let Err(e) = model.check_periodic(0, f, &mut prev) {
-            panic!("{e}");
+        match model.check_captured(0, f, &mut prev) {
+            Ok(n) => lost += n,
+            Err(e) => panic!("{e}"),
         }
     }
     let frames = counter(&b, "CAP_FRAMES");
     let overflow = counter(&b, "CAP_OVERFLOW");
     assert_eq!(frames, got.len() as u64, "CAP_FRAMES against frames read");
-    assert_eq!(
-        overflow, model.src[0].dropped,
-        "CAP_OVERFLOW against the sequence gaps"
+    assert_eq!(model.src[0].dropped, 0, "the stall policy drops nothing");
+    // Frames dropped after the last one read leave no gap behind them, so the gaps are a
+    // lower bound; SENT accounts for every frame.
+    assert!(
+        lost <= overflow,
+        "the sequence gaps ({lost} frames) against CAP_OVERFLOW ({overflow})"
     );
     assert_eq!(counter(&b, "SRC0_SENT"), frames + overflow);
     assert_eq!(counter(&b, "CAP_FILL"), 0, "the ring is empty");
