@@ -223,15 +223,6 @@ impl Replay {
         top_name(&self.proof)
     }
 
-    /// The failed labels' rule names and channels where they are a property module's
-    /// (`f_out.valid_held_until_handshake__t` is rule `valid_held_until_handshake` on the T
-    /// channel of bus `f_out`); `None` for a promise of the wrapper.
-    pub fn rule_of(label: &str) -> Option<(&str, &str, &str)> {
-        let (bus, rest) = label.split_once('.')?;
-        let (rule, channel) = rest.rsplit_once("__")?;
-        Some((bus, rule, channel))
-    }
-
     /// Whether the check `label` (relative to the wrapper) is triggered by the clock.
     pub fn is_clocked(&self, label: &str) -> bool {
         let base = label.rsplit('.').next().unwrap_or(label);
@@ -388,14 +379,5 @@ mod tests {
             .expect_err("too wide")
             .contains("does not fit"));
         assert!(words("g", 8).expect_err("not hex").contains("not a hex"));
-    }
-
-    #[test]
-    fn labels_name_their_rule_and_channel() {
-        assert_eq!(
-            Replay::rule_of("f_out.valid_held_until_handshake__t"),
-            Some(("f_out", "valid_held_until_handshake", "t"))
-        );
-        assert_eq!(Replay::rule_of("promise_order_kept"), None);
     }
 }
