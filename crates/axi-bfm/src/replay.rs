@@ -310,9 +310,10 @@ fn diverged(m: &Model, ports: &Ports, replay: &Replay, step: usize) -> Option<Di
     None
 }
 
-/// Whether `run` shows what its replay must: for a seeded bug, the first check it names broken
-/// is one its proof failed, at the proof's cycle, with the module following the trace until
-/// then; for a counterexample kept as a regression test, nothing broken at all.
+/// Whether `run` shows what its replay must: for a seeded bug, nothing broken before the
+/// proof's cycle, one of the checks its proof failed broken at that cycle, and the module
+/// following the trace until then; for a counterexample kept as a regression test, nothing
+/// broken at all.
 pub fn check(replay: &Replay, run: ReplayRun) -> Result<ReplayRun, ReplayFailure> {
     let proof = replay.proof.clone();
     if !replay.seeded {
@@ -341,8 +342,20 @@ pub fn check(replay: &Replay, run: ReplayRun) -> Result<ReplayRun, ReplayFailure
     let Some(first) = run.named.first() else {
         return Err(not("named nothing broken".into(), run));
     };
-    if first.step != replay.step || !replay.failed.contains(&first.label) {
+    if first.step < replay.step {
         let found = format!("named `{}` first, at cycle {}", first.label, first.step);
+        return Err(not(found, run));
+    }
+    // A monitor may name a rule at the same cycle beside the proof's assertion (the solver
+    // reports the assertions of its own trace's last step only), so any one of that cycle will
+    // do.
+    let at_step: Vec<&Named> = run.named.iter().filter(|n| n.step == replay.step).collect();
+    if !at_step.iter().any(|n| replay.failed.contains(&n.label)) {
+        let labels: Vec<&str> = at_step.iter().map(|n| n.label.as_str()).collect();
+        let found = format!(
+            "named {labels:?} at that cycle, and `{}` first, at cycle {}",
+            first.label, first.step
+        );
         return Err(not(found, run));
     }
     Ok(run)
@@ -375,7 +388,96 @@ pub fn replay_file(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use formal_replay::{Cycle, FORMAT};
+
     use super::*;
+
+    /// A seeded bug's replay of one input that failed `promise_p` at cycle 2.
+    fn seeded() -> Replay {
+        let cycle = Cycle {
+            inputs: BTreeMap::from([("rst".to_string(), "0".to_string())]),
+            outputs: BTreeMap::new(),
+        };
+        Replay {
+            format: FORMAT.into(),
+            proof: "x_bug1".into(),
+            module: "x".into(),
+            wrapper: "fw_x".into(),
+            params: BTreeMap::new(),
+            files: Vec::new(),
+            seeded: true,
+            failed: vec!["promise_p".into()],
+            step: 2,
+            clock: "clk".into(),
+            inputs: vec![formal_replay::Signal {
+                name: "rst".into(),
+                width: 1,
+            }],
+            buses: Vec::new(),
+            dut: "dut".into(),
+            outputs: Vec::new(),
+            clocked: Vec::new(),
+            cycles: vec![cycle; 3],
+        }
+    }
+
+    fn run_naming(named: &[(usize, &str)]) -> ReplayRun {
+        ReplayRun {
+            named: named
+                .iter()
+                .map(|(step, label)| Named {
+                    step: *step,
+                    label: (*label).to_string(),
+                    by: NamedBy::Assertion(String::new()),
+                })
+                .collect(),
+            divergence: None,
+            cycles: 3,
+            waves: PathBuf::new(),
+        }
+    }
+
+    #[test]
+    fn a_seeded_bug_must_be_named_at_its_cycle_and_nothing_before() {
+        let r = seeded();
+        assert!(check(&r, run_naming(&[(2, "promise_p")])).is_ok());
+        // A monitor's rule beside it at the same cycle is no other failure.
+        assert!(check(&r, run_naming(&[(2, "f_out.rule__t"), (2, "promise_p")])).is_ok());
+        for named in [
+            &[][..],
+            &[(2, "promise_q")][..],
+            &[(1, "f_out.rule__t"), (2, "promise_p")][..],
+            &[(3, "promise_p")][..],
+        ] {
+            let e = check(&r, run_naming(named)).expect_err("not reproduced");
+            assert!(
+                matches!(e, ReplayFailure::NotReproduced { .. }),
+                "{named:?}: {e}"
+            );
+        }
+        let mut run = run_naming(&[(2, "promise_p")]);
+        run.divergence = Some(Divergence {
+            step: 1,
+            output: "o".into(),
+            trace: "0".into(),
+            sim: "1".into(),
+        });
+        let e = check(&r, run).expect_err("diverged");
+        assert!(e.to_string().contains("left the trace first"), "{e}");
+    }
+
+    #[test]
+    fn a_kept_counterexample_passes_once_nothing_breaks() {
+        let r = Replay {
+            seeded: false,
+            ..seeded()
+        };
+        assert!(check(&r, run_naming(&[])).is_ok());
+        let e = check(&r, run_naming(&[(2, "promise_p")])).expect_err("still fails");
+        assert!(matches!(e, ReplayFailure::StillFails { .. }), "{e}");
+    }
 
     #[test]
     fn verilator_messages_name_the_label() {
