@@ -117,7 +117,8 @@ pub enum ReplayFailure {
         #[source]
         source: Box<BfmError>,
     },
-    /// A seeded bug's replay did not name what its proof failed, at the same cycle.
+    /// A seeded bug's replay did not name what its proof failed, at the same cycle (for a
+    /// clocked check, the cycle before the step the solver reports).
     #[error("replay of seeded bug `{proof}`: the proof failed {expected:?} at cycle {step}, but the simulation {found}\n{run}")]
     NotReproduced {
         proof: String,
@@ -259,9 +260,13 @@ pub fn run(top: TopDef, replay: &Replay, waves: &Path) -> Result<ReplayRun, Repl
             divergence = diverged(env.model(), &ports, replay, k + 1);
         }
     }
+    // The property modules check nothing at the trace's first cycle (a rule over `$past` has no
+    // past there, and the solver picks that cycle's inputs freely), so a monitor's word on it is
+    // left out: the edge that ends it is the clock's first.
     let mut found: Vec<Named> = env
         .violations()
         .iter()
+        .filter(|v| v.cycle > 1)
         .map(|v| Named {
             step: (v.cycle as usize).saturating_sub(1),
             label: monitor_label(v),
@@ -342,20 +347,39 @@ pub fn check(replay: &Replay, run: ReplayRun) -> Result<ReplayRun, ReplayFailure
     let Some(first) = run.named.first() else {
         return Err(not("named nothing broken".into(), run));
     };
-    if first.step < replay.step {
+    // The cycle whose values broke each failed check: the solver reports a clocked one (an
+    // assertion in `always @(posedge clk)`) at the step after the values it sampled at the
+    // edge, where a monitor and the simulator's assertion name the sampled cycle itself.
+    let cycle_of = |label: &str| {
+        if replay.is_clocked(label) {
+            replay.step.saturating_sub(1)
+        } else {
+            replay.step
+        }
+    };
+    let earliest = replay
+        .failed
+        .iter()
+        .map(|l| cycle_of(l))
+        .min()
+        .unwrap_or(replay.step);
+    if first.step < earliest {
         let found = format!("named `{}` first, at cycle {}", first.label, first.step);
         return Err(not(found, run));
     }
     // A monitor may name a rule at the same cycle beside the proof's assertion (the solver
-    // reports the assertions of its own trace's last step only), so any one of that cycle will
-    // do.
-    let at_step: Vec<&Named> = run.named.iter().filter(|n| n.step == replay.step).collect();
-    if !at_step.iter().any(|n| replay.failed.contains(&n.label)) {
-        let labels: Vec<&str> = at_step.iter().map(|n| n.label.as_str()).collect();
-        let found = format!(
-            "named {labels:?} at that cycle, and `{}` first, at cycle {}",
-            first.label, first.step
-        );
+    // reports the assertions of its own trace's last step only), so any one will do.
+    if !run
+        .named
+        .iter()
+        .any(|n| replay.failed.contains(&n.label) && n.step == cycle_of(&n.label))
+    {
+        let named: Vec<String> = run
+            .named
+            .iter()
+            .map(|n| format!("`{}` at cycle {}", n.label, n.step))
+            .collect();
+        let found = format!("named {}", named.join(", "));
         return Err(not(found, run));
     }
     Ok(run)
@@ -466,6 +490,17 @@ mod tests {
         });
         let e = check(&r, run).expect_err("diverged");
         assert!(e.to_string().contains("left the trace first"), "{e}");
+    }
+
+    #[test]
+    fn a_clocked_check_is_named_at_the_cycle_before_the_solvers_step() {
+        let r = Replay {
+            failed: vec!["f_out.rule__t".into()],
+            clocked: vec!["rule__t".into()],
+            ..seeded()
+        };
+        assert!(check(&r, run_naming(&[(1, "f_out.rule__t")])).is_ok());
+        assert!(check(&r, run_naming(&[(2, "f_out.rule__t")])).is_err());
     }
 
     #[test]
