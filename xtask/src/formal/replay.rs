@@ -1,6 +1,7 @@
 //! A failed proof's counterexample written as a replay file (the `formal-replay` crate's
-//! format) in `hdl/formal/replays/`, so that a cargo test of rtl-tests drives it into the
-//! Verilator build of the same wrapper with the protocol monitors on.
+//! format) in its list's replay folder (`hdl/formal/replays/` for the card's), so that a
+//! cargo test (rtl-tests', or the crate's own) drives it into the Verilator build of the same
+//! wrapper with the protocol monitors on.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,9 +10,6 @@ use std::time::Duration;
 use std::collections::BTreeMap;
 
 use formal_replay::{Replay, Source};
-
-/// Where the replay files of failed proofs are kept, relative to the workspace root.
-pub(super) const REPLAYS: &str = "hdl/formal/replays";
 
 /// How long Yosys may take to write the netlist a replay's shape is read from.
 const NETLIST_LIMIT: Duration = Duration::from_secs(300);
@@ -36,6 +34,10 @@ pub(super) struct Proven<'a> {
     pub seeded: bool,
     /// The Yosys launcher.
     pub yosys: &'a Path,
+    /// The folder of its list's replay files.
+    pub replays: &'a Path,
+    /// The command that runs the proof again, writing its replay file.
+    pub rerun: String,
 }
 
 /// What a failed proof left: its counterexample trace, the assertions that failed and the
@@ -47,7 +49,7 @@ pub(super) struct Found<'a> {
 }
 
 /// Writes the replay of proof `p`'s counterexample (its task folder is `task`) to
-/// `hdl/formal/replays/<proof>.json` and returns that path. With `ci` the source tree is left
+/// `<replays>/<proof>.json` and returns that path. With `ci` the source tree is left
 /// alone, since the tests that read it may be building beside the proofs: a seeded bug's
 /// committed replay must already be this counterexample (a different one is refused, so that
 /// its test is known to replay what the proof found), and any other proof's replay goes into
@@ -111,7 +113,7 @@ pub(super) fn write(
     };
     let replay = formal_replay::from_trace(source, &design, &trace).map_err(|e| e.to_string())?;
     let file = format!("{}.json", p.name);
-    let path = root.join(REPLAYS).join(&file);
+    let path = p.replays.join(&file);
     if ci && !p.seeded {
         let path = task.join(&file);
         replay.save(&path).map_err(|e| e.to_string())?;
@@ -123,8 +125,9 @@ pub(super) fn write(
     }
     if ci {
         return Err(format!(
-            "{REPLAYS}/{file} is not this proof's counterexample: run `cargo xtask formal --module {}` and commit the file it writes",
-            p.name
+            "{} is not this proof's counterexample: run `{}` and commit the file it writes",
+            path.strip_prefix(root).unwrap_or(&path).display(),
+            p.rerun
         ));
     }
     replay.save(&path).map_err(|e| e.to_string())?;
