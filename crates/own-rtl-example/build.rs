@@ -1,8 +1,22 @@
-//! Builds the vendor IP under third_party/ as tops of this crate; card-sim is not involved.
+//! Builds the vendor IP under third_party/ as tops of this crate, and one top per replay file
+//! of its formal proofs (formal/replays, written by `cargo xtask formal --crate
+//! own-rtl-example` when a proof fails) with the tests that replay them; card-sim is not
+//! involved.
 
-use sim_build::{Build, TopSpec};
+use std::path::{Path, PathBuf};
+
+use sim_build::{cargo_error_lines, Build, TopSpec};
 
 fn main() {
+    let replays = match replay_tops() {
+        Ok(tops) => tops,
+        Err(e) => {
+            for line in cargo_error_lines(&e) {
+                println!("{line}");
+            }
+            return;
+        }
+    };
     let ram_of = |addr_bits: &str| {
         TopSpec::new("vendor_axi4_ram")
             .file("third_party/vendor_ip/VendorAxiRam.v")
@@ -83,6 +97,8 @@ fn main() {
                 .flag("--x-initial")
                 .flag("unique"),
         )
+        // The formal proofs' counterexamples, each on its proof's wrapper with `FORMAL` on.
+        .tops(replays)
         // Third-party code: its warnings are the vendor's business, not this build's.
         .flag("-Wno-lint")
         .flag("-Wno-style")
@@ -90,4 +106,43 @@ fn main() {
     if let Err(e) = result {
         e.emit();
     }
+}
+
+/// The tops of the replay files in formal/replays, their shells written to `OUT_DIR`, and the
+/// tests of `tests/own_formal_replay.rs` written beside them.
+fn replay_tops() -> Result<Vec<TopSpec>, String> {
+    let manifest = PathBuf::from(env("CARGO_MANIFEST_DIR")?);
+    // The workspace: this crate lives in crates/own-rtl-example; the replays name the proofs'
+    // files from there, as they name the card's.
+    let root = manifest
+        .ancestors()
+        .nth(2)
+        .map(Path::to_path_buf)
+        .ok_or_else(|| format!("{} is not two folders deep", manifest.display()))?;
+    let out = PathBuf::from(env("OUT_DIR")?);
+    let replays = manifest.join("formal/replays");
+    println!("cargo::rerun-if-changed={}", replays.display());
+    let tops = formal_replay::replay_tops(&replays, &root)
+        .map_err(|e| format!("the replays of the formal proofs: {e}"))?;
+    let mut specs = Vec::new();
+    for t in &tops {
+        let shell = out.join(format!("{}.v", t.name));
+        sim_build::write_if_changed(&shell, &t.verilog).map_err(|e| e.to_string())?;
+        specs.push(
+            TopSpec::new(&t.name)
+                .file(shell)
+                .files(t.files.iter().cloned())
+                .define("FORMAL", None),
+        );
+    }
+    sim_build::write_if_changed(
+        &out.join("formal_replay_tests.rs"),
+        &formal_replay::replay_tests(&tops),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(specs)
+}
+
+fn env(name: &str) -> Result<String, String> {
+    std::env::var(name).map_err(|e| format!("{name}: {e} (cargo sets it for a build script)"))
 }

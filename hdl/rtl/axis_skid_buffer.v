@@ -15,7 +15,11 @@ module axis_skid_buffer #
     // Width of tdata in bits
     parameter DATA_WIDTH = 128,
     // Width of tkeep (one bit per byte)
-    parameter KEEP_WIDTH = (DATA_WIDTH/8)
+    parameter KEEP_WIDTH = (DATA_WIDTH/8),
+    // A seeded bug for the formal proofs' own test, never set by the card (0: none): 1 parks a
+    // beat in the skid register without its byte lane 0, which keeps the lane of the beat
+    // parked before it.
+    parameter BUG = 0
 )
 (
     input  wire                   clk,
@@ -46,6 +50,10 @@ initial begin
         $error("Error: tkeep must have one bit per tdata byte (instance %m)");
         $finish;
     end
+    if (BUG < 0 || BUG > 1) begin
+        $error("Error: BUG must be 0 or 1 (instance %m)");
+        $finish;
+    end
 end
 
 reg s_axis_tready_reg = 1'b0;
@@ -71,6 +79,11 @@ assign m_axis_tvalid = m_axis_tvalid_reg;
 wire s_axis_tready_early = m_axis_tready
     || (!temp_tvalid_reg && (!m_axis_tvalid_reg || !s_axis_tvalid));
 
+// The data parked in the skid register: with BUG 1, lane 0 is the lane already there.
+localparam [DATA_WIDTH-1:0] LANE0 = ~({DATA_WIDTH{1'b1}} << 8);
+wire [DATA_WIDTH-1:0] park_tdata = BUG == 1
+    ? (s_axis_tdata & ~LANE0) | (temp_tdata_reg & LANE0) : s_axis_tdata;
+
 always @(posedge clk) begin
     s_axis_tready_reg <= s_axis_tready_early;
 
@@ -84,7 +97,7 @@ always @(posedge clk) begin
         end else begin
             // output stalled: park the input in the skid register
             temp_tvalid_reg <= s_axis_tvalid;
-            temp_tdata_reg <= s_axis_tdata;
+            temp_tdata_reg <= park_tdata;
             temp_tkeep_reg <= s_axis_tkeep;
             temp_tlast_reg <= s_axis_tlast;
         end

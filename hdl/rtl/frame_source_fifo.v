@@ -28,7 +28,11 @@ module frame_source_fifo #
     // Width of the count output
     parameter COUNT_WIDTH = $clog2(DEPTH)+1,
     // The bit of a word that marks the last word of a frame
-    parameter LAST_BIT = WIDTH-1
+    parameter LAST_BIT = WIDTH-1,
+    // A seeded bug for the formal proofs' own test, never set by the card (0: none): 1 loses
+    // the word written at the second edge after a reset (the first at which a writer may
+    // offer one), although s_ready took it.
+    parameter BUG = 0
 )
 (
     input  wire                    clk,
@@ -71,6 +75,10 @@ initial begin
         $error("Error: COUNT_WIDTH must be $clog2(DEPTH)+1 (instance %m)");
         $finish;
     end
+    if (BUG < 0 || BUG > 1) begin
+        $error("Error: BUG must be 0 or 1 (instance %m)");
+        $finish;
+    end
 end
 
 reg [WIDTH-1:0] mem[(2**ADDR_WIDTH)-1:0];
@@ -87,7 +95,10 @@ reg [ADDR_WIDTH:0] fill_reg = {ADDR_WIDTH+1{1'b0}};
 reg full_reg = 1'b0;
 reg empty_reg = 1'b1;
 
-wire write = s_valid && !full_reg;
+// Reset at the last two edges, the last in bit 0 (BUG 1 only).
+reg [1:0] rst_hist_reg = 2'b00;
+
+wire write = s_valid && !full_reg && !(BUG == 1 && rst_hist_reg == 2'b10 && !rst);
 // A held word with its last bit set lets the memory's words go; an empty output register
 // takes none while dropping.
 wire held_last = m_data_reg[LAST_BIT];
@@ -111,6 +122,7 @@ always @(posedge clk) begin
     if (read) begin
         rd_ptr_reg <= rd_ptr_reg + 1'b1;
     end
+    rst_hist_reg <= {rst_hist_reg[0], rst};
     if (write && !read) begin
         fill_reg <= fill_reg + 1'b1;
         full_reg <= at_top;

@@ -354,16 +354,12 @@ impl Scope {
                 .arg(dir.join("Cargo.toml"));
             (dir, package, tests)
         } else {
-            let dir = ["crates", "sim"]
-                .iter()
-                .map(|g| root.join(g).join(name))
-                .find(|d| d.join("Cargo.toml").is_file())
-                .ok_or_else(|| {
-                    format!(
-                        "no crate `{name}` in crates/ or sim/, and no folder `{name}` with a Cargo.toml; name one of the crates there ({}) or give the path of your crate's folder",
-                        crates_in(root).join(", ")
-                    )
-                })?;
+            let dir = find_crate(root, name).ok_or_else(|| {
+                format!(
+                    "no crate `{name}` in crates/ or sim/, and no folder `{name}` with a Cargo.toml; name one of the crates there ({}) or give the path of your crate's folder",
+                    crates_in(root).join(", ")
+                )
+            })?;
             let mut tests = crate::cargo();
             tests.args(["test", "-p", name]);
             (dir, name.to_string(), tests)
@@ -394,6 +390,25 @@ fn package_name(manifest: &Path) -> Result<String, String> {
                 manifest.display()
             )
         })
+}
+
+/// The folder of the workspace crate `name`, in `crates/` or `sim/`.
+fn find_crate(root: &Path, name: &str) -> Option<PathBuf> {
+    ["crates", "sim"]
+        .iter()
+        .map(|g| root.join(g).join(name))
+        .find(|d| d.join("Cargo.toml").is_file())
+}
+
+/// The folder of the workspace crate `name` (what `cargo xtask formal --crate NAME` names), or
+/// an error naming the crates there.
+pub(crate) fn workspace_crate_dir(root: &Path, name: &str) -> Result<PathBuf, String> {
+    find_crate(root, name).ok_or_else(|| {
+        format!(
+            "no crate `{name}` in crates/ or sim/; name one of the crates there: {}",
+            crates_in(root).join(", ")
+        )
+    })
 }
 
 /// The crates of `crates/` and `sim/`, by folder name, sorted.

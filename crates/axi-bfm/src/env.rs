@@ -265,6 +265,22 @@ impl Env {
         Ok(())
     }
 
+    /// Declares `port` (an input or an output) the reset of the agents on `clock` without
+    /// driving it, for a model that makes its own reset or whose inputs come from elsewhere (a
+    /// formal counterexample's replay). Monitors then check the reset rules on that clock's
+    /// buses; [`Env::reset`] leaves it alone.
+    pub fn watch_reset(
+        &mut self,
+        clock: ClockId,
+        port: &str,
+        polarity: ResetPolarity,
+    ) -> Result<()> {
+        let port = self.model.port(port)?;
+        let active_high = polarity == ResetPolarity::ActiveHigh;
+        self.group(clock).resets.push((port, active_high));
+        Ok(())
+    }
+
     /// Whether bus models attach a protocol monitor for their bus (default true).
     pub fn monitors_enabled(&self) -> bool {
         self.monitors

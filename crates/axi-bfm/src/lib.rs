@@ -16,6 +16,9 @@
 //! Backpressure and idle cycles come from [`PauseSpec`]s: fixed patterns or seeded random
 //! generators, with `proptest` strategies in [`pause`].
 //!
+//! [`replay`] drives a failed formal proof's counterexample (a `formal-replay` file) into the
+//! Verilator build of the same proof wrapper, with a monitor on every bus the proof watched.
+//!
 //! ```no_run
 //! use axi_bfm::{AxiMaster, AxiSlave, Env, PauseSpec, ResetPolarity};
 //! use card_sim::{Model, Top}; // the card's passthrough top; any crate's TopDef works the same
@@ -56,6 +59,8 @@ mod axis_frame;
 pub mod fuzz;
 pub mod monitor;
 pub mod random_slave;
+// Formal counterexamples replayed with the monitors on.
+pub mod replay;
 
 pub use axi::{
     AxiMaster, AxiMasterConfig, AxiSlave, AxiSlaveConfig, MasterFaults, RandomAxiSlave,

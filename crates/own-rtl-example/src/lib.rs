@@ -11,7 +11,9 @@
 //! (and [`VENDOR_FRAME_GEN_TSTRB`], behind a TSTRB-only port), each beside builds with a seeded
 //! bug (`*_BROKEN_*`) that the fuzzers must find, and an AXI4 test master in the style of
 //! Vivado's template, [`VENDOR_AXI4_MASTER`], with four seeded bugs
-//! (`VENDOR_AXI4_MASTER_BROKEN_*`) that a polite slave hides.
+//! (`VENDOR_AXI4_MASTER_BROKEN_*`) that a polite slave hides. `ALL_TOPS` also holds one
+//! `fr_<proof>` top per replay file of the crate's formal proofs (`formal/replays`), which
+//! `tests/own_formal_replay.rs` drives (docs/own-rtl.md, §11).
 
 sim_runtime::include_tops!();
 

@@ -7,6 +7,11 @@
 //! the XDMA IP model uses too) [`CardHarness`], the card's top with a bus model on every
 //! interface, and the closure agents [`hook`] and [`on_sample`].
 //!
+//! Its build script builds no card top (card-sim does): it makes one top and one test of
+//! `tests/formal_replay.rs` per replay file of `hdl/formal/replays/`, the counterexample of a
+//! formal proof (`cargo xtask formal` writes one when a proof fails) replayed on the same proof
+//! wrapper with the protocol monitors on.
+//!
 //! # Where each module of `hdl/rtl` is tested
 //!
 //! Six modules have a test file of their own name; the others are tested through the tops
@@ -25,7 +30,7 @@
 //! | `axi_wr_arbiter` | `axi_mm_path.rs` (`capture_and_dma_writes_share_the_port_fairly`, `capture_port_under_random_pauses`), `card_capture.rs` |
 //! | `axi_wr_upsizer` | `axi_width_converter.rs` (`every_strobe_pattern_writes_only_its_bytes`, `unaligned_narrow_and_odd_length_bursts`), `axi_mm_path.rs`, `smartconnect_model.rs` (`bursts_are_packed_and_writes_cut_through`) |
 //! | `axil_reg_if` | `card_top.rs` (`register_map_matches_the_table`), through `card_regfile` in every test of `card_core` |
-//! | `axis_skid_buffer` | `card_top.rs` (`loop_sustains_one_beat_per_cycle`, `loop_survives_backpressure`), `card_capture.rs` (the capture stream's slice), `variants.rs` (`each_variant_runs_its_own_paths`: LOOP on the stream variant) |
+//! | `axis_skid_buffer` | `card_top.rs` (`loop_sustains_one_beat_per_cycle`, `loop_survives_backpressure`), `card_capture.rs` (the capture stream's slice), `variants.rs` (`each_variant_runs_its_own_paths`: LOOP on the stream variant), `formal_replay.rs` (its seeded bug's counterexample, the test axis_skid_buffer_bug1 of a generated file) |
 //! | `capture_writer` | `capture_writer.rs` (on its own: fills, drops new, wraps), `capture_writer_fuzz.rs` (master fuzzing: stalls, latency and error responses from a randomizing slave), `card_capture.rs` (`capture_fills_overflows_and_wraps`), `errors.rs` (`a_capture_ring_past_the_end_of_ddr_takes_no_frame`) |
 //! | `card_core` | `card_top.rs`, `card_capture.rs`, `variants.rs`, `errors.rs`, `ddr_mixed_traffic.rs` (through `sim_top`) |
 //! | `card_regfile` | `card_top.rs` (`register_map_matches_the_table`, `timestamp_counts_cycles`), `variants.rs` (`each_variant_says_what_it_has`, `a_variant_refuses_the_modes_it_lacks`), `card_capture.rs` (`interrupt_at_fill_level_held_until_ack`), `errors.rs` (`an_event_in_the_cycle_of_the_acknowledge_is_not_lost`) |
@@ -33,7 +38,7 @@
 //! | `frame_crc32` | `frame_source.rs` (the CRC against the crc crate), `frame_checker.rs` (CRC errors detected), `frame_loop.rs` |
 //! | `frame_prbs31` | `frame_source.rs` (both payload patterns), `frame_loop.rs`, `card_top.rs` (`gen_one_channel`, `gen_two_channels`) |
 //! | `frame_source` | `frame_source.rs` (on its own), `frame_loop.rs`, `card_top.rs` (`gen_one_channel`, `gen_two_channels`, `loop_sustains_one_beat_per_cycle`) |
-//! | `frame_source_fifo` | `frame_source.rs` (both backpressure policies under random TREADY, `oneshot_sends_one_frame_per_request`), `frame_loop.rs` (the stall and drop policies) |
+//! | `frame_source_fifo` | `frame_source.rs` (both backpressure policies under random TREADY, `oneshot_sends_one_frame_per_request`), `frame_loop.rs` (the stall and drop policies), `formal_replay.rs` (its seeded bug's counterexample, the test frame_source_fifo_bug1 of a generated file) |
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -14,7 +14,9 @@ module fw_axis_skid_buffer #
     // Width of tdata in bits (narrow, so that the solver's state stays small)
     parameter DATA_WIDTH = 16,
     // Width of tkeep (one bit per byte)
-    parameter KEEP_WIDTH = (DATA_WIDTH/8)
+    parameter KEEP_WIDTH = (DATA_WIDTH/8),
+    // The module's seeded bug (0: none), set only by the proof of its seeded bug
+    parameter BUG = 0
 )
 (
     input  wire                   clk,
@@ -36,7 +38,8 @@ module fw_axis_skid_buffer #
 
     axis_skid_buffer #(
         .DATA_WIDTH(DATA_WIDTH),
-        .KEEP_WIDTH(KEEP_WIDTH)
+        .KEEP_WIDTH(KEEP_WIDTH),
+        .BUG(BUG)
     ) dut (
         .clk(clk),
         .rst(rst),

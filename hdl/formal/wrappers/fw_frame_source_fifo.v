@@ -17,7 +17,9 @@ module fw_frame_source_fifo #
     // Width of a word in bits: a 4-bit number and the last bit
     parameter WIDTH = 5,
     // Words of storage (small, so that BMC reaches full and empty many times)
-    parameter DEPTH = 4
+    parameter DEPTH = 4,
+    // The module's seeded bug (0: none), set only by the proof of its seeded bug
+    parameter BUG = 0
 )
 (
     input  wire              clk,
@@ -41,7 +43,8 @@ module fw_frame_source_fifo #
         .WIDTH(WIDTH),
         .DEPTH(DEPTH),
         .COUNT_WIDTH(COUNT_WIDTH),
-        .LAST_BIT(WIDTH-1)
+        .LAST_BIT(WIDTH-1),
+        .BUG(BUG)
     ) dut (
         .clk(clk),
         .rst(rst),
