@@ -63,11 +63,12 @@ impl Place {
 
     /// The cargo test that replays the counterexample of proof `proof`.
     pub(super) fn replay_command(&self, proof: &str) -> String {
-        let krate = match self {
-            Place::Card => "rtl-tests",
-            Place::Crate { name, .. } => name,
-        };
-        format!("cargo test -p {krate} --test formal_replay -- {proof}")
+        match self {
+            Place::Card => format!("cargo test -p rtl-tests --test formal_replay -- {proof}"),
+            // A crate names its replay test target as it likes (target names are unique in a
+            // workspace), so the filter on the proof's test name finds it in any target.
+            Place::Crate { name, .. } => format!("cargo test -p {name} -- {proof}"),
+        }
     }
 
     /// The `cargo xtask formal` that runs proof `proof` again.
