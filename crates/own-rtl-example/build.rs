@@ -120,27 +120,7 @@ fn replay_tops() -> Result<Vec<TopSpec>, String> {
         .map(Path::to_path_buf)
         .ok_or_else(|| format!("{} is not two folders deep", manifest.display()))?;
     let out = PathBuf::from(env("OUT_DIR")?);
-    let replays = manifest.join("formal/replays");
-    println!("cargo::rerun-if-changed={}", replays.display());
-    let tops = formal_replay::replay_tops(&replays, &root)
-        .map_err(|e| format!("the replays of the formal proofs: {e}"))?;
-    let mut specs = Vec::new();
-    for t in &tops {
-        let shell = out.join(format!("{}.v", t.name));
-        sim_build::write_if_changed(&shell, &t.verilog).map_err(|e| e.to_string())?;
-        specs.push(
-            TopSpec::new(&t.name)
-                .file(shell)
-                .files(t.files.iter().cloned())
-                .define("FORMAL", None),
-        );
-    }
-    sim_build::write_if_changed(
-        &out.join("formal_replay_tests.rs"),
-        &formal_replay::replay_tests(&tops),
-    )
-    .map_err(|e| e.to_string())?;
-    Ok(specs)
+    formal_replay::build::top_specs(&manifest.join("formal/replays"), &root, &out)
 }
 
 fn env(name: &str) -> Result<String, String> {

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sim_build::{cargo_error_lines, Build, TopSpec};
+use sim_build::{cargo_error_lines, Build};
 
 fn main() {
     if let Err(e) = run() {
@@ -25,34 +25,14 @@ fn run() -> Result<(), String> {
         .map(Path::to_path_buf)
         .ok_or_else(|| format!("{} is not two folders deep", manifest.display()))?;
     let out = PathBuf::from(env("OUT_DIR")?);
-    let replays = root.join("hdl/formal/replays");
-    // A replay file added, removed or rewritten changes the tops; the RTL the shells read is
-    // not watched, as with every sim-build top (a test rebuilds its top when it changed).
-    println!("cargo::rerun-if-changed={}", replays.display());
-    let tops = formal_replay::replay_tops(&replays, &root)
-        .map_err(|e| format!("the replays of the formal proofs: {e}"))?;
-    let mut build = Build::new();
-    for t in &tops {
-        let shell = out.join(format!("{}.v", t.name));
-        write(&shell, &t.verilog)?;
-        build = build.top(
-            TopSpec::new(&t.name)
-                .file(shell)
-                .files(t.files.iter().cloned())
-                .define("FORMAL", None),
-        );
-    }
-    write(
-        &out.join("formal_replay_tests.rs"),
-        &formal_replay::replay_tests(&tops),
-    )?;
-    build.compile().map(drop).map_err(|e| e.to_string())
+    let tops = formal_replay::build::top_specs(&root.join("hdl/formal/replays"), &root, &out)?;
+    Build::new()
+        .tops(tops)
+        .compile()
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 fn env(name: &str) -> Result<String, String> {
     std::env::var(name).map_err(|e| format!("{name}: {e} (cargo sets it for a build script)"))
-}
-
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    sim_build::write_if_changed(path, text).map_err(|e| e.to_string())
 }

@@ -18,8 +18,11 @@
 //! the module's outputs, for the comparison with the trace.
 //!
 //! This crate holds only the format and the text it is made of: serde, no simulator, so that
-//! `xtask` and build scripts can use it.
+//! `xtask` and build scripts can use it. Its `build` feature adds, for build scripts, the one
+//! function that turns a folder of replay files into sim-build tops ([`build::top_specs`]).
 
+#[cfg(feature = "build")]
+pub mod build;
 mod design;
 mod error;
 mod shell;
