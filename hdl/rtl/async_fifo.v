@@ -41,7 +41,12 @@ module async_fifo #
     // Width of one entry in bits
     parameter DATA_WIDTH = 8,
     // log2 of the depth: the FIFO holds 2**ADDR_WIDTH entries (at least 4)
-    parameter ADDR_WIDTH = 4
+    parameter ADDR_WIDTH = 4,
+    // A seeded bug, for the proofs and tests that must catch it; 0 in every build of the card.
+    // 1: a reset asks again at once even while the acknowledge of the side's last request is
+    // still in its synchronizer, and takes that stale acknowledge for the answer (the
+    // handshake as it was before a proof found this)
+    parameter BUG = 0
 )
 (
     /*
@@ -82,6 +87,11 @@ initial begin
         $error("Error: DATA_WIDTH must be at least 1 (instance %m)");
         $finish;
     end
+
+    if (BUG < 0 || BUG > 1) begin
+        $error("Error: BUG must be 0 or 1 (instance %m)");
+        $finish;
+    end
 end
 
 function [ADDR_WIDTH:0] bin2gray(input [ADDR_WIDTH:0] b);
@@ -92,11 +102,19 @@ reg [DATA_WIDTH-1:0] mem[DEPTH-1:0];
 
 /*
  * Reset handshake. Each side has a request (raised by its reset, held until the peer
- * acknowledges it) and an acknowledge (the peer's request seen). A side is in reset (idle,
- * its synchronizers held at zero) while its reset, its request, the peer's request or its own
- * acknowledge is up. It clears its pointer only while the peer is known to be idle: the peer
- * has acknowledged, or the peer is itself asking.
+ * acknowledges it) and an acknowledge (the peer's request seen). A reset is remembered (pend)
+ * until its handshake is done, and its request is raised only once the acknowledge of the
+ * side's previous request has been seen to fall: a reset that comes while that acknowledge is
+ * still on its way back through the synchronizers would otherwise take it for the answer,
+ * leave reset before the peer has seen the request, and run while the peer then clears its
+ * pointer, after which the two pointers disagree and the reader reads entries nobody wrote. A
+ * side is in reset (idle, its synchronizers held at zero) while its reset, its pending reset,
+ * its request, the peer's request or its own acknowledge is up. It clears its pointer only
+ * while the peer is known to be idle: the peer has acknowledged this request, or the peer is
+ * itself asking.
  */
+reg s_pend_reg = 1'b1;  // the write side has a reset whose handshake is not done
+reg m_pend_reg = 1'b1;
 reg s_req_reg = 1'b1;   // the write side asks the read side to take part in a reset
 reg m_req_reg = 1'b1;   // and the other way round
 reg s_ack_reg = 1'b0;   // the write side has seen the read side's request
@@ -110,10 +128,12 @@ reg m_ack_reg = 1'b0;
 (* ASYNC_REG = "TRUE" *) reg m_ack_sync1 = 1'b0;  // s_ack_reg in m_clk
 (* ASYNC_REG = "TRUE" *) reg m_ack_sync2 = 1'b0;
 
-wire s_rst_all = s_rst || s_req_reg || s_req_sync2 || s_ack_reg;
-wire m_rst_all = m_rst || m_req_reg || m_req_sync2 || m_ack_reg;
-wire s_clear = s_ack_sync2 || s_req_sync2;
-wire m_clear = m_ack_sync2 || m_req_sync2;
+wire s_rst_all = s_rst || s_pend_reg || s_req_reg || s_req_sync2 || s_ack_reg;
+wire m_rst_all = m_rst || m_pend_reg || m_req_reg || m_req_sync2 || m_ack_reg;
+// The acknowledge counts only while this side's request is up: raised after the previous
+// acknowledge fell, it is then the answer to this request.
+wire s_clear = (s_req_reg && s_ack_sync2) || s_req_sync2;
+wire m_clear = (m_req_reg && m_ack_sync2) || m_req_sync2;
 
 assign s_rst_busy = s_rst_all;
 assign m_rst_busy = m_rst_all;
@@ -123,10 +143,16 @@ always @(posedge s_clk) begin
     s_req_sync2 <= s_req_sync1;
     s_ack_sync1 <= m_ack_reg;
     s_ack_sync2 <= s_ack_sync1;
-    if (s_rst) begin
+    if (s_req_reg) begin
+        if (!s_rst && s_ack_sync2) begin
+            s_req_reg <= 1'b0;
+            s_pend_reg <= 1'b0;
+        end
+    end else if ((s_rst || s_pend_reg) && (!s_ack_sync2 || BUG == 1)) begin
         s_req_reg <= 1'b1;
-    end else if (s_ack_sync2) begin
-        s_req_reg <= 1'b0;
+    end
+    if (s_rst) begin
+        s_pend_reg <= 1'b1;
     end
     s_ack_reg <= s_req_sync2;
 end
@@ -136,10 +162,16 @@ always @(posedge m_clk) begin
     m_req_sync2 <= m_req_sync1;
     m_ack_sync1 <= s_ack_reg;
     m_ack_sync2 <= m_ack_sync1;
-    if (m_rst) begin
+    if (m_req_reg) begin
+        if (!m_rst && m_ack_sync2) begin
+            m_req_reg <= 1'b0;
+            m_pend_reg <= 1'b0;
+        end
+    end else if ((m_rst || m_pend_reg) && (!m_ack_sync2 || BUG == 1)) begin
         m_req_reg <= 1'b1;
-    end else if (m_ack_sync2) begin
-        m_req_reg <= 1'b0;
+    end
+    if (m_rst) begin
+        m_pend_reg <= 1'b1;
     end
     m_ack_reg <= m_req_sync2;
 end

@@ -8,8 +8,9 @@
  * Reset: s_rst and m_rst reset the whole bridge (both FIFOs go through their reset handshake
  * together; see async_fifo.v). Read data for requests issued before a reset is never handed to
  * anyone after it: while the bridge is in reset, the master side takes and drops the beats
- * still to come for the requests it issued, and holds the bridge in reset until none is
- * outstanding. Only m_rst itself, a reset of the memory controller's side, forgets them at
+ * still to come for the requests it issued (and for a request it has offered, which AXI does
+ * not let it take back: it stays offered until taken), and holds the bridge in reset until
+ * none is outstanding. Only m_rst itself, a reset of the memory controller's side, forgets them at
  * once, as the controller does.
  */
 
@@ -108,7 +109,13 @@ wire m_busy = ar_busy || r_busy;
 wire ar_fire_m = m_axi_arvalid && m_axi_arready;
 wire r_fire_m = m_axi_rvalid && m_axi_rready;
 
-assign m_axi_arvalid = ar_fifo_valid;
+// A request offered on the master side stays offered until it is taken, as AXI asks: the flush
+// resets the AR FIFO's master end, which drops its valid, so the bridge holds what it offered
+// (the FIFO's output register keeps the payload, since nothing is loaded during a reset). The
+// flush lasts until a held request is taken and its beats are drained.
+reg ar_hold_reg = 1'b0;
+
+assign m_axi_arvalid = ar_fifo_valid || ar_hold_reg;
 assign ar_fifo_ready = m_axi_arready;
 assign m_axi_arlen = ar_fifo_len;
 // Beats of requests issued before a reset are taken and dropped.
@@ -118,13 +125,16 @@ always @(posedge m_clk) begin
     r_out_reg <= r_out_reg + (ar_fire_m ? {9'd0, ar_fifo_len} + 17'd1 : 17'd0)
         - {16'd0, r_fire_m};
 
-    if (m_busy && r_out_reg != 17'd0) begin
+    ar_hold_reg <= m_axi_arvalid && !m_axi_arready;
+
+    if (m_busy && (r_out_reg != 17'd0 || m_axi_arvalid)) begin
         flush_reg <= 1'b1;
-    end else if (r_out_reg == 17'd0) begin
+    end else if (r_out_reg == 17'd0 && !m_axi_arvalid) begin
         flush_reg <= 1'b0;
     end
 
     if (m_rst) begin
+        ar_hold_reg <= 1'b0;
         r_out_reg <= 17'd0;
         flush_reg <= 1'b0;
     end

@@ -9,7 +9,8 @@
  * Reset: s_rst and m_rst reset the whole bridge (all three FIFOs go through their reset
  * handshake together; see async_fifo.v). A burst whose address the master side has already
  * issued is never left half done, so the memory controller never waits for data that will
- * not come: while the bridge is in reset, the master side completes every issued burst with
+ * not come: while the bridge is in reset, the master side completes every issued burst (and
+ * an address it has offered, which AXI does not let it take back) with
  * beats that strobe no byte (nothing is written; WLAST where the burst ends), takes the
  * responses of the bursts issued before the reset and drops them (their issuer was reset),
  * and holds the bridge in reset until nothing is outstanding. Only m_rst itself, a reset of
@@ -134,24 +135,31 @@ reg [9:0] b_out_reg = 10'd0;         // bursts issued whose response has not com
 reg flush_reg = 1'b0;                // the bridge is completing what was issued before a reset
 
 wire m_busy = aw_busy || w_busy || b_busy;
+// An address or a beat offered on the master side stays offered until it is taken, as AXI
+// asks: the flush resets the FIFOs' master ends, which drops their valid, so the bridge holds
+// what it offered (the FIFO's output register keeps the payload, since nothing is loaded
+// during a reset). A held address counts as issued for the flush: once taken, its burst is
+// completed with empty beats like any other.
+reg aw_hold_reg = 1'b0;
+reg w_hold_reg = 1'b0;
 wire len_empty = len_wr_reg == len_rd_reg;
 wire len_full = (len_wr_reg ^ len_rd_reg) == {1'b1, {LEN_PTR{1'b0}}};
 wire [7:0] head_len = len_mem[len_rd_reg[LEN_PTR-1:0]];
 // While in reset, an open burst with no real beat to send is completed with empty beats.
-wire pad = m_busy && !len_empty && !w_fifo_valid;
+wire pad = m_busy && !len_empty && !w_fifo_valid && !w_hold_reg;
 wire aw_fire_m = m_axi_awvalid && m_axi_awready;
 wire w_fire_m = m_axi_wvalid && m_axi_wready;
 wire w_end = w_fire_m && w_done_reg == head_len;
 wire b_fire_m = m_axi_bvalid && m_axi_bready;
 
-assign m_axi_awvalid = aw_fifo_valid && !len_full;
+assign m_axi_awvalid = (aw_fifo_valid || aw_hold_reg) && !len_full;
 assign aw_fifo_ready = m_axi_awready && !len_full;
 assign m_axi_wdata = pad ? {DATA_WIDTH{1'b0}} : w_fifo_data;
 assign m_axi_wstrb = pad ? {STRB_WIDTH{1'b0}} : w_fifo_strb;
 assign m_axi_wlast = pad ? w_done_reg == head_len : w_fifo_last;
 // A W beat goes out only after its burst's address, so the count above always knows which
 // burst it belongs to.
-assign m_axi_wvalid = (w_fifo_valid && !len_empty) || pad;
+assign m_axi_wvalid = ((w_fifo_valid || w_hold_reg) && !len_empty) || pad;
 assign w_fifo_ready = m_axi_wready && !len_empty && !pad;
 // Responses of bursts issued before a reset are taken and dropped (the B FIFO's write side is
 // in reset meanwhile, so it takes none of them).
@@ -171,14 +179,18 @@ always @(posedge m_clk) begin
         end
     end
     b_out_reg <= b_out_reg + {9'd0, aw_fire_m} - {9'd0, b_fire_m};
+    aw_hold_reg <= m_axi_awvalid && !m_axi_awready;
+    w_hold_reg <= m_axi_wvalid && !m_axi_wready && !pad;
 
-    if (m_busy && (!len_empty || b_out_reg != 10'd0)) begin
+    if (m_busy && (!len_empty || b_out_reg != 10'd0 || m_axi_awvalid)) begin
         flush_reg <= 1'b1;
-    end else if (len_empty && b_out_reg == 10'd0) begin
+    end else if (len_empty && b_out_reg == 10'd0 && !m_axi_awvalid) begin
         flush_reg <= 1'b0;
     end
 
     if (m_rst) begin
+        aw_hold_reg <= 1'b0;
+        w_hold_reg <= 1'b0;
         len_wr_reg <= {LEN_PTR+1{1'b0}};
         len_rd_reg <= {LEN_PTR+1{1'b0}};
         w_done_reg <= 8'd0;

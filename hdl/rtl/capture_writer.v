@@ -168,6 +168,8 @@ reg [BEATS_WIDTH-1:0] frame_beats_reg = {BEATS_WIDTH{1'b0}};
 reg fits_reg = 1'b0;
 reg [1:0] settle_reg = 2'd2;
 reg [PTR_WIDTH-1:0] rptr_seen_reg = {PTR_WIDTH{1'b0}};  // rptr as the room check last saw it
+reg rptr_moved_reg = 1'b0;  // rptr changed at the last edge
+reg settled_reg = 1'b0;     // settle_reg is 0 and rptr_moved_reg low: the room check is current
 reg [PTR_WIDTH:0] fill_diff_reg = {PTR_WIDTH+1{1'b0}};
 // The offset of the ring's last beat, and flags for the reservation's last beat and its end.
 // issue_ptr_reg is at the ring's last beat (ring_size - BEAT_BYTES, kept as a flag),
@@ -245,7 +247,11 @@ assign ring_error = ring_error_reg;
 // pointer, plus the padded frame, must stay below the ring size (the ring is never completely
 // full, so equal pointers always mean empty). It is computed in two registered steps, so a
 // frame may start only once both have seen the issue and read pointers as they are
-// (settle_reg).
+// (settle_reg). A move of rptr is registered (rptr_moved_reg) before it restarts the wait, so
+// that the 31-bit comparison and the wait's own logic are a clock cycle each; the cycle in
+// between holds frames back by itself. Whether the wait is over is itself a register
+// (settled_reg, computed a cycle ahead from what will restart or end the wait), since the
+// decision to take a frame in has TREADY's logic behind it.
 wire [FRAME_LEN_WIDTH:0] frame_round = {1'b0, frame_bytes}
     + {{FRAME_LEN_WIDTH+1-BEAT_BITS{1'b0}}, {BEAT_BITS{1'b1}}};
 wire [BEATS_WIDTH-1:0] frame_beats = frame_round[FRAME_LEN_WIDTH:BEAT_BITS];
@@ -272,6 +278,9 @@ wire beat_keep = state_reg == STATE_PASS && !resv_zero_reg;
 wire burst_close = s_axis_tlast || &issue_ptr_reg[BURST_BITS-1:BEAT_BITS] || issue_at_end
     || resv_one_reg;
 
+// The room check has seen the pointers as they are.
+wire settled = settled_reg;
+
 wire aw_fire = m_axi_awvalid_reg && m_axi_awready;
 wire aw_load = (!m_axi_awvalid_reg || m_axi_awready) && desc_aw_pending;
 wire w_load = (!m_axi_wvalid_reg || m_axi_wready) && !data_empty_reg && w_credit_nz_reg;
@@ -286,7 +295,12 @@ always @(posedge clk) begin
     used_reg <= used_diff[PTR_WIDTH] ? used_diff[PTR_WIDTH-1:0] + ring_size : used_diff[PTR_WIDTH-1:0];
     fits_reg <= need_bytes < {2'b00, ring_size};
     rptr_seen_reg <= rptr;
-    if (rptr != rptr_seen_reg) begin
+    rptr_moved_reg <= rptr != rptr_seen_reg;
+    // settle_reg is 0 next cycle unless something restarts the wait (below: the reader
+    // moving, a beat kept, a ring reset or a reset), and rptr_moved_reg low unless rptr moves.
+    settled_reg <= !settle_reg[1] && !rptr_moved_reg && rptr == rptr_seen_reg
+        && !(state_reg == STATE_PASS && beat_in && beat_keep) && !ring_reset && !rst;
+    if (rptr_moved_reg) begin
         // The reader moved: wait for the room check to see it.
         settle_reg <= 2'd2;
     end else if (settle_reg != 2'd0) begin
@@ -296,7 +310,7 @@ always @(posedge clk) begin
     // input side: reserve or drop whole frames, fill the beat FIFO, close bursts
     case (state_reg)
         STATE_IDLE: begin
-            if (s_axis_tvalid && settle_reg == 2'd0) begin
+            if (s_axis_tvalid && settled) begin
                 if (!ring_ok_reg) begin
                     state_reg <= STATE_DROP;
                     ring_error_reg <= 1'b1;
@@ -398,7 +412,7 @@ always @(posedge clk) begin
     // TREADY for the next cycle: in DROP always; in PASS while there is room, until the
     // frame's last beat is taken; from IDLE as soon as a frame is taken in or dropped.
     case (state_reg)
-        STATE_IDLE: s_axis_tready_reg <= s_axis_tvalid && settle_reg == 2'd0
+        STATE_IDLE: s_axis_tready_reg <= s_axis_tvalid && settled
             && (!ring_ok_reg || !fits_reg || room);
         STATE_PASS: s_axis_tready_reg <= !(s_axis_tvalid && s_axis_tready_reg && s_axis_tlast) && room;
         STATE_DROP: s_axis_tready_reg <= !(s_axis_tvalid && s_axis_tready_reg && s_axis_tlast);

@@ -14,7 +14,9 @@ module async_fifo_tb #
     // Width of one entry in bits
     parameter DATA_WIDTH = 32,
     // log2 of the depth
-    parameter ADDR_WIDTH = 3
+    parameter ADDR_WIDTH = 3,
+    // async_fifo's seeded bug (0: none), for the test that must catch it
+    parameter BUG = 0
 )
 (
     input  wire                  s_clk,
@@ -43,7 +45,8 @@ end
 
 async_fifo #(
     .DATA_WIDTH(DATA_WIDTH),
-    .ADDR_WIDTH(ADDR_WIDTH)
+    .ADDR_WIDTH(ADDR_WIDTH),
+    .BUG(BUG)
 )
 fifo_inst (
     .s_clk(s_clk),

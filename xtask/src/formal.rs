@@ -62,6 +62,11 @@ struct Proof {
     props: Vec<String>,
     mode: String,
     depth: u32,
+    /// The cover task's depth where the covers lie deeper than the proof can go in its time
+    /// (the proof's depth otherwise): a cover run is one satisfiable trace, far cheaper than
+    /// showing every trace of that length safe.
+    #[serde(default)]
+    cover_depth: Option<u32>,
     ci: bool,
     /// The module has more than one clock: the solver steps a global clock and the wrapper
     /// says how each of the module's clocks moves against it (sby's `multiclock on`).
@@ -89,6 +94,9 @@ struct Proof {
     /// Whose list the proof is on.
     #[serde(skip)]
     place: Place,
+    /// For a seeded bug of a multiclock proof, the test that shows it in simulation.
+    #[serde(skip)]
+    simulation: Option<String>,
 }
 
 /// A bug seeded into a module through its wrapper's parameters (the wrapper passes them on to
@@ -106,6 +114,10 @@ struct Seeded {
     /// BMC stops at the first failure, so it may take seconds where its module's proof takes
     /// minutes.
     ci: Option<bool>,
+    /// For a module of more than one clock, whose trace no replay can drive (the solver steps
+    /// a global clock against which each clock moves as it likes): the cargo test that shows
+    /// the same bug in simulation, on a build of the module with the same parameters.
+    simulation: Option<String>,
 }
 
 /// One proof's outcome, as printed and as written to the report.
@@ -118,6 +130,8 @@ pub struct Outcome {
     pub properties: usize,
     pub mode: String,
     pub depth: u32,
+    /// The depth the cover statements were searched to.
+    pub cover_depth: u32,
     /// PASS, FAIL, UNKNOWN, ERROR or TIMEOUT, as sby reports it.
     pub result: String,
     /// Cover statements reached, of those the wrapper has.
@@ -258,11 +272,21 @@ fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String>
             _ => {}
         }
         let seeded = std::mem::take(&mut p.seeded);
-        if !seeded.is_empty() && p.multiclock {
-            return Err(format!(
-                "{list_name}: proof of {}: a multiclock proof's trace steps a global clock, which a replay cannot drive; seed bugs only into modules of one clock",
-                p.module
-            ));
+        if let Some(s) = seeded
+            .iter()
+            .find(|s| p.multiclock != s.simulation.is_some())
+        {
+            return Err(if p.multiclock {
+                format!(
+                    "{list_name}: seeded bug {}: a multiclock proof's trace steps a global clock, which a replay cannot drive; give `simulation`, the cargo test that shows the bug in simulation",
+                    s.name
+                )
+            } else {
+                format!(
+                    "{list_name}: seeded bug {}: `simulation` is for a multiclock proof's seeded bug; a proof of one clock replays its counterexample",
+                    s.name
+                )
+            });
         }
         proofs.push(p.clone());
         for s in seeded {
@@ -284,6 +308,7 @@ fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String>
                 params,
                 expect: Some(s.fails),
                 ci: s.ci.unwrap_or(p.ci),
+                simulation: s.simulation,
                 ..p.clone()
             });
         }
@@ -376,7 +401,14 @@ fn sby_file(root: &Path, p: &Proof, depth: u32) -> String {
     if covers {
         let _ = writeln!(s, "cover: mode cover");
     }
-    let _ = writeln!(s, "depth {depth}");
+    let _ = writeln!(s, "proof: depth {depth}");
+    if covers {
+        let _ = writeln!(
+            s,
+            "cover: depth {}",
+            p.cover_depth.unwrap_or(depth).max(depth)
+        );
+    }
     if p.multiclock {
         let _ = writeln!(s, "multiclock on");
     }
@@ -479,10 +511,13 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
     let (mut replay, mut replay_command, mut replay_problem) = (None, None, None);
     if let (Some(cex), Some(step)) = (&counterexample, step) {
         if p.multiclock {
-            replay_problem = Some(
-                "a multiclock proof's trace steps a global clock, which a replay cannot drive"
+            replay_problem = Some(match &p.simulation {
+                Some(test) => format!(
+                    "a multiclock proof's trace steps a global clock, which a replay cannot drive; the bug in simulation: {test}"
+                ),
+                None => "a multiclock proof's trace steps a global clock, which a replay cannot drive"
                     .to_string(),
-            );
+            });
         } else {
             let files = wrapper_and_files(root, p);
             let script = script(root, p);
@@ -515,7 +550,9 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
     let ok = match &p.expect {
         None => result == "PASS" && covers_reached == covers,
         Some(expect) => {
-            result == "FAIL" && expect.iter().all(|e| failed.contains(e)) && replay.is_some()
+            result == "FAIL"
+                && expect.iter().all(|e| failed.contains(e))
+                && (replay.is_some() || p.simulation.is_some())
         }
     };
     Ok(Outcome {
@@ -524,6 +561,7 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
         properties,
         mode: p.mode.clone(),
         depth,
+        cover_depth: p.cover_depth.unwrap_or(depth).max(depth),
         result,
         covers_reached,
         covers,
@@ -583,19 +621,23 @@ pub fn table(outcomes: &[Outcome]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<24} {:>10} {:<6} {:>5} {:<8} {:>7} {:>8}",
+        "{:<24} {:>10} {:<6} {:>5} {:<8} {:>10} {:>8}",
         "proof", "properties", "mode", "depth", "result", "covers", "time (s)"
     );
     for o in outcomes {
         let _ = writeln!(
             s,
-            "{:<24} {:>10} {:<6} {:>5} {:<8} {:>7} {:>8.1}",
+            "{:<24} {:>10} {:<6} {:>5} {:<8} {:>10} {:>8.1}",
             o.proof,
             o.properties,
             o.mode,
             o.depth,
             o.result,
-            format!("{}/{}", o.covers_reached, o.covers),
+            if o.cover_depth > o.depth {
+                format!("{}/{} @{}", o.covers_reached, o.covers, o.cover_depth)
+            } else {
+                format!("{}/{}", o.covers_reached, o.covers)
+            },
             o.seconds
         );
         if !o.expected.is_empty() {
@@ -843,10 +885,20 @@ mod tests {
         );
         let err = parse(&root, &list(&bug("skid_bug", "1.5", "\"p\""), false)).expect_err("value");
         assert!(err.contains("whole number or a Verilog literal"), "{err}");
+        // A multiclock proof's seeded bug names its simulation test instead of a replay; a
+        // proof of one clock's may not.
         let err = parse(&root, &list(&bug("skid_bug", "1", "\"p\""), true)).expect_err("clocks");
-        assert!(
-            err.contains("seed bugs only into modules of one clock"),
-            "{err}"
+        assert!(err.contains("give `simulation`"), "{err}");
+        let with_test = format!(
+            "{}simulation = \"cargo test -p rtl-tests --test t -- x\"\n",
+            bug("skid_bug", "1", "\"p\"")
         );
+        let proofs = parse(&root, &list(&with_test, true)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            proofs[1].simulation.as_deref(),
+            Some("cargo test -p rtl-tests --test t -- x")
+        );
+        let err = parse(&root, &list(&with_test, false)).expect_err("one clock");
+        assert!(err.contains("`simulation` is for a multiclock"), "{err}");
     }
 }

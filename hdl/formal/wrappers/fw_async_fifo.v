@@ -5,7 +5,9 @@
  * checked as an AXI-Stream slave, the read side as a master, each under its own reset. What
  * the FIFO promises, as long as neither side was reset again after the first reset: every entry
  * comes out once and in order, and it never holds more than its depth plus the output
- * register. Order is checked by data independence: the writer numbers its entries.
+ * register. Across any resets of either side, at any moment: whatever comes out was written,
+ * and after what came out before it (a reset may discard entries, never invent or repeat
+ * one). Order is checked by data independence: the writer numbers its entries.
  */
 
 `resetall
@@ -14,10 +16,12 @@
 
 module fw_async_fifo #
 (
-    // Width of one entry in bits: its number
-    parameter DATA_WIDTH = 4,
+    // Width of one entry in bits: its number (wide enough not to wrap within the proof's depth)
+    parameter DATA_WIDTH = 5,
     // log2 of the depth (the smallest the FIFO allows)
-    parameter ADDR_WIDTH = 2
+    parameter ADDR_WIDTH = 2,
+    // The FIFO's seeded bug (0: none), for its seeded proof
+    parameter BUG = 0
 )
 (
     input  wire                  s_clk,
@@ -39,7 +43,8 @@ module fw_async_fifo #
 
     async_fifo #(
         .DATA_WIDTH(DATA_WIDTH),
-        .ADDR_WIDTH(ADDR_WIDTH)
+        .ADDR_WIDTH(ADDR_WIDTH),
+        .BUG(BUG)
     ) dut (
         .s_clk(s_clk),
         .s_rst(s_rst),
@@ -107,6 +112,8 @@ module fw_async_fifo #
     reg f_m_ran = 1'b0;
     reg f_s_reset_again = 1'b0;
     reg f_m_reset_again = 1'b0;
+    // The lowest number the next entry delivered may carry, whatever the resets.
+    reg [DATA_WIDTH-1:0] f_next_min = {DATA_WIDTH{1'b0}};
 
     always @(posedge s_clk) begin
         if (s_rst && f_s_ran) f_s_reset_again <= 1'b1;
@@ -118,15 +125,18 @@ module fw_async_fifo #
         if (m_rst && f_m_ran) f_m_reset_again <= 1'b1;
         if (!m_rst) f_m_ran <= 1'b1;
         if (m_valid && m_ready) f_out_seq <= f_out_seq + 1'b1;
+        if (m_valid && m_ready) f_next_min <= m_data + 1'b1;
     end
 
     wire f_clean = !f_s_reset_again && !f_m_reset_again && !s_rst && !m_rst;
 
     always @(*) begin
-        // The writer numbers its entries.
+        // The writer numbers its entries, counting across its resets.
         if (s_valid) begin
             assume (s_data == f_in_seq);
         end
+        promise_nothing_invented: assert (!m_valid || m_data < f_in_seq);
+        promise_nothing_repeated: assert (!m_valid || m_data >= f_next_min);
         if (f_clean) begin
             promise_order_kept: assert (!m_valid || m_data == f_out_seq);
             promise_no_overflow: assert (f_in_seq - f_out_seq <= (1 << ADDR_WIDTH) + 1);
@@ -135,7 +145,7 @@ module fw_async_fifo #
 
     always @(posedge m_clk) begin
         if (f_clean) begin
-            cover_entries_cross: cover (m_valid && m_ready && f_out_seq == 4'd2);
+            cover_entries_cross: cover (m_valid && m_ready && f_out_seq == 5'd2);
             cover_full_stall: cover (!s_ready && !s_rst_busy && s_valid && f_in_seq - f_out_seq >= 4);
         end
     end
