@@ -37,10 +37,25 @@ fn run() -> Result<(), BuildError> {
     // A randomized top (`--x-initial unique`) reads hdl/rtl without its declaration
     // initialisers, so that a register the design never resets starts at a random value
     // there, as it may on the device after a reset that is not a configuration.
+    // A netlist top (`<sim_top variant>_nl`) reads, before the module's own file, what
+    // `cargo xtask synth` wrote for that variant: the wrapper that is card_core there (so the
+    // RTL's card_core is never read), the netlist, and the Yosys models of its primitives.
     let tops = sim_build::parse_tops(&text, "sim/card-sim/tops.txt")?
         .into_iter()
         .map(|t| {
             let file = top_file(&root, t.module_name())?;
+            let variant = netlist_variant(t.top_name()).map(str::to_string);
+            let t = match variant {
+                Some(v) => t
+                    .file(format!("target/synth/card_core_netlist_{v}.v"))
+                    .file(format!("target/synth/card_core_{v}.v"))
+                    // The project's model of the block RAM, which Yosys's models declare
+                    // without contents, first: Verilator keeps the first of two modules of
+                    // one name (the line's -Wno-MODDUP).
+                    .file("hdl/sim/netlist/RAMB36E1.v")
+                    .file("target/synth/cells_sim.v"),
+                None => t,
+            };
             let t = t.file(file).lib_dir("hdl/rtl").lib_dir("hdl/sim");
             Ok(if t.is_randomized() {
                 t.strip_initialisers("hdl/rtl")
@@ -88,11 +103,20 @@ fn run() -> Result<(), BuildError> {
     for b in &built.tops {
         // A top with a randomized twin carries it, so that any model of it honours SIM_X.
         let twin = format!("{}_x", b.name);
-        let with_twin = if names.contains(&twin) {
+        let mut with_twin = if names.contains(&twin) {
             format!(".with_randomized(&own::{})", twin.to_ascii_uppercase())
         } else {
             String::new()
         };
+        // And its netlist twin, so that any model of it honours SIM_NETLIST.
+        let nl = format!("{}_nl", b.name);
+        if names.contains(&nl) {
+            let _ = write!(
+                with_twin,
+                ".with_netlist(&own::{})",
+                nl.to_ascii_uppercase()
+            );
+        }
         let _ = writeln!(
             rs,
             "            Top::{} => own::{}{with_twin},",
@@ -146,4 +170,9 @@ fn camel(name: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// The variant of a netlist top's name (`sim_top_mm_nl` is `mm`), if it is one.
+fn netlist_variant(name: &str) -> Option<&str> {
+    name.strip_prefix("sim_top_")?.strip_suffix("_nl")
 }

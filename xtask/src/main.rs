@@ -17,12 +17,14 @@ mod formal;
 mod fpga_checks;
 mod fuse;
 mod loop_bench;
+mod netlist;
 mod output;
 mod rtl_dirs;
 mod rule_table;
 mod setup;
 mod suite;
 mod synth;
+mod synth_netlist;
 #[cfg(test)]
 mod tidy;
 mod vm;
@@ -64,7 +66,11 @@ tasks:
           (hdl/formal/proofs.toml) with SymbiYosys and Yices, installed into .tools/ on first
           use: a table of module, properties, mode, depth, result, covers and time
   synth   [mm|stream] Yosys synth_xilinx of card_core per variant: resources and logic depth
-          against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep)
+          against the budgets for 250/200 MHz on Kintex-7 -2 (fails when a path is too deep);
+          also writes each variant's netlist as Verilog under target/synth/
+  netlist [mm|stream|all] the card-tests suite on each variant's post-synthesis netlist
+          (sim_top_<variant>_nl, SIM_NETLIST=1) and on its RTL, counts side by side;
+          synthesizes first when the netlists are older than the RTL
   tops    build every top of card-sim and own-rtl-example ahead into the cache (for CI or
           offline use; tests otherwise build the tops they open on first use)
   loop-bench --before REV  the edit-to-result loop (an RTL line edited, then one test) timed
@@ -87,6 +93,7 @@ fn main() -> ExitCode {
         },
         Some("synth") => synth::synth(&root(), &args[1..]),
         Some("formal") => formal::formal(&root(), &args[1..]),
+        Some("netlist") => netlist::netlist(&root(), &args[1..]),
         Some("coverage") => coverage::coverage(&root(), &args[1..]),
         Some("campaign") => campaign::campaign(&root(), &args[1..]),
         Some("xcheck") => xcheck(&root()),
@@ -481,8 +488,10 @@ fn test(root: &Path, extra: &[String]) -> Result<(), String> {
         || {
             let host = host_lane(root, extra, nextest);
             let synth = synth.join();
+            // The netlists are synthesis's: their quick check runs once it is done.
+            let netlist = synth.clone().and_then(|()| netlist::fast_subset(root));
             let formal = formal.join();
-            host.and_then(|h| synth.and(formal).map(|()| h))
+            host.and_then(|h| synth.and(netlist).and(formal).map(|()| h))
         },
     );
     let (suite_guests, check_list) = guests?;

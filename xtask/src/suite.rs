@@ -57,7 +57,7 @@ const SKIP_LOG_ENV: &str = "CARD_TESTS_SKIP_LOG";
 
 /// What one run found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct Counts {
+pub(crate) struct Counts {
     /// Tests that passed, skipped ones included, per target.
     passed: BTreeMap<String, u64>,
     /// Tests skipped, per target, with their names.
@@ -76,7 +76,7 @@ impl Counts {
     }
 
     /// Tests run and skipped, as printed and compared.
-    fn summary(&self) -> (u64, u64) {
+    pub(crate) fn summary(&self) -> (u64, u64) {
         let skipped = self.total_skipped();
         (self.total_passed().saturating_sub(skipped), skipped)
     }
@@ -312,6 +312,43 @@ fn variant_targets() -> Vec<&'static str> {
         .collect()
 }
 
+/// The suite on one variant of the simulated card (`sim.variant`), skipping what the variant
+/// lacks, with `env` besides (`SIM_NETLIST`, say), its skip logs under `skip_dir`.
+pub(crate) fn on_variant(
+    root: &Path,
+    variant: &str,
+    env: &[(&str, String)],
+    skip_dir: &Path,
+) -> Result<Counts, String> {
+    let suite_toml = std::fs::read_to_string(root.join("crates/card-tests/suite.toml"))
+        .map_err(|e| format!("cannot read crates/card-tests/suite.toml: {e}"))?;
+    let started = Instant::now();
+    let config = skip_dir.join(format!("suite-{variant}.toml"));
+    std::fs::create_dir_all(skip_dir)
+        .map_err(|e| format!("cannot make {}: {e}", skip_dir.display()))?;
+    std::fs::write(&config, with_variant(&suite_toml, variant)?)
+        .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+    let mut all = vec![
+        ("XDMA_BACKEND", "sim".to_string()),
+        ("XDMA_CONFIG", config.to_string_lossy().into_owned()),
+    ];
+    all.extend(env.iter().cloned());
+    let counts = run_targets(
+        root,
+        &variant_targets(),
+        &all,
+        None,
+        &skip_dir.join(variant),
+    )?;
+    let (run, skipped) = counts.summary();
+    println!(
+        "xtask: card-tests on the simulated card's {variant} variant{}: {run} run, {skipped} skipped ({:.1} s)",
+        if env.is_empty() { String::new() } else { format!(" ({})", env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")) },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(counts)
+}
+
 /// What the suite's runs on this machine found, for the guests' runs to be compared with: on
 /// the combined card, and on each variant.
 pub(crate) struct HostCounts {
@@ -376,30 +413,9 @@ pub(crate) fn host(root: &Path) -> Result<HostCounts, String> {
     }
     // The XDMA variants as a board builds them (the runs above are on the combined layout):
     // the suite on each, skipping what the variant lacks.
-    let suite_toml = std::fs::read_to_string(root.join("crates/card-tests/suite.toml"))
-        .map_err(|e| format!("cannot read crates/card-tests/suite.toml: {e}"))?;
     let mut variants = Vec::new();
     for variant in VARIANTS {
-        let started = Instant::now();
-        let config = skip_dir.join(format!("suite-{variant}.toml"));
-        std::fs::write(&config, with_variant(&suite_toml, variant)?)
-            .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
-        let counts = run_targets(
-            root,
-            &variant_targets(),
-            &[
-                ("XDMA_BACKEND", "sim".into()),
-                ("XDMA_CONFIG", config.to_string_lossy().into_owned()),
-            ],
-            None,
-            &skip_dir.join(variant),
-        )?;
-        let (run, skipped) = counts.summary();
-        println!(
-            "xtask: card-tests on the simulated card's {variant} variant: {run} run, {skipped} skipped ({:.1} s)",
-            started.elapsed().as_secs_f64()
-        );
-        variants.push((*variant, counts));
+        variants.push((*variant, on_variant(root, variant, &[], &skip_dir)?));
     }
     // The broken cards, and the harness's own unit tests, once.
     let started = Instant::now();

@@ -153,6 +153,7 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
     // The first run of the wheel compiles its WebAssembly into the cache; two first runs side
     // by side would each compile it. One short run first, then the variants find it compiled.
     yosys.warm()?;
+    crate::synth_netlist::copy_models(root, yosys.dir())?;
     // The variants are independent runs of a single-threaded tool: run them side by side.
     let results: Vec<Result<Report, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = variants
@@ -346,6 +347,20 @@ fn run_top(
     let log = out_dir.join(format!("{top}_{name}.log"));
     let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     let chparam = variant.map_or(String::new(), |v| format!(" -chparam VARIANT {}", v.1));
+    // A variant's netlist is also written as Verilog, its module renamed so that it sits
+    // beside the RTL's card_core (crate::netlist wraps it as card_core for simulation).
+    let verilog = variant.map(|v| {
+        (
+            crate::synth_netlist::module_name(v.0),
+            crate::synth_netlist::netlist_file(root, v.0),
+        )
+    });
+    let write_verilog = verilog.as_ref().map_or(String::new(), |(module, file)| {
+        format!(
+            "rename {top} {module}\nwrite_verilog -noattr {}\n",
+            rel(file)
+        )
+    });
     let script = format!(
         "read_verilog -defer -Ihdl/include {files}\n\
          hierarchy -top {top}{chparam}\n\
@@ -354,7 +369,8 @@ fn run_top(
          setattr -mod -unset keep_hierarchy\n\
          flatten\n\
          opt_clean\n\
-         write_json {json}\n",
+         write_json {json}\n\
+         {write_verilog}",
         files = files.join(" "),
         json = rel(&json),
     );
@@ -384,6 +400,9 @@ fn run_top(
         .as_object()
         .ok_or_else(|| format!("{} has no module {top}", json.display()))?;
     let design = Design::parse(module)?;
+    if let (Some((module, _)), Some(v)) = (&verilog, variant) {
+        crate::synth_netlist::write_wrapper(root, v, module, &design.ports)?;
+    }
     let mut report = String::new();
     let what = variant.map_or(String::new(), |v| format!(" (VARIANT={})", v.1));
     let _ = writeln!(
@@ -469,7 +488,7 @@ struct Cell {
 struct Design {
     cells: Vec<Cell>,
     /// Top-level ports: (name, bits, is output).
-    ports: Vec<(String, Vec<Option<u32>>, bool)>,
+    pub(crate) ports: Vec<(String, Vec<Option<u32>>, bool)>,
     /// A readable name for a net bit, where the netlist has one.
     names: HashMap<u32, String>,
 }

@@ -20,6 +20,11 @@ pub const ECHO_ENV: &str = "SIM_RTL_ECHO";
 /// each top that has a randomized twin ([`TopDef::with_randomized`]) as that twin, with random
 /// values where Verilator leaves them open.
 pub const X_ENV: &str = "SIM_X";
+/// Environment variable that selects the netlist build: any value but `0` or empty builds
+/// each top that has a netlist twin ([`TopDef::with_netlist`]) as that twin, the design as
+/// synthesis built it. It wins over [`X_ENV`]: a netlist has no declaration initialisers to
+/// randomize.
+pub const NETLIST_ENV: &str = "SIM_NETLIST";
 /// Environment variable with the seed of the randomized build's values (default 1).
 pub const SEED_ENV: &str = "SIM_X_SEED";
 /// Environment variable that overrides the folder where a model of a top built with coverage
@@ -108,16 +113,25 @@ pub fn randomized_build_requested() -> bool {
     env_flag(X_ENV)
 }
 
+/// Whether the netlist build is asked for ([`NETLIST_ENV`]).
+pub fn netlist_build_requested() -> bool {
+    env_flag(NETLIST_ENV)
+}
+
 pub(crate) fn waves_requested() -> bool {
     env_flag(WAVES_ENV)
 }
 
-/// The top to build and the seed of its random values. A seed given with
+/// The top to build and the seed of its random values. When [`NETLIST_ENV`] asks for the
+/// netlist build and the top has a netlist twin, the twin. Else a seed given with
 /// [`crate::ModelBuilder::random_init`] randomizes the top itself. Otherwise, when [`X_ENV`]
 /// asks for the randomized build and the top has a twin ([`TopDef::with_randomized`];
 /// card-sim's are the `<name>_x` lines of its `tops.txt`), the twin is built with the seed of
 /// [`SEED_ENV`] (default 1); else the top itself with no randomization.
 pub(crate) fn randomized(top: TopDef, seed: Option<u64>) -> (TopDef, Option<u64>) {
+    if let Some(twin) = top.netlist().filter(|_| netlist_build_requested()) {
+        return (twin, seed);
+    }
     if seed.is_some() || !randomized_build_requested() {
         return (top, seed);
     }

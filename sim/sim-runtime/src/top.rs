@@ -34,6 +34,7 @@ pub struct TopDef {
     recipe: &'static str,
     companion: Option<&'static str>,
     randomized: Option<&'static TopDef>,
+    netlist: Option<&'static TopDef>,
 }
 
 impl TopDef {
@@ -50,6 +51,7 @@ impl TopDef {
             recipe,
             companion: None,
             randomized: None,
+            netlist: None,
         }
     }
 
@@ -60,6 +62,19 @@ impl TopDef {
     pub const fn with_randomized(mut self, twin: &'static TopDef) -> TopDef {
         self.randomized = Some(twin);
         self
+    }
+
+    /// The same top with `twin` as its netlist build: the design as synthesis built it, with
+    /// the primitives' simulation models, which a model builds in its place when
+    /// `SIM_NETLIST` asks for it ([`crate::NETLIST_ENV`]).
+    pub const fn with_netlist(mut self, twin: &'static TopDef) -> TopDef {
+        self.netlist = Some(twin);
+        self
+    }
+
+    /// The netlist twin, if the top has one ([`TopDef::with_netlist`]).
+    pub fn netlist(&self) -> Option<TopDef> {
+        self.netlist.copied()
     }
 
     /// The same top with a companion C++ source compiled into its library: code that drives
