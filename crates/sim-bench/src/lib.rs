@@ -80,10 +80,10 @@ pub fn cpp_memory(base: u64, bytes: u64) -> Result<u64, String> {
         .ok_or_else(|| "the C++ memory run failed its data check".to_string())
 }
 
-/// sim_top in an `Env`, as the card's harness sets it up: both clocks, both resets, reset
-/// for 8 cycles and 4 idle ones.
-fn card(monitors: bool) -> axi_bfm::Result<(Env, card_sim::ClockId)> {
-    let mut env = Env::new(Model::builder(Top::SimTop).name("sim-bench").build()?);
+/// A build of sim_top (the combined card, a variant, or a netlist twin) in an `Env`, as the
+/// card's harness sets it up: both clocks, both resets, reset for 8 cycles and 4 idle ones.
+fn card_on(top: Top, monitors: bool) -> axi_bfm::Result<(Env, card_sim::ClockId)> {
+    let mut env = Env::new(Model::builder(top).name("sim-bench").build()?);
     env.set_monitors(monitors);
     let clk = env.add_clock("axi_aclk", 250_000_000)?;
     env.add_clock("ddr_clk", 200_000_000)?;
@@ -94,7 +94,13 @@ fn card(monitors: bool) -> axi_bfm::Result<(Env, card_sim::ClockId)> {
 
 /// LOOP through the Rust harness: cycles taken from the CONTROL write on.
 pub fn rust_loop(frames: u64, len: u64, monitors: bool) -> axi_bfm::Result<u64> {
-    let (mut env, clk) = card(monitors)?;
+    rust_loop_on(Top::SimTop, frames, len, monitors)
+}
+
+/// [`rust_loop`] on another build of sim_top with the loop (the stream variant, or its
+/// netlist twin).
+pub fn rust_loop_on(top: Top, frames: u64, len: u64, monitors: bool) -> axi_bfm::Result<u64> {
+    let (mut env, clk) = card_on(top, monitors)?;
     let regs_m = AxilMaster::attach(&mut env, "s_axil", clk)?;
     let h2c = AxisSource::attach(&mut env, "s_axis_h2c0", clk)?;
     let c2h = AxisSink::attach(&mut env, "m_axis_c2h0", clk)?;
@@ -126,7 +132,13 @@ pub fn rust_loop(frames: u64, len: u64, monitors: bool) -> axi_bfm::Result<u64> 
 
 /// The memory workload through the Rust harness.
 pub fn rust_memory(base: u64, bytes: u64, monitors: bool) -> axi_bfm::Result<u64> {
-    let (mut env, clk) = card(monitors)?;
+    rust_memory_on(Top::SimTop, base, bytes, monitors)
+}
+
+/// [`rust_memory`] on another build of sim_top with the memory path (the mm variant, or its
+/// netlist twin).
+pub fn rust_memory_on(top: Top, base: u64, bytes: u64, monitors: bool) -> axi_bfm::Result<u64> {
+    let (mut env, clk) = card_on(top, monitors)?;
     let dma = AxiMaster::attach(&mut env, "s_axi", clk)?;
     env.reset(clk, 8)?;
     env.run(clk, 4)?;
