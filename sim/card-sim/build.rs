@@ -37,25 +37,15 @@ fn run() -> Result<(), BuildError> {
     // A randomized top (`--x-initial unique`) reads hdl/rtl without its declaration
     // initialisers, so that a register the design never resets starts at a random value
     // there, as it may on the device after a reset that is not a configuration.
-    // A netlist top (`<sim_top variant>_nl`) reads, before the module's own file, what
-    // `cargo xtask synth` wrote for that variant: the wrapper that is card_core there (so the
-    // RTL's card_core is never read), the netlist, and the Yosys models of its primitives.
+    // A netlist top reads, before the module's own file, what `cargo xtask synth` wrote for
+    // it (`netlist_files`).
     let tops = sim_build::parse_tops(&text, "sim/card-sim/tops.txt")?
         .into_iter()
         .map(|t| {
             let file = top_file(&root, t.module_name())?;
-            let variant = netlist_variant(t.top_name()).map(str::to_string);
-            let t = match variant {
-                Some(v) => t
-                    .file(format!("target/synth/card_core_netlist_{v}.v"))
-                    .file(format!("target/synth/card_core_{v}.v"))
-                    // The project's model of the block RAM, which Yosys's models declare
-                    // without contents, first: Verilator keeps the first of two modules of
-                    // one name (the line's -Wno-MODDUP).
-                    .file("hdl/sim/netlist/RAMB36E1.v")
-                    .file("target/synth/cells_sim.v"),
-                None => t,
-            };
+            let t = netlist_files(t.top_name())
+                .into_iter()
+                .fold(t, |t, f| t.file(f));
             let t = t.file(file).lib_dir("hdl/rtl").lib_dir("hdl/sim");
             Ok(if t.is_randomized() {
                 t.strip_initialisers("hdl/rtl")
@@ -172,7 +162,29 @@ fn camel(name: &str) -> String {
         .collect()
 }
 
-/// The variant of a netlist top's name (`sim_top_mm_nl` is `mm`), if it is one.
-fn netlist_variant(name: &str) -> Option<&str> {
-    name.strip_prefix("sim_top_")?.strip_suffix("_nl")
+/// What a netlist top reads before its module's own file, or nothing for another top: what
+/// `cargo xtask synth` wrote (a card variant's wrapper that is card_core there, so that the
+/// RTL's card_core is never read, and its netlist; or the seeded FIFOs' netlists), then the
+/// project's model of the block RAM, which Yosys's models declare without contents, first
+/// (Verilator keeps the first of two modules of one name: the line's -Wno-MODDUP), and Yosys's
+/// models of the 7-series primitives.
+fn netlist_files(name: &str) -> Vec<String> {
+    let mut files = if let Some(v) = name
+        .strip_prefix("sim_top_")
+        .and_then(|n| n.strip_suffix("_nl"))
+    {
+        vec![
+            format!("target/synth/card_core_netlist_{v}.v"),
+            format!("target/synth/card_core_{v}.v"),
+        ]
+    } else if name == "fifo_mismatch_tb_netlist" {
+        (0..5)
+            .map(|k| format!("target/synth/seeded/frame_source_fifo_m{k}.v"))
+            .collect()
+    } else {
+        return Vec::new();
+    };
+    files.push("hdl/sim/netlist/RAMB36E1.v".into());
+    files.push("target/synth/cells_sim.v".into());
+    files
 }

@@ -47,6 +47,9 @@ fn current(root: &Path, variant: &str, rtl: std::time::SystemTime) -> bool {
         wrapper_file(root, variant),
         root.join("target/synth/cells_sim.v"),
     ]
+    .into_iter()
+    .chain(crate::synth_netlist::SEEDED.map(|k| crate::synth_netlist::seeded_file(root, k)))
+    .collect::<Vec<_>>()
     .iter()
     .all(|f| {
         std::fs::metadata(f)
@@ -69,6 +72,9 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
     }
     let tops: Vec<String> = variants.iter().map(|v| format!("sim_top_{v}_nl")).collect();
     let names: Vec<&str> = tops.iter().map(String::as_str).collect();
+    for v in &variants {
+        resources(root, v)?;
+    }
     let started = std::time::Instant::now();
     crate::build_tops(root, &names)?;
     println!(
@@ -76,6 +82,9 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
         names.join(", "),
         started.elapsed().as_secs_f64()
     );
+    // The seeded mismatches first: each must differ from its RTL, named, and the card's FIFO
+    // must not.
+    seeded(root)?;
     let skip_dir = std::env::temp_dir().join(format!("card-tests-netlist-{}", std::process::id()));
     let mut rows = Vec::new();
     let mut problems = Vec::new();
@@ -131,9 +140,10 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
 /// The RTL tests that `cargo xtask test` also runs on both netlists, once `synth` has written
 /// them: every variant's registers, refused modes, tied-off ports and own paths (frames looped
 /// through the stream variant, captured into the mm variant's DDR), which between them reach
-/// every block of card_core, in about two minutes of building and a few seconds of running.
-/// The same tests run on the RTL among the workspace's tests.
-const FAST_SUBSET: &[&str] = &["variants"];
+/// every block of card_core, in about two minutes of building and a few seconds of running;
+/// and the seeded synthesis/simulation mismatches, which that run must name. The same tests
+/// run on the RTL among the workspace's tests.
+const FAST_SUBSET: &[&str] = &["variants", "netlist_seeded"];
 
 /// The fast subset on the netlists: the card's RTL tests of [`FAST_SUBSET`] with
 /// `SIM_NETLIST=1`, so that their card-level tops are the netlist twins.
@@ -152,6 +162,61 @@ pub fn fast_subset(root: &Path) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The primitives of a variant's netlist as the netlist tops simulate them (its Verilog file,
+/// each instance line counted by its primitive), against the synthesis report's counts of the
+/// same design; a difference fails, as the simulation would not be of what synthesis reported.
+fn resources(root: &Path, variant: &str) -> Result<(), String> {
+    let file = netlist_file(root, variant);
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    // Yosys writes an instance as `  KIND #(` or `  KIND name (` at two spaces.
+    let kinds = text.lines().filter_map(|l| {
+        let rest = l.strip_prefix("  ")?;
+        let kind = rest.split_whitespace().next()?;
+        (!rest.starts_with(' ') && kind.chars().all(|c| c.is_ascii_alphanumeric())).then_some(kind)
+    });
+    let simulated = crate::synth::resources_of(kinds);
+    let reported = crate::synth::reported_resources(root, variant)?;
+    let mut line = format!("xtask: netlist: {variant}: simulated (synth report)");
+    let mut differ = Vec::new();
+    for key in ["LUT", "FF", "BRAM36", "LUTRAM", "DSP48E1"] {
+        let (s, r) = (
+            simulated.get(key).copied().unwrap_or(0),
+            reported.get(key).copied().unwrap_or(0),
+        );
+        line.push_str(&format!(" {key} {s} ({r})"));
+        if s != r {
+            differ.push(format!("{key}: {s} simulated, {r} reported"));
+        }
+    }
+    println!("{line}");
+    if differ.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{variant}'s netlist file does not hold what synthesis reported: {}",
+            differ.join(", ")
+        ))
+    }
+}
+
+/// rtl-tests' `netlist_seeded` on the seeded FIFOs' netlists, its names of the mismatches
+/// shown.
+fn seeded(root: &Path) -> Result<(), String> {
+    let mut cmd = crate::cargo();
+    cmd.args([
+        "test",
+        "-p",
+        "rtl-tests",
+        "--test",
+        "netlist_seeded",
+        "--",
+        "--nocapture",
+    ])
+    .env(sim_runtime_netlist_env(), "1");
+    crate::run(root, cmd)
 }
 
 /// The runtime's variable that selects the netlist twins (sim-runtime's `NETLIST_ENV`; xtask

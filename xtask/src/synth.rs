@@ -181,6 +181,11 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
             })
             .collect()
     });
+    // The seeded mismatches' netlists only when both variants were asked for, as `netlist`
+    // and the test command ask.
+    if names.is_empty() {
+        crate::synth_netlist::write_seeded(root, yosys.command())?;
+    }
     let mut failed = Vec::new();
     for r in results {
         let report = r?;
@@ -592,35 +597,62 @@ impl Design {
 
     /// Resources as Vivado's utilisation report counts them.
     fn resources(&self) -> HashMap<&'static str, u64> {
-        let mut r: HashMap<&'static str, u64> = HashMap::new();
-        for c in &self.cells {
-            let (key, n): (&'static str, u64) = match c.kind.as_str() {
-                "LUT1" | "LUT2" | "LUT3" | "LUT4" | "LUT5" | "LUT6" | "INV" => ("LUT", 1),
-                "FDRE" | "FDSE" | "FDCE" | "FDPE" | "LDCE" | "LDPE" => ("FF", 1),
-                "RAMB36E1" => ("BRAM36", 2),
-                "RAMB18E1" => ("BRAM36", 1),
-                "DSP48E1" => ("DSP48E1", 1),
-                "RAM32M" | "RAM64M" | "RAM128X1D" => ("LUTRAM", 4),
-                "RAM32X1D" | "RAM64X1D" => ("LUTRAM", 2),
-                "RAM32X1S" | "RAM64X1S" | "SRL16E" | "SRLC32E" => ("LUTRAM", 1),
-                _ => continue,
-            };
-            *r.entry(key).or_insert(0) += n;
-        }
-        // BRAM halves were counted; report whole 36 Kb blocks, rounded up.
-        if let Some(b) = r.get_mut("BRAM36") {
-            *b = b.div_ceil(2);
-        }
-        // Memory LUTs are LUTs too.
-        let lutram = r.get("LUTRAM").copied().unwrap_or(0);
-        *r.entry("LUT").or_insert(0) += lutram;
-        r
+        resources_of(self.cells.iter().map(|c| c.kind.as_str()))
     }
 
     /// The deepest path captured in each clock domain, and the deepest between domains.
     fn deepest_paths(&self) -> Result<Vec<PathReport>, String> {
         Analysis::new(self)?.run()
     }
+}
+
+/// Resources as Vivado's utilisation report counts them, of cells given by their kinds
+/// (a primitive's name); kinds that are no counted resource are passed over.
+pub(crate) fn resources_of<'a>(kinds: impl Iterator<Item = &'a str>) -> HashMap<&'static str, u64> {
+    let mut r: HashMap<&'static str, u64> = HashMap::new();
+    for kind in kinds {
+        let (key, n): (&'static str, u64) = match kind {
+            "LUT1" | "LUT2" | "LUT3" | "LUT4" | "LUT5" | "LUT6" | "INV" => ("LUT", 1),
+            "FDRE" | "FDSE" | "FDCE" | "FDPE" | "LDCE" | "LDPE" => ("FF", 1),
+            "RAMB36E1" => ("BRAM36", 2),
+            "RAMB18E1" => ("BRAM36", 1),
+            "DSP48E1" => ("DSP48E1", 1),
+            "RAM32M" | "RAM64M" | "RAM128X1D" => ("LUTRAM", 4),
+            "RAM32X1D" | "RAM64X1D" => ("LUTRAM", 2),
+            "RAM32X1S" | "RAM64X1S" | "SRL16E" | "SRLC32E" => ("LUTRAM", 1),
+            _ => continue,
+        };
+        *r.entry(key).or_insert(0) += n;
+    }
+    // BRAM halves were counted; report whole 36 Kb blocks, rounded up.
+    if let Some(b) = r.get_mut("BRAM36") {
+        *b = b.div_ceil(2);
+    }
+    // Memory LUTs are LUTs too.
+    let lutram = r.get("LUTRAM").copied().unwrap_or(0);
+    *r.entry("LUT").or_insert(0) += lutram;
+    r
+}
+
+/// The resources of a variant as its synthesis report gives them, from the JSON netlist that
+/// `synth` wrote (`target/synth/card_core_<variant>.json`).
+pub(crate) fn reported_resources(
+    root: &Path,
+    variant: &str,
+) -> Result<HashMap<&'static str, u64>, String> {
+    let json = root.join(format!("target/synth/card_core_{variant}.json"));
+    let text = std::fs::read_to_string(&json).map_err(|e| {
+        format!(
+            "cannot read {}: {e} (run `cargo xtask synth`)",
+            json.display()
+        )
+    })?;
+    let netlist: Value =
+        serde_json::from_str(&text).map_err(|e| format!("bad JSON in {}: {e}", json.display()))?;
+    let module = netlist["modules"]["card_core"]
+        .as_object()
+        .ok_or_else(|| format!("{} has no module card_core", json.display()))?;
+    Ok(Design::parse(module)?.resources())
 }
 
 fn role_of(kind: &str) -> Option<Role> {

@@ -122,6 +122,61 @@ pub fn write_wrapper(
     std::fs::write(&path, s).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// The seeded synthesis/simulation mismatches of frame_source_fifo (its `MISMATCH`
+/// parameter, 0 the card's FIFO), each synthesized as `fifo_mismatch_tb` instantiates it.
+pub const SEEDED: std::ops::RangeInclusive<u32> = 0..=4;
+
+/// Where the synthesis step writes the netlist of a seeded FIFO.
+pub fn seeded_file(root: &Path, mismatch: u32) -> PathBuf {
+    root.join("target")
+        .join("synth")
+        .join("seeded")
+        .join(format!("frame_source_fifo_m{mismatch}.v"))
+}
+
+/// Synthesizes frame_source_fifo once per [`SEEDED`] value of `MISMATCH`, with the parameters
+/// of `hdl/sim/fifo_mismatch_tb.v` (9-bit words, the last bit on top, 4096 deep: one block
+/// RAM), as synthesis builds the card (`synth_xilinx -family xc7`), into
+/// `target/synth/seeded/`, each module renamed `frame_source_fifo_nl_m<MISMATCH>`: card-sim's
+/// `fifo_mismatch_tb_netlist` reads them. One Yosys run for all, in about half a minute;
+/// `yosys` is the command that runs the pinned Yosys (`crate::synth`'s), its arguments to come.
+pub fn write_seeded(root: &Path, mut yosys: std::process::Command) -> Result<(), String> {
+    let dir = root.join("target/synth/seeded");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let mut script = String::new();
+    for k in SEEDED {
+        let _ = write!(
+            script,
+            "read_verilog -defer hdl/rtl/frame_source_fifo.v\n\
+             hierarchy -top frame_source_fifo -chparam WIDTH 9 -chparam DEPTH 4096 -chparam LAST_BIT 8 -chparam MISMATCH {k}\n\
+             synth_xilinx -family xc7 -top frame_source_fifo -flatten -noiopad -noclkbuf\n\
+             rename frame_source_fifo frame_source_fifo_nl_m{k}\n\
+             write_verilog -noattr {}\n\
+             design -reset\n",
+            rel(&seeded_file(root, k))
+        );
+    }
+    let log = dir.join("yosys.log");
+    let out = yosys
+        .current_dir(root)
+        .args(["-q", "-l"])
+        .arg(rel(&log))
+        .args(["-p", &script])
+        .output()
+        .map_err(|e| format!("cannot run python3 for Yosys: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "Yosys failed on the seeded FIFOs (log {}):\n{}{}",
+            log.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
