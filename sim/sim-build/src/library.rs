@@ -61,6 +61,7 @@ pub struct LibraryBuild {
 /// companion that drives the model from C++, say): found in the cache, or built now. Errors
 /// carry Verilator's or the compiler's whole text, as a build script's did.
 pub fn build_library(recipe: &Recipe, extra: &[PathBuf]) -> Result<LibraryBuild, BuildError> {
+    missing_source(recipe)?;
     let ctx = Ctx {
         recipe,
         verilator: verilator_for(recipe)?,
@@ -151,6 +152,30 @@ pub fn build_library(recipe: &Recipe, extra: &[PathBuf]) -> Result<LibraryBuild,
         verilated: true,
         compiled,
     })
+}
+
+/// Refuses a top whose listed source files are not all there, naming the first missing one,
+/// before Verilator says only that it cannot find it. A file under a `target` folder is
+/// generated (card-sim's netlist tops read what `cargo xtask synth` writes), so the error says
+/// to make it first.
+fn missing_source(recipe: &Recipe) -> Result<(), BuildError> {
+    let mut after_flag = false;
+    for a in &recipe.args {
+        let is_source = [".v", ".sv", ".vlt", ".f"].iter().any(|e| a.ends_with(e));
+        if is_source && !after_flag && !recipe.base.join(a).exists() {
+            let hint = if Path::new(a).starts_with("target") {
+                "; it is generated: run what writes it first (for target/synth, `cargo xtask synth`)"
+            } else {
+                ""
+            };
+            return Err(BuildError::BadTop {
+                top: recipe.name.clone(),
+                problem: format!("its source {a} does not exist{hint}"),
+            });
+        }
+        after_flag = a == "-y" || a == "-I";
+    }
+    Ok(())
 }
 
 /// Compiles and links one library.

@@ -109,3 +109,35 @@ fn only_existing_paths_are_watched() {
     assert!(!paths.is_empty());
     assert!(paths.iter().all(|p| p.exists()), "{paths:?}");
 }
+
+#[test]
+fn a_top_whose_generated_source_is_missing_names_it_and_what_makes_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("shell.v"),
+        "module shell(input wire clk, output wire q);\n  made u(.clk(clk), .q(q));\nendmodule\n",
+    )
+    .expect("write");
+    // A recipe carries what sim-runtime's build publishes to a build script; the check comes
+    // before any of it is used, so any folder stands in.
+    std::env::set_var("DEP_SIM_RUNTIME_CPP", dir.path());
+    let recipes = Build::new()
+        .base_dir(dir.path())
+        .out_dir(dir.path().join("out"))
+        .verilator(verilator())
+        .top(
+            TopSpec::new("shell")
+                .file("target/synth/made.v")
+                .file("shell.v"),
+        )
+        .recipes()
+        .expect("described");
+    let recipe = recipes[0].clone().with_cache(dir.path().join("cache"));
+    let err = sim_build::build_library(&recipe, &[]).expect_err("a source is missing");
+    let text = err.to_string();
+    assert!(
+        text.contains("target/synth/made.v does not exist"),
+        "{text}"
+    );
+    assert!(text.contains("cargo xtask synth"), "{text}");
+}
