@@ -2485,3 +2485,113 @@ fn a_path_attribute_out_of_its_crate_is_caught() {
     assert!(found[0].ends_with(":2: #[path = \"../../other/testing/check.rs\"]"));
     assert!(found[1].ends_with(":4: #[path = \"../../other/unix.rs\"]"));
 }
+
+/// The hierarchical references (`inst.signal`) in Verilog source, comments and strings left
+/// out, with their line numbers.
+fn hierarchical_references(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut in_block = false;
+    for (n, line) in text.lines().enumerate() {
+        let mut code = String::new();
+        let mut rest = line;
+        loop {
+            if in_block {
+                match rest.find("*/") {
+                    Some(i) => {
+                        in_block = false;
+                        rest = &rest[i + 2..];
+                    }
+                    None => break,
+                }
+            } else {
+                let block = rest.find("/*");
+                let line_comment = rest.find("//");
+                let string = rest.find('"');
+                let first = [block, line_comment, string].into_iter().flatten().min();
+                match first {
+                    None => {
+                        code.push_str(rest);
+                        break;
+                    }
+                    Some(i) => {
+                        code.push_str(&rest[..i]);
+                        let tail = &rest[i..];
+                        if tail.starts_with("/*") {
+                            in_block = true;
+                            rest = &tail[2..];
+                        } else if tail.starts_with("//") {
+                            break;
+                        } else {
+                            // A string: skip to its end.
+                            match tail[1..].find('"') {
+                                Some(j) => rest = &tail[j + 2..],
+                                None => break,
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let b = code.as_bytes();
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        for i in 1..b.len().saturating_sub(1) {
+            if b[i] == b'.'
+                && ident(b[i - 1])
+                && (b[i + 1].is_ascii_alphabetic() || b[i + 1] == b'_')
+            {
+                // The identifier before the dot must not be a number (`1.5`).
+                let start = (0..i)
+                    .rev()
+                    .take_while(|&k| ident(b[k]))
+                    .last()
+                    .unwrap_or(i);
+                if b[start].is_ascii_alphabetic() || b[start] == b'_' {
+                    let end = (i + 1..b.len())
+                        .take_while(|&k| ident(b[k]))
+                        .last()
+                        .unwrap_or(i);
+                    found.push((n + 1, code[start..=end].to_string()));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// A proof wrapper sees its module through the module's ports only. Yosys reads a
+/// hierarchical reference into an instance (`dut.state_reg`) as a wire of that name of its
+/// own, driven by nothing: an assertion over it would hold or fail whatever the module did.
+#[test]
+fn formal_wrappers_reach_their_module_through_its_ports_only() {
+    let mut files = Vec::new();
+    files_with_ext(&root().join("hdl/formal"), "v", &mut files);
+    files_with_ext(&root().join("crates"), "v", &mut files);
+    files.retain(|f| f.components().any(|c| c.as_os_str() == "formal"));
+    assert!(
+        files.len() > 10,
+        "the wrappers and property files: {files:?}"
+    );
+    let bad: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            hierarchical_references(&read(f))
+                .into_iter()
+                .map(move |(n, r)| format!("{}:{n}: {r}", rel(f)))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "hierarchical references in formal sources, which Yosys takes for free wires: {bad:?}"
+    );
+}
+
+/// The scan finds a reference into an instance and passes over port connections, numbers,
+/// comments and strings.
+#[test]
+fn a_hierarchical_reference_is_found() {
+    let text = "    .clk(clk), // dut.note\n    x = 1.5; $display(\"a.b\");\n    assert (dut.state_reg == 0);\n";
+    assert_eq!(
+        hierarchical_references(text),
+        vec![(3, "dut.state_reg".to_string())]
+    );
+}
