@@ -2516,9 +2516,9 @@ fn hierarchical_references(text: &str) -> Vec<(usize, String)> {
                     Some(i) => {
                         code.push_str(&rest[..i]);
                         let tail = &rest[i..];
-                        if tail.starts_with("/*") {
+                        if let Some(after) = tail.strip_prefix("/*") {
                             in_block = true;
-                            rest = &tail[2..];
+                            rest = after;
                         } else if tail.starts_with("//") {
                             break;
                         } else {
