@@ -184,7 +184,9 @@ pub fn synth(root: &Path, args: &[String]) -> Result<(), String> {
     // The seeded mismatches' netlists only when both variants were asked for, as `netlist`
     // and the test command ask.
     if names.is_empty() {
-        crate::synth_netlist::write_seeded(root, yosys.command())?;
+        let script = crate::synth_netlist::seeded_script(root)?;
+        let log = root.join("target/synth/seeded/yosys.log");
+        yosys.run_script(root, &log, &script, "the seeded FIFOs")?;
     }
     let mut failed = Vec::new();
     for r in results {
@@ -256,6 +258,36 @@ impl Yosys {
         // The lock is released as `lock` is dropped here, for whoever waits on it.
         drop(lock);
         Ok(())
+    }
+
+    /// Runs `script` in the workspace's folder, its log in `log`; on failure the error names
+    /// `what` and carries Yosys's output.
+    pub fn run_script(
+        &self,
+        root: &Path,
+        log: &Path,
+        script: &str,
+        what: &str,
+    ) -> Result<(), String> {
+        let rel = log.strip_prefix(root).unwrap_or(log);
+        let out = self
+            .command()
+            .current_dir(root)
+            .args(["-q", "-l"])
+            .arg(rel)
+            .args(["-p", script])
+            .output()
+            .map_err(|e| format!("cannot run python3 for Yosys: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "Yosys failed on {what} (log {}):\n{}{}",
+                log.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
     }
 
     fn command(&self) -> Command {
@@ -380,23 +412,8 @@ fn run_top(
         json = rel(&json),
     );
     let start = Instant::now();
-    let out = yosys
-        .command()
-        .current_dir(root)
-        .args(["-q", "-l"])
-        .arg(rel(&log))
-        .args(["-p", &script])
-        .output()
-        .map_err(|e| format!("cannot run python3 for Yosys: {e}"))?;
+    yosys.run_script(root, &log, &script, &format!("variant {name}"))?;
     let secs = start.elapsed().as_secs_f64();
-    if !out.status.success() {
-        return Err(format!(
-            "Yosys failed on variant {name} (log {}):\n{}{}",
-            log.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
     let text = std::fs::read_to_string(&json)
         .map_err(|e| format!("cannot read {}: {e}", json.display()))?;
     let netlist: Value =

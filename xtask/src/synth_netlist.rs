@@ -134,13 +134,13 @@ pub fn seeded_file(root: &Path, mismatch: u32) -> PathBuf {
         .join(format!("frame_source_fifo_m{mismatch}.v"))
 }
 
-/// Synthesizes frame_source_fifo once per [`SEEDED`] value of `MISMATCH`, with the parameters
-/// of `hdl/sim/fifo_mismatch_tb.v` (9-bit words, the last bit on top, 4096 deep: one block
-/// RAM), as synthesis builds the card (`synth_xilinx -family xc7`), into
-/// `target/synth/seeded/`, each module renamed `frame_source_fifo_nl_m<MISMATCH>`: card-sim's
-/// `fifo_mismatch_tb_netlist` reads them. One Yosys run for all, in about half a minute;
-/// `yosys` is the command that runs the pinned Yosys (`crate::synth`'s), its arguments to come.
-pub fn write_seeded(root: &Path, mut yosys: std::process::Command) -> Result<(), String> {
+/// The Yosys script that synthesizes frame_source_fifo once per [`SEEDED`] value of
+/// `MISMATCH`, with the parameters of `hdl/sim/fifo_mismatch_tb.v` (9-bit words, the last bit
+/// on top, 4096 deep: one block RAM), as synthesis builds the card (`synth_xilinx -family
+/// xc7`), into `target/synth/seeded/` (created here), each module renamed
+/// `frame_source_fifo_nl_m<MISMATCH>`: card-sim's `fifo_mismatch_tb_netlist` reads them. One
+/// Yosys run for all, in about half a minute.
+pub fn seeded_script(root: &Path) -> Result<String, String> {
     let dir = root.join("target/synth/seeded");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
@@ -157,24 +157,7 @@ pub fn write_seeded(root: &Path, mut yosys: std::process::Command) -> Result<(),
             rel(&seeded_file(root, k))
         );
     }
-    let log = dir.join("yosys.log");
-    let out = yosys
-        .current_dir(root)
-        .args(["-q", "-l"])
-        .arg(rel(&log))
-        .args(["-p", &script])
-        .output()
-        .map_err(|e| format!("cannot run python3 for Yosys: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "Yosys failed on the seeded FIFOs (log {}):\n{}{}",
-            log.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+    Ok(script)
 }
 
 #[cfg(test)]
