@@ -85,6 +85,9 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
     // The seeded mismatches first: each must differ from its RTL, named, and the card's FIFO
     // must not.
     seeded(root)?;
+    // The card-level RTL tests that have netlist tops to run on (FAST_SUBSET's card tests),
+    // on the RTL and on the netlists, their counts side by side.
+    let rtl_tests = (card_rtl_tests(root, false)?, card_rtl_tests(root, true));
     let skip_dir = std::env::temp_dir().join(format!("card-tests-netlist-{}", std::process::id()));
     let mut rows = Vec::new();
     let mut problems = Vec::new();
@@ -127,6 +130,25 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
     for r in &rows {
         println!("{r}");
     }
+    let netlist_cell = match &rtl_tests.1 {
+        Ok(n) => {
+            if *n != rtl_tests.0 {
+                problems.push(format!(
+                    "rtl-tests variants: {n} passed on the netlists, {} on the RTL",
+                    rtl_tests.0
+                ));
+            }
+            format!("{n} passed")
+        }
+        Err(e) => {
+            problems.push(format!("rtl-tests variants on the netlists: {e}"));
+            "FAILED".to_string()
+        }
+    };
+    println!(
+        "xtask: netlist: card-level RTL tests (rtl-tests variants, both variants' tops)\n  RTL {} passed, netlist {netlist_cell}",
+        rtl_tests.0
+    );
     if problems.is_empty() {
         Ok(())
     } else {
@@ -202,6 +224,31 @@ fn resources(root: &Path, variant: &str) -> Result<(), String> {
     }
 }
 
+/// rtl-tests' `variants` (every variant's card-level top) on the RTL or, with `netlist`, on
+/// the netlists: how many passed, or the failure.
+fn card_rtl_tests(root: &Path, netlist: bool) -> Result<u32, String> {
+    let mut cmd = crate::cargo();
+    cmd.current_dir(root)
+        .args(["test", "-p", "rtl-tests", "--test", "variants"])
+        .env(sim_runtime_netlist_env(), if netlist { "1" } else { "0" });
+    let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        return Err("rtl-tests variants failed (its output is above)".to_string());
+    }
+    passed_count(&text).ok_or_else(|| "rtl-tests variants printed no test result".to_string())
+}
+
+/// The passed count of libtest's `test result: ok. N passed; ...` line.
+fn passed_count(text: &str) -> Option<u32> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("test result: ok. "))
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+}
+
 /// rtl-tests' `netlist_seeded` on the seeded FIFOs' netlists, its names of the mismatches
 /// shown.
 fn seeded(root: &Path) -> Result<(), String> {
@@ -231,6 +278,16 @@ mod tests {
 
     /// The task takes the synthesized variants by name, all of them by default, and refuses
     /// another name with the ones it takes.
+    #[test]
+    fn a_test_result_line_gives_its_passed_count() {
+        let text = "running 4 tests\n\ntest result: ok. 4 passed; 0 failed; 0 ignored\n";
+        assert_eq!(passed_count(text), Some(4));
+        assert_eq!(
+            passed_count("test result: FAILED. 3 passed; 1 failed"),
+            None
+        );
+    }
+
     #[test]
     fn the_variants_are_synthesis_own() {
         let all = variants_of(&[]).unwrap_or_else(|e| panic!("{e}"));
