@@ -49,8 +49,6 @@ fn current(root: &Path, variant: &str, rtl: std::time::SystemTime) -> bool {
     ]
     .into_iter()
     .chain(crate::synth_netlist::SEEDED.map(|k| crate::synth_netlist::seeded_file(root, k)))
-    .collect::<Vec<_>>()
-    .iter()
     .all(|f| {
         std::fs::metadata(f)
             .and_then(|m| m.modified())
