@@ -47,7 +47,16 @@ struct Bench {
 
 impl Bench {
     fn new(top: Top) -> Bench {
-        let mut model = Model::new(top).unwrap_or_else(|e| panic!("{top:?}: {e}"));
+        Bench::with(top, Model::builder(top))
+    }
+
+    /// A bench whose model writes its output trace to `trace`.
+    fn traced(top: Top, trace: &std::path::Path) -> Bench {
+        Bench::with(top, Model::builder(top).trace(trace))
+    }
+
+    fn with(top: Top, builder: sim_runtime::ModelBuilder) -> Bench {
+        let mut model = builder.build().unwrap_or_else(|e| panic!("{top:?}: {e}"));
         let clk = model.add_clock("clk", 250_000_000).expect("clk");
         let port = |m: &Model, n: &str| m.port(n).unwrap_or_else(|e| panic!("{n}: {e}"));
         let outputs = (0..FIFOS.len())
@@ -179,6 +188,10 @@ struct Difference {
 
 /// The netlist run: the same traffic on the RTL build and the netlist build in lockstep, per
 /// FIFO its first difference. The card's FIFO must have none, each seeded one must have one.
+///
+/// Both builds also write their output traces, and the comparison of the traces, which is how
+/// `cargo xtask netlist` finds the first differing cycle of a card test that fails on the
+/// netlist, must find per FIFO the difference the lockstep found.
 #[test]
 fn the_netlist_run_names_every_seeded_mismatch() {
     if !sim_runtime::netlist_build_requested() {
@@ -188,14 +201,16 @@ fn the_netlist_run_names_every_seeded_mismatch() {
         );
         return;
     }
-    let mut rtl = Bench::new(Top::FifoMismatchTb);
-    let mut netlist = Bench::new(Top::FifoMismatchTbNetlist);
+    let dir = std::env::temp_dir().join(format!("netlist-seeded-{}", std::process::id()));
+    let traces = [dir.join("rtl.trace"), dir.join("netlist.trace")];
+    let mut rtl = Bench::traced(Top::FifoMismatchTb, &traces[0]);
+    let mut netlist = Bench::traced(Top::FifoMismatchTbNetlist, &traces[1]);
     let mut first: Vec<Option<Difference>> = (0..FIFOS.len()).map(|_| None).collect();
     for (cycle, i) in traffic(2, 20_000, true).iter().enumerate() {
         rtl.drive(i);
         netlist.drive(i);
         for (k, seen) in first.iter_mut().enumerate() {
-            if seen.is_some() || i.rst {
+            if seen.is_some() {
                 continue;
             }
             let (r, n) = (rtl.outputs(k), netlist.outputs(k));
@@ -211,6 +226,10 @@ fn the_netlist_run_names_every_seeded_mismatch() {
         rtl.tick();
         netlist.tick();
     }
+    // The traces are complete once their models are gone.
+    drop((rtl, netlist));
+    let traced = sim_runtime::trace::compare(&traces[0], &traces[1]).expect("the traces compare");
+    let _ = std::fs::remove_dir_all(&dir);
     let mut wrong = Vec::new();
     for (k, (what, d)) in FIFOS.iter().zip(&first).enumerate() {
         match d {
@@ -222,6 +241,36 @@ fn the_netlist_run_names_every_seeded_mismatch() {
         }
         if (k == 0) != d.is_none() {
             wrong.push(format!("MISMATCH={k} ({what})"));
+        }
+        // The traces' first difference among this FIFO's outputs, and every output of it
+        // that parts then.
+        let own: Vec<&sim_runtime::trace::Difference> = traced
+            .differences
+            .iter()
+            .filter(|t| {
+                t.port
+                    .rsplit_once('_')
+                    .is_some_and(|(_, n)| n == k.to_string())
+            })
+            .collect();
+        let at = own.first().map(|t| t.cycles.first().map_or(0, |c| c.1));
+        let parting: Vec<&str> = own
+            .iter()
+            .filter(|t| Some(t.cycles.first().map_or(0, |c| c.1)) == at)
+            .map(|t| t.port.as_str())
+            .collect();
+        let agrees = match d {
+            None => own.is_empty(),
+            Some(d) => {
+                at == Some(d.cycle as u64)
+                    && parting.contains(&format!("{}_{k}", d.output).as_str())
+            }
+        };
+        if !agrees {
+            wrong.push(format!(
+                "MISMATCH={k}: the traces part at cycle {at:?} on {parting:?}, the lockstep at {:?}",
+                d.as_ref().map(|d| (d.cycle, d.output))
+            ));
         }
     }
     assert!(

@@ -25,6 +25,10 @@ pub const X_ENV: &str = "SIM_X";
 /// synthesis built it. It wins over [`X_ENV`]: a netlist has no declaration initialisers to
 /// randomize.
 pub const NETLIST_ENV: &str = "SIM_NETLIST";
+/// Environment variable that makes every model write an output trace into this folder
+/// (`<model name>.trace`, see [`crate::trace`]), for comparing two runs of one test cycle by
+/// cycle: `cargo xtask netlist` runs a test that fails on the netlist once on each build with it.
+pub const TRACE_DIR_ENV: &str = "SIM_TRACE_DIR";
 /// Environment variable with the seed of the randomized build's values (default 1).
 pub const SEED_ENV: &str = "SIM_X_SEED";
 /// Environment variable that overrides the folder where a model of a top built with coverage
@@ -116,6 +120,13 @@ pub fn randomized_build_requested() -> bool {
 /// Whether the netlist build is asked for ([`NETLIST_ENV`]).
 pub fn netlist_build_requested() -> bool {
     env_flag(NETLIST_ENV)
+}
+
+/// The folder [`TRACE_DIR_ENV`] names, when it is set and not empty.
+pub(crate) fn trace_dir() -> Option<PathBuf> {
+    std::env::var_os(TRACE_DIR_ENV)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
 }
 
 pub(crate) fn waves_requested() -> bool {

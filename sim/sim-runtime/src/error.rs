@@ -132,6 +132,14 @@ pub enum SimError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// An output trace could not be written or read.
+    #[error("cannot write or read the trace {path}: {source}")]
+    Trace {
+        /// The trace file or its folder.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// A file path the call cannot use.
     #[error("cannot use {path:?}: {problem}")]
     BadPath {

@@ -33,11 +33,13 @@ mod memory;
 mod model;
 mod port;
 mod top;
+pub mod trace;
 
 pub use clock::{edge_time_ps, ClockId, Edges, MAX_FREQ_HZ};
 pub use env::{
     coverage_dir, netlist_build_requested, randomized_build_requested, waves_dir, COVERAGE_DIR_ENV,
-    DEPRECATED_ENV, ECHO_ENV, NETLIST_ENV, SEED_ENV, WAVES_DIR_ENV, WAVES_ENV, X_ENV,
+    DEPRECATED_ENV, ECHO_ENV, NETLIST_ENV, SEED_ENV, TRACE_DIR_ENV, WAVES_DIR_ENV, WAVES_ENV,
+    X_ENV,
 };
 pub use error::{Result, SimError};
 pub use library::{build_tops, Library};

@@ -9,12 +9,15 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::{self, Clock, ClockId, Edges, Scheduler};
-use crate::env::{coverage_dir, env_flag, randomized, waves_dir, waves_requested, ECHO_ENV};
+use crate::env::{
+    coverage_dir, env_flag, randomized, trace_dir, waves_dir, waves_requested, ECHO_ENV,
+};
 use crate::error::{Result, SimError};
 use crate::ffi;
 use crate::memory::{self, MemoryInfo};
 use crate::port::{Port, PortSet, Ports};
 use crate::top::{ModelOptions, TopDef};
+use crate::trace::{TraceWriter, TRACE_EXT};
 
 static NEXT_MODEL_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -26,6 +29,7 @@ pub struct ModelBuilder {
     waves: Option<PathBuf>,
     seed: Option<u64>,
     echo: Option<bool>,
+    trace: Option<PathBuf>,
 }
 
 impl ModelBuilder {
@@ -39,6 +43,12 @@ impl ModelBuilder {
     /// Writes an FST waveform to `path` whatever `SIM_WAVES` says.
     pub fn waves(mut self, path: impl Into<PathBuf>) -> Self {
         self.waves = Some(path.into());
+        self
+    }
+
+    /// Writes an output trace to `path` (see [`crate::trace`]) whatever `SIM_TRACE_DIR` says.
+    pub fn trace(mut self, path: impl Into<PathBuf>) -> Self {
+        self.trace = Some(path.into());
         self
     }
 
@@ -60,7 +70,13 @@ impl ModelBuilder {
         let name = self.name.unwrap_or_else(default_name);
         let waves = match self.waves {
             Some(p) => Some(p),
-            None if waves_requested() => Some(claim_waves_path(&name, self.top.name())),
+            None if waves_requested() => Some(claim_path(
+                &WAVES_CLAIMED,
+                &waves_dir(),
+                &name,
+                "fst",
+                Some(self.top.name()),
+            )),
             None => None,
         };
         if let Some(dir) = waves.as_deref().and_then(Path::parent) {
@@ -114,6 +130,14 @@ impl ModelBuilder {
         // at a fixed address until the `Model` that holds both is dropped; the table is a field
         // of that `Model`, and a `Model` never leaves its thread.
         let ports = unsafe { Ports::new(id, top, &descs) };
+        // A trace is named after the model alone, not its top, so that the runs of one test on
+        // two builds of a design (the RTL and its netlist twin) name their traces alike.
+        let trace = match self.trace {
+            Some(p) => Some(p),
+            None => trace_dir().map(|d| claim_path(&TRACES_CLAIMED, &d, &name, TRACE_EXT, None)),
+        }
+        .map(|p| TraceWriter::create(&p, top, &name, &ports))
+        .transpose()?;
         let mut model = Model {
             inner,
             ptr,
@@ -128,6 +152,7 @@ impl ModelBuilder {
             poisoned: false,
             evaluations: 0,
             waves,
+            trace,
             _not_send: PhantomData,
         };
         // Every input starts at zero, as a testbench drives it: a randomized build draws the
@@ -164,6 +189,8 @@ pub struct Model {
     /// Evaluations of the whole model so far: what a harness's per-cycle cost is made of.
     evaluations: u64,
     waves: Option<PathBuf>,
+    /// The output trace, when one was asked for.
+    trace: Option<TraceWriter>,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -204,6 +231,7 @@ impl Model {
             waves: None,
             seed: None,
             echo: None,
+            trace: None,
         }
     }
 
@@ -345,6 +373,9 @@ impl Model {
         // A clock added after time zero keeps its phase relative to its own start.
         c.next_ps += self.time_ps;
         self.sched.add(c);
+        if let Some(t) = &mut self.trace {
+            t.clock(self.sched.clocks.len() - 1, port_name, freq_hz);
+        }
         // A 1-bit input of this model (checked above), so its storage is one byte of it.
         self.clock_bits.push(bit);
         self.set(port, 0);
@@ -577,7 +608,20 @@ impl Model {
                 message: e.what().to_string(),
             });
         }
+        if self.trace.is_some() {
+            self.record_trace(t);
+        }
         Ok(())
+    }
+
+    /// Writes the outputs to the trace after an evaluation at `t`.
+    #[cold]
+    #[inline(never)]
+    fn record_trace(&mut self, t: u64) {
+        if let Some(trace) = &mut self.trace {
+            let cycles = self.sched.clocks.iter().map(Clock::cycles);
+            trace.record(&self.ports, t, cycles);
+        }
     }
 
     fn dump(&mut self, t: u64) -> Result<()> {
@@ -590,6 +634,9 @@ impl Model {
 
 impl Drop for Model {
     fn drop(&mut self) {
+        if let Some(t) = &mut self.trace {
+            t.close();
+        }
         // A poisoned model is mid-evaluation; running its final blocks could fail again.
         if !self.poisoned {
             if let Some(m) = self.inner.as_mut() {
@@ -660,21 +707,31 @@ fn default_name() -> String {
         .map_or_else(|| "model".to_string(), str::to_string)
 }
 
-/// The waveform file of a model named `name` (its test's name) of top `top`: `<name>.fst` for
-/// the first in this process, `<name>-<n>-<top>.fst` for the n-th after it, so that two models
-/// of one test (two cards open at once) never write one file.
-fn claim_waves_path(name: &str, top: &str) -> PathBuf {
-    static CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-    let mut claimed = CLAIMED
+/// The waveform files claimed so far in this process.
+static WAVES_CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+/// The trace files claimed so far in this process.
+static TRACES_CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// The file in `dir` with extension `ext` of a model named `name` (its test's name):
+/// `<name>.<ext>` for the first in this process, `<name>-<n>[-<top>].<ext>` for the n-th after
+/// it, so that two models of one test (two cards open at once) never write one file.
+fn claim_path(
+    claimed: &std::sync::Mutex<Vec<PathBuf>>,
+    dir: &Path,
+    name: &str,
+    ext: &str,
+    top: Option<&str>,
+) -> PathBuf {
+    let mut claimed = claimed
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = waves_dir();
     let base = file_safe(name);
-    let mut path = dir.join(format!("{base}.fst"));
+    let mut path = dir.join(format!("{base}.{ext}"));
     let mut n = 1;
     while claimed.contains(&path) {
         n += 1;
-        path = dir.join(format!("{base}-{n}-{}.fst", file_safe(top)));
+        let top = top.map_or_else(String::new, |t| format!("-{}", file_safe(t)));
+        path = dir.join(format!("{base}-{n}{top}.{ext}"));
     }
     claimed.push(path.clone());
     path

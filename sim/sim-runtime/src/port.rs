@@ -166,6 +166,17 @@ impl Ports {
         self.slots.iter().map(|s| s.name.as_str())
     }
 
+    /// Every output with its name, in declaration order.
+    pub(crate) fn outputs(&self) -> Vec<(Port, &str)> {
+        (0..self.slots.len())
+            .filter(|&i| self.slots[i].output)
+            .map(|i| {
+                let s = &self.slots[i];
+                (Port::new(self.model, s.addr, i, s.width), s.name.as_str())
+            })
+            .collect()
+    }
+
     /// Resolves a port by name, once; the returned handle is used in the per-cycle path.
     pub(crate) fn port(&self, name: &str) -> Result<Port> {
         let idx = self
