@@ -8,7 +8,7 @@
 //! `sim_top_stream` one of them. What synthesis writes is `crate::synth_netlist`'s; this is the
 //! task that runs the tests on it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::synth_netlist::{netlist_file, wrapper_file};
 
@@ -57,9 +57,12 @@ fn current(root: &Path, variant: &str, rtl: std::time::SystemTime) -> bool {
 }
 
 /// `cargo xtask netlist [mm|stream|all]`: synthesizes when the netlists are not current,
-/// builds the netlist tops, and runs the card-tests suite on each variant twice, on the RTL
-/// and on the netlist (`SIM_NETLIST=1`), with the counts side by side. A failure on the
-/// netlist, or counts that differ, fails the task.
+/// builds the netlist tops, and runs the card-tests suite on each variant on the RTL and on the
+/// netlist (`SIM_NETLIST=1`), with the counts side by side, and the card-level RTL tests that
+/// have netlist tops likewise. Every model writes its output trace in both runs, and every
+/// test's traces are compared instant by instant ([`Traces`]): a test whose outputs part on
+/// the netlist is named with its first differing cycle, and fails the task as a failure on
+/// the netlist or counts that differ do.
 pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
     let variants = variants_of(args)?;
     crate::setup::setup(root)?;
@@ -85,17 +88,38 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
     seeded(root)?;
     // The card-level RTL tests that have netlist tops to run on (FAST_SUBSET's card tests),
     // on the RTL and on the netlists, their counts side by side.
-    let rtl_tests = (card_rtl_tests(root, false)?, card_rtl_tests(root, true));
+    let mut problems = Vec::new();
+    let card_traces = Traces::new(root, "variants")?;
+    let rtl_passed = card_rtl_tests(root, false, &card_traces.rtl())?;
+    // Again, to tell the tests whose runs depend on the threads' scheduling from those the
+    // netlist must follow instant by instant (see `Traces`).
+    card_rtl_tests(root, false, &card_traces.rtl_again())?;
+    let rtl_tests = (
+        rtl_passed,
+        card_rtl_tests(root, true, &card_traces.netlist()),
+    );
+    card_traces.judge(root, "rtl-tests variants", &mut problems)?;
     let skip_dir = std::env::temp_dir().join(format!("card-tests-netlist-{}", std::process::id()));
     let mut rows = Vec::new();
-    let mut problems = Vec::new();
     for v in &variants {
-        let on_rtl = crate::suite::on_variant(root, v, &[], &skip_dir.join("rtl"))?;
+        let traces = Traces::new(root, v)?;
+        let on_rtl =
+            crate::suite::on_variant(root, v, &[], &skip_dir.join("rtl"), Some(&traces.rtl()))?;
+        // Again, to tell the tests whose runs depend on the threads' scheduling (two host
+        // threads at one card) from those the netlist must follow instant by instant.
+        crate::suite::on_variant(
+            root,
+            v,
+            &[],
+            &skip_dir.join("rtl-again"),
+            Some(&traces.rtl_again()),
+        )?;
         let on_netlist = crate::suite::on_variant(
             root,
             v,
             &[(sim_runtime_netlist_env(), "1".to_string())],
             &skip_dir.join("netlist"),
+            Some(&traces.netlist()),
         );
         let (rtl_run, rtl_skipped) = on_rtl.summary();
         let netlist_cell = match &on_netlist {
@@ -119,6 +143,7 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
             "  {v:<8} {:<24} {netlist_cell}",
             format!("{rtl_run} run, {rtl_skipped} skipped")
         ));
+        traces.judge(root, &format!("card-tests on {v}"), &mut problems)?;
     }
     let _ = std::fs::remove_dir_all(&skip_dir);
     println!(
@@ -223,12 +248,13 @@ fn resources(root: &Path, variant: &str) -> Result<(), String> {
 }
 
 /// rtl-tests' `variants` (every variant's card-level top) on the RTL or, with `netlist`, on
-/// the netlists: how many passed, or the failure.
-fn card_rtl_tests(root: &Path, netlist: bool) -> Result<u32, String> {
+/// the netlists, its models' traces under `trace`: how many passed, or the failure.
+fn card_rtl_tests(root: &Path, netlist: bool, trace: &Path) -> Result<u32, String> {
     let mut cmd = crate::cargo();
     cmd.current_dir(root)
         .args(["test", "-p", "rtl-tests", "--test", "variants"])
-        .env(sim_runtime_netlist_env(), if netlist { "1" } else { "0" });
+        .env(sim_runtime_netlist_env(), if netlist { "1" } else { "0" })
+        .env(crate::suite::TRACE_DIR_ENV, trace.join("variants"));
     let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     print!("{text}");
@@ -264,6 +290,165 @@ fn seeded(root: &Path) -> Result<(), String> {
     crate::run(root, cmd)
 }
 
+/// The output traces of one set of runs (`target/netlist-traces/<set>`): on the RTL, on the
+/// RTL again, and on the netlist, one folder per test target below each, one trace per model
+/// (sim-runtime's `trace`). A test whose two RTL runs part depends on the threads' scheduling
+/// and is judged by its result alone; every other test's netlist run must give the outputs of
+/// its RTL run at every instant.
+struct Traces {
+    dir: PathBuf,
+}
+
+impl Traces {
+    /// The folders of set `set`, emptied.
+    fn new(root: &Path, set: &str) -> Result<Traces, String> {
+        let dir = root.join("target/netlist-traces").join(set);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
+        }
+        Ok(Traces { dir })
+    }
+
+    fn rtl(&self) -> PathBuf {
+        self.dir.join("rtl")
+    }
+
+    fn rtl_again(&self) -> PathBuf {
+        self.dir.join("rtl-again")
+    }
+
+    fn netlist(&self) -> PathBuf {
+        self.dir.join("netlist")
+    }
+
+    /// Compares the runs' traces, prints what they show and adds a problem per test whose
+    /// netlist run parts from its RTL run, named with its first differing cycle. The traces
+    /// are removed when nothing differs and kept, said where, when something does.
+    fn judge(&self, root: &Path, what: &str, problems: &mut Vec<String>) -> Result<(), String> {
+        let again = compare_runs(root, &self.rtl(), &self.rtl_again())?;
+        let racy: Vec<&str> = again
+            .iter()
+            .filter(|(_, first)| first.is_some())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let on_netlist = compare_runs(root, &self.rtl(), &self.netlist())?;
+        let mut same = 0;
+        let mut parted = Vec::new();
+        for (name, first) in &on_netlist {
+            match first {
+                _ if racy.contains(&name.as_str()) => {}
+                None => same += 1,
+                Some(first) => parted.push(format!("{name}: {first}")),
+            }
+        }
+        let missing = again.len().saturating_sub(on_netlist.len());
+        println!(
+            "xtask: netlist: {what}: {same} tests' outputs the same on the netlist as on the RTL at every instant{}{}",
+            if racy.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} judged by their results alone, as two RTL runs of them part (host threads racing): {}",
+                    racy.len(),
+                    racy.join(", ")
+                )
+            },
+            if missing > 0 {
+                format!("; {missing} not run on the netlist")
+            } else {
+                String::new()
+            }
+        );
+        for p in &parted {
+            println!("xtask: netlist: {what}: {p}");
+        }
+        if parted.is_empty() && missing == 0 {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        } else {
+            println!(
+                "xtask: netlist: {what}: the traces are kept in {} (sim-trace-diff compares them: cargo run -p sim-runtime --bin sim-trace-diff -- A B)",
+                self.dir.display()
+            );
+        }
+        problems.extend(
+            parted
+                .into_iter()
+                .map(|p| format!("{what}: {p} (the first differing cycle)")),
+        );
+        if missing > 0 {
+            problems.push(format!(
+                "{what}: {missing} tests have no trace of a netlist run"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The traces of two runs compared by sim-runtime's `sim-trace-diff`, target folder by target
+/// folder (those of `a`; a target `b` lacks is left out, and shows as fewer results): per
+/// test, `target::file` and its first difference, if any.
+fn compare_runs(root: &Path, a: &Path, b: &Path) -> Result<Vec<(String, Option<String>)>, String> {
+    let mut targets: Vec<String> = std::fs::read_dir(a)
+        .map_err(|e| format!("cannot read the traces in {}: {e}", a.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    targets.sort();
+    let mut found = Vec::new();
+    for t in targets {
+        if !b.join(&t).is_dir() {
+            continue;
+        }
+        let mut cmd = crate::cargo();
+        cmd.current_dir(root)
+            .args([
+                "run",
+                "-q",
+                "-p",
+                "sim-runtime",
+                "--bin",
+                "sim-trace-diff",
+                "--",
+            ])
+            .arg(a.join(&t))
+            .arg(b.join(&t));
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run sim-trace-diff: {e}"))?;
+        if !matches!(out.status.code(), Some(0 | 1)) {
+            return Err(format!(
+                "sim-trace-diff could not compare {} and {}: {}",
+                a.join(&t).display(),
+                b.join(&t).display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        found.extend(
+            first_differences(&String::from_utf8_lossy(&out.stdout))
+                .into_iter()
+                .map(|(name, first)| (format!("{t}::{name}"), first)),
+        );
+    }
+    Ok(found)
+}
+
+/// sim-trace-diff's verdict lines (`NAME.trace: first differing cycle: ...` or `NAME.trace:
+/// no output differs ...`; indented lines are details): per trace, its first difference.
+fn first_differences(text: &str) -> Vec<(String, Option<String>)> {
+    text.lines()
+        .filter(|l| !l.starts_with(' '))
+        .filter_map(|l| l.split_once(".trace: "))
+        .map(|(name, rest)| {
+            (
+                name.to_string(),
+                rest.strip_prefix("first differing cycle: ")
+                    .map(str::to_string),
+            )
+        })
+        .collect()
+}
+
 /// The runtime's variable that selects the netlist twins (sim-runtime's `NETLIST_ENV`; xtask
 /// does not depend on the runtime).
 fn sim_runtime_netlist_env() -> &'static str {
@@ -283,6 +468,27 @@ mod tests {
         assert_eq!(
             passed_count("test result: FAILED. 3 passed; 1 failed"),
             None
+        );
+    }
+
+    /// The comparison's verdict lines give each trace's first difference; details are not
+    /// verdicts.
+    #[test]
+    fn the_trace_verdicts_are_read_per_test() {
+        let text = "xdma-sim-a.trace: no output differs up to 10 ps (the runs end at 10 ps and 10 ps)\n\
+                    xdma-sim-b.trace: first differing cycle: cycle 4 of clk (16000 ps): x is 0x1 in one, 0x0 in the other\n  \
+                    then 1 more outputs part:\n    cycle 5 of clk (20000 ps): y is 0x1 in one, 0x0 in the other\n";
+        assert_eq!(
+            first_differences(text),
+            vec![
+                ("xdma-sim-a".to_string(), None),
+                (
+                    "xdma-sim-b".to_string(),
+                    Some(
+                        "cycle 4 of clk (16000 ps): x is 0x1 in one, 0x0 in the other".to_string()
+                    )
+                ),
+            ]
         );
     }
 

@@ -52,6 +52,10 @@ fn with_variant(suite_toml: &str, variant: &str) -> Result<String, String> {
     ))
 }
 
+/// sim-runtime's variable that makes every model write its output trace into a folder
+/// (`TRACE_DIR_ENV` there; xtask does not depend on the runtime).
+pub(crate) const TRACE_DIR_ENV: &str = "SIM_TRACE_DIR";
+
 /// The environment variable the suite's harness appends skips to.
 const SKIP_LOG_ENV: &str = "CARD_TESTS_SKIP_LOG";
 
@@ -240,13 +244,16 @@ fn read_skips(path: &Path) -> Vec<String> {
 }
 
 /// Runs `cargo test -p card-tests --test <target>` for each target with `env`, printing the
-/// output as it comes, and counts. A failing target ends the run with its error.
+/// output as it comes, and counts. A failing target ends the run with its error. With
+/// `trace`, every model writes its output trace under `trace/<target>` (sim-runtime's
+/// `SIM_TRACE_DIR`: one folder per target, as two targets may hold tests of one name).
 fn run_targets(
     root: &Path,
     targets: &[&str],
     env: &[(&str, String)],
     threads: Option<usize>,
     skip_dir: &Path,
+    trace: Option<&Path>,
 ) -> Result<Counts, String> {
     std::fs::create_dir_all(skip_dir)
         .map_err(|e| format!("cannot make {}: {e}", skip_dir.display()))?;
@@ -262,6 +269,9 @@ fn run_targets(
             cmd.env(k, v);
         }
         cmd.env(SKIP_LOG_ENV, &log);
+        if let Some(dir) = trace {
+            cmd.env(TRACE_DIR_ENV, dir.join(target));
+        }
         let out = run_teed(root, cmd)?;
         parse_results(&out, &mut counts);
         let skips = read_skips(&log);
@@ -313,12 +323,14 @@ fn variant_targets() -> Vec<&'static str> {
 }
 
 /// The suite on one variant of the simulated card (`sim.variant`), skipping what the variant
-/// lacks, with `env` besides (`SIM_NETLIST`, say), its skip logs under `skip_dir`.
+/// lacks, with `env` besides (`SIM_NETLIST`, say), its skip logs under `skip_dir`, and with
+/// `trace` its models' output traces (see [`run_targets`]).
 pub(crate) fn on_variant(
     root: &Path,
     variant: &str,
     env: &[(&str, String)],
     skip_dir: &Path,
+    trace: Option<&Path>,
 ) -> Result<Counts, String> {
     let suite_toml = std::fs::read_to_string(root.join("crates/card-tests/suite.toml"))
         .map_err(|e| format!("cannot read crates/card-tests/suite.toml: {e}"))?;
@@ -339,6 +351,7 @@ pub(crate) fn on_variant(
         &all,
         None,
         &skip_dir.join(variant),
+        trace,
     )?;
     let (run, skipped) = counts.summary();
     println!(
@@ -369,6 +382,7 @@ pub(crate) fn host(root: &Path) -> Result<HostCounts, String> {
         &[("XDMA_BACKEND", "sim".into())],
         None,
         &skip_dir.join("sim"),
+        None,
     );
     let sim_s = started.elapsed().as_secs_f64();
     let sim = sim?;
@@ -392,7 +406,7 @@ pub(crate) fn host(root: &Path) -> Result<HostCounts, String> {
                 ("XDMA_DEVICE", device.to_string_lossy().into_owned()),
                 ("CARD_TESTS_WAIT_S", "1".to_string()),
             ];
-            run_targets(root, SUITE, &env, Some(1), &dir)
+            run_targets(root, SUITE, &env, Some(1), &dir, None)
         });
         let s = started.elapsed().as_secs_f64();
         let counts = counts?;
@@ -415,7 +429,7 @@ pub(crate) fn host(root: &Path) -> Result<HostCounts, String> {
     // the suite on each, skipping what the variant lacks.
     let mut variants = Vec::new();
     for variant in VARIANTS {
-        variants.push((*variant, on_variant(root, variant, &[], &skip_dir)?));
+        variants.push((*variant, on_variant(root, variant, &[], &skip_dir, None)?));
     }
     // The broken cards, and the harness's own unit tests, once.
     let started = Instant::now();
@@ -425,6 +439,7 @@ pub(crate) fn host(root: &Path) -> Result<HostCounts, String> {
         &[("XDMA_BACKEND", "sim".into())],
         None,
         &skip_dir.join("broken"),
+        None,
     )?;
     // Built with the workspace's features (the examples only need to build), then run.
     let built = crate::build::test_executables(root, &["--lib", "--examples"])?;
