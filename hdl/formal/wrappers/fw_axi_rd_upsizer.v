@@ -5,7 +5,10 @@
  * one ID: it answers the bursts it took, in order, each with its length's beats and RLAST on
  * the last (the rule table's per-ID rules need a scoreboard; with one ID a queue of lengths
  * says them). What the converter promises (its header comment): every slave burst is answered
- * in issue order with its own ID and exactly its length's beats, RLAST on the last.
+ * in issue order with its own ID and exactly its length's beats, RLAST on the last, and every
+ * byte it answers with is the byte at its address. For the last, the memory holds at each byte
+ * the low eight bits of its address, so a byte from another address, another beat or another
+ * lane shows (the card's deliberate fault sends a beat's data again in the next beat's place).
  */
 
 `resetall
@@ -203,6 +206,11 @@ module fw_axi_rd_upsizer #
     localparam QD = 4;
 
     reg [7:0] f_m_len [0:QD-1];
+    // Per burst, the low address bits and the size: what a beat's address follows from.
+    reg [7:0] f_m_addr [0:QD-1];
+    reg [2:0] f_m_size [0:QD-1];
+    reg [7:0] f_s_addr [0:QD-1];
+    reg [2:0] f_s_size [0:QD-1];
     reg [2:0] f_m_count = 3'd0;
     reg [7:0] f_m_beat = 8'd0;
     reg [7:0] f_s_len [0:QD-1];
@@ -227,23 +235,80 @@ module fw_axi_rd_upsizer #
             f_s_beat <= 8'd0;
         end else begin
             if (f_m_pop) begin
-                for (f_i = 0; f_i < QD - 1; f_i = f_i + 1) f_m_len[f_i] <= f_m_len[f_i + 1];
+                for (f_i = 0; f_i < QD - 1; f_i = f_i + 1) begin
+                    f_m_len[f_i] <= f_m_len[f_i + 1];
+                    f_m_addr[f_i] <= f_m_addr[f_i + 1];
+                    f_m_size[f_i] <= f_m_size[f_i + 1];
+                end
             end
-            if (f_m_ar) f_m_len[f_m_count - {2'd0, f_m_pop}] <= m_axi_arlen;
+            if (f_m_ar) begin
+                f_m_len[f_m_count - {2'd0, f_m_pop}] <= m_axi_arlen;
+                f_m_addr[f_m_count - {2'd0, f_m_pop}] <= m_axi_araddr[7:0];
+                f_m_size[f_m_count - {2'd0, f_m_pop}] <= m_axi_arsize;
+            end
             f_m_count <= f_m_count + {2'd0, f_m_ar} - {2'd0, f_m_pop};
             if (f_m_r) f_m_beat <= m_axi_rlast ? 8'd0 : f_m_beat + 8'd1;
             if (f_s_pop) begin
                 for (f_i = 0; f_i < QD - 1; f_i = f_i + 1) begin
                     f_s_len[f_i] <= f_s_len[f_i + 1];
                     f_s_id[f_i] <= f_s_id[f_i + 1];
+                    f_s_addr[f_i] <= f_s_addr[f_i + 1];
+                    f_s_size[f_i] <= f_s_size[f_i + 1];
                 end
             end
             if (f_s_ar) begin
                 f_s_len[f_s_count - {2'd0, f_s_pop}] <= s_axi_arlen;
                 f_s_id[f_s_count - {2'd0, f_s_pop}] <= s_axi_arid;
+                f_s_addr[f_s_count - {2'd0, f_s_pop}] <= s_axi_araddr[7:0];
+                f_s_size[f_s_count - {2'd0, f_s_pop}] <= s_axi_arsize;
             end
             f_s_count <= f_s_count + {2'd0, f_s_ar} - {2'd0, f_s_pop};
             if (f_s_r) f_s_beat <= s_axi_rlast ? 8'd0 : f_s_beat + 8'd1;
+        end
+    end
+
+    // The address of beat `beat` of an INCR burst at `addr` of size `size` (low eight bits): the
+    // first beat at the address, each one after at the next size-aligned address.
+    function [7:0] f_beat_addr(input [7:0] addr, input [2:0] size, input [7:0] beat);
+        f_beat_addr = (beat == 8'd0) ? addr : (((addr >> size) + beat) << size);
+    endfunction
+
+    localparam [7:0] M_BYTES = M_DATA_WIDTH / 8;
+    localparam [7:0] S_BYTES = S_DATA_WIDTH / 8;
+
+    wire [7:0] f_m_at = f_beat_addr(f_m_addr[0], f_m_size[0], f_m_beat);
+    wire [7:0] f_s_at = f_beat_addr(f_s_addr[0], f_s_size[0], f_s_beat);
+    // The slave beat's bytes: from its address up to the end of its size-aligned block.
+    wire [8:0] f_s_end = (({1'b0, f_s_at} >> f_s_size[0]) + 9'd1) << f_s_size[0];
+
+    // The memory: each byte of a master beat is the low eight bits of its address.
+    // Per slave lane, whether its byte is right or not carried by the beat.
+    wire [S_BYTES-1:0] f_lane_ok;
+
+    genvar f_lane;
+    generate
+        for (f_lane = 0; f_lane < M_BYTES; f_lane = f_lane + 1) begin : g_memory
+            localparam [7:0] LANE = f_lane;
+
+            always @(*) begin
+                if (!rst && m_axi_rvalid && f_m_count != 3'd0) begin
+                    assume (m_axi_rdata[f_lane*8 +: 8] == ((f_m_at & ~(M_BYTES - 8'd1)) | LANE));
+                end
+            end
+        end
+        for (f_lane = 0; f_lane < S_BYTES; f_lane = f_lane + 1) begin : g_bytes
+            // This lane's byte address in the slave beat, and whether the beat carries it.
+            localparam [7:0] LANE = f_lane;
+            wire [7:0] f_byte = (f_s_at & ~(S_BYTES - 8'd1)) | LANE;
+            wire f_carried = f_byte >= f_s_at && {1'b0, f_byte} < f_s_end;
+
+            assign f_lane_ok[f_lane] = !f_carried || s_axi_rdata[f_lane*8 +: 8] == f_byte;
+        end
+    endgenerate
+
+    always @(*) begin
+        if (!rst && s_axi_rvalid && f_s_count != 3'd0 && s_axi_rresp == 2'b00) begin
+            promise_bytes_from_their_address: assert (&f_lane_ok);
         end
     end
 
