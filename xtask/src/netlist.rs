@@ -89,35 +89,32 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
     // The card-level RTL tests that have netlist tops to run on (FAST_SUBSET's card tests),
     // on the RTL and on the netlists, their counts side by side.
     let mut problems = Vec::new();
-    let card_traces = Traces::new(root, "variants")?;
-    let rtl_passed = card_rtl_tests(root, false, &card_traces.rtl())?;
-    // Again, to tell the tests whose runs depend on the threads' scheduling from those the
-    // netlist must follow instant by instant (see `Traces`).
-    card_rtl_tests(root, false, &card_traces.rtl_again())?;
-    let rtl_tests = (
-        rtl_passed,
-        card_rtl_tests(root, true, &card_traces.netlist()),
-    );
-    card_traces.judge(root, "rtl-tests variants", &mut problems)?;
+    let rtl_tests = card_level(root, &mut problems)?;
     let skip_dir = std::env::temp_dir().join(format!("card-tests-netlist-{}", std::process::id()));
     let mut rows = Vec::new();
     for v in &variants {
         let traces = Traces::new(root, v)?;
-        let on_rtl =
-            crate::suite::on_variant(root, v, &[], &skip_dir.join("rtl"), Some(&traces.rtl()))?;
+        let seed = (PROPTEST_SEED_ENV, PROPTEST_SEED.to_string());
+        let on_rtl = crate::suite::on_variant(
+            root,
+            v,
+            std::slice::from_ref(&seed),
+            &skip_dir.join("rtl"),
+            Some(&traces.rtl()),
+        )?;
         // Again, to tell the tests whose runs depend on the threads' scheduling (two host
         // threads at one card) from those the netlist must follow instant by instant.
         crate::suite::on_variant(
             root,
             v,
-            &[],
+            std::slice::from_ref(&seed),
             &skip_dir.join("rtl-again"),
             Some(&traces.rtl_again()),
         )?;
         let on_netlist = crate::suite::on_variant(
             root,
             v,
-            &[(sim_runtime_netlist_env(), "1".to_string())],
+            &[seed, (sim_runtime_netlist_env(), "1".to_string())],
             &skip_dir.join("netlist"),
             Some(&traces.netlist()),
         );
@@ -188,25 +185,57 @@ pub fn netlist(root: &Path, args: &[String]) -> Result<(), String> {
 /// every block of card_core, in about two minutes of building and a few seconds of running;
 /// and the seeded synthesis/simulation mismatches, which that run must name. The same tests
 /// run on the RTL among the workspace's tests.
-const FAST_SUBSET: &[&str] = &["variants", "netlist_seeded"];
+const FAST_SUBSET: [&str; 2] = [CARD_LEVEL, SEEDED_TESTS];
+
+/// rtl-tests' target of card-level tests with netlist tops (every variant's).
+const CARD_LEVEL: &str = "variants";
+
+/// rtl-tests' target of the seeded synthesis/simulation mismatches.
+const SEEDED_TESTS: &str = "netlist_seeded";
 
 /// The fast subset on the netlists: the card's RTL tests of [`FAST_SUBSET`] with
-/// `SIM_NETLIST=1`, so that their card-level tops are the netlist twins.
+/// `SIM_NETLIST=1`, so that their card-level tops are the netlist twins; the card-level ones
+/// also on the RTL, their outputs compared at every instant ([`card_level`]).
 pub fn fast_subset(root: &Path) -> Result<(), String> {
     let started = std::time::Instant::now();
-    let mut cmd = crate::cargo();
-    cmd.args(["test", "-p", "rtl-tests"]);
-    for t in FAST_SUBSET {
-        cmd.args(["--test", t]);
+    let mut problems = Vec::new();
+    let (rtl, netlist) = card_level(root, &mut problems)?;
+    let netlist = netlist?;
+    if rtl != netlist {
+        problems.push(format!(
+            "rtl-tests variants: {netlist} passed on the netlists, {rtl} on the RTL"
+        ));
     }
-    cmd.env(sim_runtime_netlist_env(), "1");
-    crate::run(root, cmd)?;
+    if !problems.is_empty() {
+        return Err(format!(
+            "the netlist differs from the RTL: {}",
+            problems.join("; ")
+        ));
+    }
+    seeded(root)?;
     println!(
         "xtask: netlist: rtl-tests {} passed on both variants' netlists ({:.0} s, builds included)",
         FAST_SUBSET.join(", "),
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The card-level RTL tests that have netlist tops (rtl-tests `variants`) on the RTL twice and
+/// on the netlists, traced, their traces judged into `problems` ([`Traces`]): how many passed
+/// on the RTL, and on the netlists or the failure there.
+fn card_level(
+    root: &Path,
+    problems: &mut Vec<String>,
+) -> Result<(u32, Result<u32, String>), String> {
+    let traces = Traces::new(root, CARD_LEVEL)?;
+    let rtl = card_rtl_tests(root, false, &traces.rtl())?;
+    // Again, to tell the tests whose runs depend on the threads' scheduling from those the
+    // netlist must follow instant by instant.
+    card_rtl_tests(root, false, &traces.rtl_again())?;
+    let netlist = card_rtl_tests(root, true, &traces.netlist());
+    traces.judge(root, "rtl-tests variants", problems)?;
+    Ok((rtl, netlist))
 }
 
 /// The primitives of a variant's netlist as the netlist tops simulate them (its Verilog file,
@@ -252,9 +281,10 @@ fn resources(root: &Path, variant: &str) -> Result<(), String> {
 fn card_rtl_tests(root: &Path, netlist: bool, trace: &Path) -> Result<u32, String> {
     let mut cmd = crate::cargo();
     cmd.current_dir(root)
-        .args(["test", "-p", "rtl-tests", "--test", "variants"])
+        .args(["test", "-p", "rtl-tests", "--test", CARD_LEVEL])
         .env(sim_runtime_netlist_env(), if netlist { "1" } else { "0" })
-        .env(crate::suite::TRACE_DIR_ENV, trace.join("variants"));
+        .env(crate::suite::TRACE_DIR_ENV, trace.join(CARD_LEVEL))
+        .env(PROPTEST_SEED_ENV, PROPTEST_SEED);
     let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     print!("{text}");
@@ -282,7 +312,7 @@ fn seeded(root: &Path) -> Result<(), String> {
         "-p",
         "rtl-tests",
         "--test",
-        "netlist_seeded",
+        SEEDED_TESTS,
         "--",
         "--nocapture",
     ])
@@ -344,12 +374,12 @@ impl Traces {
         }
         let missing = again.len().saturating_sub(on_netlist.len());
         println!(
-            "xtask: netlist: {what}: {same} tests' outputs the same on the netlist as on the RTL at every instant{}{}",
+            "xtask: netlist: {what}: {same} models' outputs (one per card a test opens) the same on the netlist as on the RTL at every instant{}{}",
             if racy.is_empty() {
                 String::new()
             } else {
                 format!(
-                    "; {} judged by their results alone, as two RTL runs of them part (host threads racing): {}",
+                    "; {} judged by their results alone, as two RTL runs of them part (host threads racing at one card): {}",
                     racy.len(),
                     racy.join(", ")
                 )
@@ -448,6 +478,12 @@ fn first_differences(text: &str) -> Vec<(String, Option<String>)> {
         })
         .collect()
 }
+
+/// proptest's variable that fixes the seed of its cases, and the seed every traced run takes:
+/// a property test draws new cases at every run otherwise, which no two runs could be compared
+/// on instant by instant.
+const PROPTEST_SEED_ENV: &str = "PROPTEST_RNG_SEED";
+const PROPTEST_SEED: &str = "1";
 
 /// The runtime's variable that selects the netlist twins (sim-runtime's `NETLIST_ENV`; xtask
 /// does not depend on the runtime).
