@@ -44,7 +44,10 @@ module axi_wr_upsizer #
     // Width of the slave write strobe
     parameter S_STRB_WIDTH = (S_DATA_WIDTH/8),
     // Width of the master write strobe
-    parameter M_STRB_WIDTH = (M_DATA_WIDTH/8)
+    parameter M_STRB_WIDTH = (M_DATA_WIDTH/8),
+    // Seeded bug for the converter's formal proof (hdl/formal), never set by the card: 1 takes
+    // every byte of a narrow beat from slave lane 0 instead of its own lane
+    parameter BUG = 0
 )
 (
     input  wire                     clk,
@@ -107,6 +110,8 @@ localparam S_BYTES = S_STRB_WIDTH;
 localparam M_BYTES = M_STRB_WIDTH;
 localparam S_SHIFT = $clog2(S_BYTES);
 localparam M_SHIFT = $clog2(M_BYTES);
+// AWSIZE of a full-width slave beat (BUG 1 only).
+localparam [2:0] S_SIZE = S_SHIFT[2:0];
 // Slave beats in a master beat.
 localparam SLOTS = M_BYTES / S_BYTES;
 // The last byte's offset from a burst's first master beat (a burst stays in its 4 KiB page).
@@ -129,6 +134,11 @@ localparam [2:0]
 initial begin
     if (S_STRB_WIDTH * 8 != S_DATA_WIDTH || M_STRB_WIDTH * 8 != M_DATA_WIDTH) begin
         $error("Error: strobe widths must be data widths / 8 (instance %m)");
+        $finish;
+    end
+
+    if (BUG < 0 || BUG > 1) begin
+        $error("Error: BUG must be 0 or 1 (instance %m)");
         $finish;
     end
 
@@ -309,7 +319,11 @@ integer i;
 always @* begin
     for (i = 0; i < M_BYTES; i = i + 1) begin
         if (slot_reg[i / S_BYTES] && lanes_reg[i % S_BYTES] && s_axi_wstrb[i % S_BYTES]) begin
-            merged_data[8*i +: 8] = s_axi_wdata[8*(i % S_BYTES) +: 8];
+            if (BUG == 1 && size_reg < S_SIZE) begin
+                merged_data[8*i +: 8] = s_axi_wdata[7:0];
+            end else begin
+                merged_data[8*i +: 8] = s_axi_wdata[8*(i % S_BYTES) +: 8];
+            end
             merged_strb[i] = 1'b1;
         end else begin
             merged_data[8*i +: 8] = acc_data_reg[8*i +: 8];

@@ -3,8 +3,12 @@
  * (the master's rules assumed), the master port as a master (its rules asserted); neither has
  * read channels, which are tied idle. What the converter promises besides the protocol (its
  * header comment): each slave burst becomes at most one master burst (none when it is refused),
- * of full-width INCR beats from an address aligned to the master's beat, and an OKAY response
- * is the master side's, passed through.
+ * of full-width INCR beats from an address aligned to the master's beat; an OKAY
+ * response is the master side's, passed through; and every byte it writes with its strobe
+ * high is a byte the slave wrote at that address. For the last, the slave writes at each byte
+ * it strobes the low eight bits of the byte's address, and at each other byte their inverse,
+ * so a byte moved to another address or lane, or a byte written that the slave did not
+ * strobe, shows.
  */
 
 `resetall
@@ -26,7 +30,9 @@ module fw_axi_wr_upsizer #
     // Width of the slave strobes
     parameter S_STRB_WIDTH = (S_DATA_WIDTH/8),
     // Width of the master strobes
-    parameter M_STRB_WIDTH = (M_DATA_WIDTH/8)
+    parameter M_STRB_WIDTH = (M_DATA_WIDTH/8),
+    // The converter's seeded bug (a narrow beat's bytes taken from lane 0), 0 for none
+    parameter BUG = 0
 )
 (
     input  wire                        clk,
@@ -83,7 +89,8 @@ module fw_axi_wr_upsizer #
         .M_ADDR_WIDTH(M_ADDR_WIDTH),
         .ID_WIDTH(ID_WIDTH),
         .S_STRB_WIDTH(S_STRB_WIDTH),
-        .M_STRB_WIDTH(M_STRB_WIDTH)
+        .M_STRB_WIDTH(M_STRB_WIDTH),
+        .BUG(BUG)
     ) dut (
         .clk(clk),
         .rst(rst),
@@ -246,8 +253,89 @@ module fw_axi_wr_upsizer #
         end
     end
 
+    // The address of beat `beat` of an INCR burst at `addr` of size `size` (low eight bits): the
+    // first beat at the address, each one after at the next size-aligned address.
+    function [7:0] f_beat_addr(input [7:0] addr, input [2:0] size, input [7:0] beat);
+        f_beat_addr = (beat == 8'd0) ? addr : (((addr >> size) + beat) << size);
+    endfunction
+
+    localparam [7:0] S_BYTES = S_DATA_WIDTH / 8;
+    localparam [7:0] M_LANES = M_DATA_WIDTH / 8;
+
+    // The slave burst whose data the converter takes: it takes a burst's data only after its
+    // address, one burst at a time, and counts the beats by the length (not by WLAST).
+    reg [7:0] f_s_addr = 8'd0;
+    reg [2:0] f_s_size = 3'd0;
+    reg [7:0] f_s_beat = 8'd0;
+
+    always @(posedge clk) begin
+        if (s_axi_awvalid && s_axi_awready) begin
+            f_s_addr <= s_axi_awaddr[7:0];
+            f_s_size <= s_axi_awsize;
+            f_s_beat <= 8'd0;
+        end else if (s_axi_wvalid && s_axi_wready) begin
+            f_s_beat <= f_s_beat + 8'd1;
+        end
+    end
+
+    wire [7:0] f_s_at = f_beat_addr(f_s_addr, f_s_size, f_s_beat);
+    wire [8:0] f_s_end = (({1'b0, f_s_at} >> f_s_size) + 9'd1) << f_s_size;
+
+    // The master burst whose data goes out: the address offered until it is taken, then the
+    // one taken, kept by burst number (the addresses run at most four bursts ahead of their
+    // data, promised below).
+    reg [7:0] f_m_addr [0:3];
+    reg [7:0] f_m_beat = 8'd0;
+
+    always @(posedge clk) begin
+        if (m_axi_awvalid && m_axi_awready) begin
+            f_m_addr[f_m_aw[1:0]] <= m_axi_awaddr[7:0];
+        end
+        if (rst) begin
+            f_m_beat <= 8'd0;
+        end else if (m_axi_wvalid && m_axi_wready) begin
+            f_m_beat <= m_axi_wlast ? 8'd0 : f_m_beat + 8'd1;
+        end
+    end
+
+    wire [7:0] f_m_base = (f_m_aw > f_m_wlast) ? f_m_addr[f_m_wlast[1:0]] : m_axi_awaddr[7:0];
+    wire [7:0] f_m_at = (f_m_base & ~(M_LANES - 8'd1)) + (f_m_beat << $clog2(M_BYTES));
+
+    wire [M_STRB_WIDTH-1:0] f_m_lane_ok;
+
+    genvar f_lane;
+    generate
+        for (f_lane = 0; f_lane < S_STRB_WIDTH; f_lane = f_lane + 1) begin : g_slave
+            localparam [7:0] LANE = f_lane;
+            wire [7:0] f_byte = (f_s_at & ~(S_BYTES - 8'd1)) | LANE;
+            wire f_in_beat = f_byte >= f_s_at && {1'b0, f_byte} < f_s_end;
+
+            // What the slave writes: the byte's address where it strobes a byte of its beat,
+            // the inverse elsewhere.
+            always @(*) begin
+                if (!rst && s_axi_wvalid && s_axi_wready) begin
+                    assume (s_axi_wdata[f_lane*8 +: 8]
+                        == ((s_axi_wstrb[f_lane] && f_in_beat) ? f_byte : ~f_byte));
+                end
+            end
+        end
+        for (f_lane = 0; f_lane < M_STRB_WIDTH; f_lane = f_lane + 1) begin : g_master
+            localparam [7:0] LANE = f_lane;
+
+            assign f_m_lane_ok[f_lane] = !m_axi_wstrb[f_lane]
+                || m_axi_wdata[f_lane*8 +: 8] == ((f_m_at & ~(M_LANES - 8'd1)) | LANE);
+        end
+    endgenerate
+
+    always @(*) begin
+        if (!rst && m_axi_wvalid) begin
+            promise_bytes_to_their_address: assert (&f_m_lane_ok);
+        end
+    end
+
     always @(*) begin
         if (!rst) begin
+            promise_addresses_not_far_ahead: assert (f_m_aw <= f_m_wlast + 8'd4);
             promise_one_burst_each: assert (f_m_bursts <= f_s_bursts);
             if (m_axi_awvalid) begin
                 promise_full_width_incr: assert (m_axi_awburst == 2'b01
