@@ -94,9 +94,6 @@ struct Proof {
     /// Whose list the proof is on.
     #[serde(skip)]
     place: Place,
-    /// For a seeded bug of a multiclock proof, the test that shows it in simulation.
-    #[serde(skip)]
-    simulation: Option<String>,
 }
 
 /// A bug seeded into a module through its wrapper's parameters (the wrapper passes them on to
@@ -114,10 +111,6 @@ struct Seeded {
     /// BMC stops at the first failure, so it may take seconds where its module's proof takes
     /// minutes.
     ci: Option<bool>,
-    /// For a module of more than one clock, whose trace no replay can drive (the solver steps
-    /// a global clock against which each clock moves as it likes): the cargo test that shows
-    /// the same bug in simulation, on a build of the module with the same parameters.
-    simulation: Option<String>,
 }
 
 /// One proof's outcome, as printed and as written to the report.
@@ -272,22 +265,6 @@ fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String>
             _ => {}
         }
         let seeded = std::mem::take(&mut p.seeded);
-        if let Some(s) = seeded
-            .iter()
-            .find(|s| p.multiclock != s.simulation.is_some())
-        {
-            return Err(if p.multiclock {
-                format!(
-                    "{list_name}: seeded bug {}: a multiclock proof's trace steps a global clock, which a replay cannot drive; give `simulation`, the cargo test that shows the bug in simulation",
-                    s.name
-                )
-            } else {
-                format!(
-                    "{list_name}: seeded bug {}: `simulation` is for a multiclock proof's seeded bug; a proof of one clock replays its counterexample",
-                    s.name
-                )
-            });
-        }
         proofs.push(p.clone());
         for s in seeded {
             if s.fails.is_empty() {
@@ -308,7 +285,6 @@ fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String>
                 params,
                 expect: Some(s.fails),
                 ci: s.ci.unwrap_or(p.ci),
-                simulation: s.simulation,
                 ..p.clone()
             });
         }
@@ -510,49 +486,37 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
         .count();
     let (mut replay, mut replay_command, mut replay_problem) = (None, None, None);
     if let (Some(cex), Some(step)) = (&counterexample, step) {
-        if p.multiclock {
-            replay_problem = Some(match &p.simulation {
-                Some(test) => format!(
-                    "a multiclock proof's trace steps a global clock, which a replay cannot drive; the bug in simulation: {test}"
-                ),
-                None => "a multiclock proof's trace steps a global clock, which a replay cannot drive"
-                    .to_string(),
-            });
-        } else {
-            let files = wrapper_and_files(root, p);
-            let script = script(root, p);
-            let replays = p.place.replays(root);
-            let proven = replay::Proven {
-                name: &p.name,
-                module: &p.module,
-                params: &p.params,
-                files: &files,
-                script: &script,
-                seeded: p.expect.is_some(),
-                yosys: &tools.yosys,
-                replays: &replays,
-                rerun: p.place.rerun_command(&p.name),
-            };
-            let found = replay::Found {
-                vcd: Path::new(cex),
-                failed: &failed,
-                step,
-            };
-            match replay::write(root, &proven, &task("proof"), &found, ci) {
-                Ok(path) => {
-                    replay = Some(path.display().to_string());
-                    replay_command = Some(replay_command_for(root, p, &path));
-                }
-                Err(e) => replay_problem = Some(e),
+        let files = wrapper_and_files(root, p);
+        let script = script(root, p);
+        let replays = p.place.replays(root);
+        let proven = replay::Proven {
+            name: &p.name,
+            module: &p.module,
+            params: &p.params,
+            files: &files,
+            script: &script,
+            seeded: p.expect.is_some(),
+            yosys: &tools.yosys,
+            replays: &replays,
+            rerun: p.place.rerun_command(&p.name),
+        };
+        let found = replay::Found {
+            vcd: Path::new(cex),
+            failed: &failed,
+            step,
+        };
+        match replay::write(root, &proven, &task("proof"), &found, ci) {
+            Ok(path) => {
+                replay = Some(path.display().to_string());
+                replay_command = Some(replay_command_for(root, p, &path));
             }
+            Err(e) => replay_problem = Some(e),
         }
     }
     let ok = match &p.expect {
         None => result == "PASS" && covers_reached == covers,
         Some(expect) => {
-            result == "FAIL"
-                && expect.iter().all(|e| failed.contains(e))
-                && (replay.is_some() || p.simulation.is_some())
+            result == "FAIL" && expect.iter().all(|e| failed.contains(e)) && replay.is_some()
         }
     };
     Ok(Outcome {
@@ -885,20 +849,16 @@ mod tests {
         );
         let err = parse(&root, &list(&bug("skid_bug", "1.5", "\"p\""), false)).expect_err("value");
         assert!(err.contains("whole number or a Verilog literal"), "{err}");
-        // A multiclock proof's seeded bug names its simulation test instead of a replay; a
-        // proof of one clock's may not.
-        let err = parse(&root, &list(&bug("skid_bug", "1", "\"p\""), true)).expect_err("clocks");
-        assert!(err.contains("give `simulation`"), "{err}");
+        // A multiclock proof's seeded bug is replayed as any other; its list entry has no
+        // field of its own.
+        let proofs = parse(&root, &list(&bug("skid_bug", "1", "\"p\""), true))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(proofs[1].multiclock);
         let with_test = format!(
             "{}simulation = \"cargo test -p rtl-tests --test t -- x\"\n",
             bug("skid_bug", "1", "\"p\"")
         );
-        let proofs = parse(&root, &list(&with_test, true)).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            proofs[1].simulation.as_deref(),
-            Some("cargo test -p rtl-tests --test t -- x")
-        );
-        let err = parse(&root, &list(&with_test, false)).expect_err("one clock");
-        assert!(err.contains("`simulation` is for a multiclock"), "{err}");
+        let err = parse(&root, &list(&with_test, true)).expect_err("unknown field");
+        assert!(err.contains("simulation"), "{err}");
     }
 }

@@ -101,6 +101,65 @@ impl Idle {
     }
 }
 
+/// The clock enable of agents whose bus runs on a clock that the model's inputs carry rather
+/// than one the environment schedules (a multiclock replay drives its buses' clocks from a
+/// trace, one step per edge of the environment's clock): they sample only at edges where
+/// `edge` reads 1, with their reset read from `reset` (active high).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gate {
+    pub(crate) edge: Port,
+    pub(crate) reset: Port,
+}
+
+/// An agent behind a [`Gate`].
+struct Gated {
+    inner: Rc<RefCell<dyn Agent>>,
+    gate: Gate,
+    /// Whether the gate was open at this edge's sample, so that the drive phase follows it.
+    open: bool,
+    in_reset: bool,
+}
+
+impl Agent for Gated {
+    fn sample(&mut self, model: &Model, cx: &Cx) -> Result<()> {
+        self.open = model.get_bool(self.gate.edge);
+        if !self.open {
+            return Ok(());
+        }
+        self.in_reset = model.get_bool(self.gate.reset);
+        let cx = Cx {
+            in_reset: self.in_reset,
+            reset_now: self.in_reset,
+            ..*cx
+        };
+        self.inner.borrow_mut().sample(model, &cx)
+    }
+
+    fn drive(&mut self, model: &mut Model, cx: &Cx) -> Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        let cx = Cx {
+            in_reset: self.in_reset,
+            reset_now: model.get_bool(self.gate.reset),
+            ..*cx
+        };
+        self.inner.borrow_mut().drive(model, &cx)
+    }
+
+    fn is_monitor(&self) -> bool {
+        self.inner.borrow().is_monitor()
+    }
+
+    fn restart(&mut self) {
+        self.inner.borrow_mut().restart();
+    }
+
+    fn finish(&mut self, model: &Model, cx: &Cx) -> Result<()> {
+        self.inner.borrow_mut().finish(model, cx)
+    }
+}
+
 /// Whether a reset input is asserted high or low.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResetPolarity {
@@ -172,6 +231,8 @@ pub struct Env {
     monitors: bool,
     violations: Vec<Violation>,
     signal_map: Vec<SignalMapping>,
+    /// The gate put on the agents added while it is set.
+    gate: Option<Gate>,
 }
 
 impl std::fmt::Debug for Env {
@@ -202,6 +263,7 @@ impl Env {
             monitors: true,
             violations: Vec::new(),
             signal_map: Vec::new(),
+            gate: None,
         }
     }
 
@@ -323,6 +385,16 @@ impl Env {
     /// Adds an agent that runs on every rising edge of `clock`. Bus models call this from
     /// their `attach`; use it for agents of your own.
     pub fn add_agent(&mut self, clock: ClockId, agent: Rc<RefCell<dyn Agent>>) {
+        let agent: Rc<RefCell<dyn Agent>> = match self.gate {
+            // A gated agent is never skipped as idle: its group's reset is not its own.
+            Some(gate) => Rc::new(RefCell::new(Gated {
+                inner: agent,
+                gate,
+                open: false,
+                in_reset: false,
+            })),
+            None => agent,
+        };
         let (monitor, idle) = {
             let a = agent.borrow();
             (a.is_monitor(), a.idle())
@@ -340,6 +412,11 @@ impl Env {
         if clock.index() < 32 {
             self.active |= 1 << clock.index();
         }
+    }
+
+    /// Puts `gate` on the agents added from now on (none with `None`).
+    pub(crate) fn set_gate(&mut self, gate: Option<Gate>) {
+        self.gate = gate;
     }
 
     /// Installs pause generators from one spec on every channel of every agent: one line turns

@@ -11,10 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
-use formal_replay::{Protocol, Replay, DUT_PREFIX, NEXT_PREFIX};
+use formal_replay::{Protocol, Replay, DUT_PREFIX, EDGE_SUFFIX, NEXT_PREFIX};
 use sim_runtime::{Model, Port, SimError, TopDef};
 
-use crate::env::{Env, ResetPolarity};
+use crate::env::{Env, Gate, ResetPolarity};
 use crate::error::BfmError;
 use crate::monitor::{AxiMonitor, AxilMonitor, AxisMonitor, AxisMonitorConfig};
 use crate::protocol::Violation;
@@ -183,8 +183,22 @@ pub fn run(top: TopDef, replay: &Replay, waves: &Path) -> Result<ReplayRun, Repl
         .map_err(|e| sim_err(proof, e))?;
     for bus in &replay.buses {
         let prefix = bus.instance.as_str();
-        env.watch_reset(clock, &format!("{prefix}_rst"), ResetPolarity::ActiveHigh)
-            .map_err(|e| sim_err(proof, e))?;
+        let reset = format!("{prefix}_rst");
+        if replay.multiclock.is_some() {
+            // The bus's clock is a value of the trace: its monitor samples at the steps where
+            // that clock rises, under the bus's own reset.
+            let m = env.model();
+            let gate = Gate {
+                edge: m
+                    .port(&format!("{prefix}{EDGE_SUFFIX}"))
+                    .map_err(|e| sim_err(proof, e))?,
+                reset: m.port(&reset).map_err(|e| sim_err(proof, e))?,
+            };
+            env.set_gate(Some(gate));
+        } else {
+            env.watch_reset(clock, &reset, ResetPolarity::ActiveHigh)
+                .map_err(|e| sim_err(proof, e))?;
+        }
         let attached = match bus.protocol {
             Protocol::Axis => AxisMonitor::attach_with(
                 &mut env,
@@ -199,6 +213,7 @@ pub fn run(top: TopDef, replay: &Replay, waves: &Path) -> Result<ReplayRun, Repl
             Protocol::Axil => AxilMonitor::attach(&mut env, prefix, clock).map(drop),
             Protocol::Axi4 => AxiMonitor::attach(&mut env, prefix, clock).map(drop),
         };
+        env.set_gate(None);
         attached.map_err(|e| sim_err(proof, e))?;
     }
     let ports = {
@@ -439,6 +454,7 @@ mod tests {
                 name: "rst".into(),
                 width: 1,
             }],
+            multiclock: None,
             buses: Vec::new(),
             dut: "dut".into(),
             outputs: Vec::new(),

@@ -11,7 +11,12 @@ use crate::{Bus, Protocol, Side, Signal};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shape {
     pub wrapper: String,
+    /// The clock of the first property module.
     pub clock: String,
+    /// Each property module's clock, by instance: the wrapper input its `clk` is wired to.
+    pub bus_clocks: Vec<(String, String)>,
+    /// The wrapper's inputs but its clock; for a wrapper whose property modules run on more
+    /// than one clock ([`Shape::is_multiclock`]), its clocks among them.
     pub inputs: Vec<Signal>,
     pub buses: Vec<Bus>,
     pub dut: String,
@@ -78,6 +83,22 @@ fn ports(module: &Map<String, Value>, direction: &str) -> Vec<(Signal, Vec<Value
 }
 
 impl Shape {
+    /// Whether the property modules run on more than one clock.
+    pub fn is_multiclock(&self) -> bool {
+        self.bus_clocks.iter().any(|(_, c)| *c != self.clock)
+    }
+
+    /// The distinct clocks of the property modules, in the order of their first module.
+    pub fn clocks(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (_, c) in &self.bus_clocks {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
+        out
+    }
+
     /// Reads the design Yosys wrote for the wrapper.
     pub fn from_json(text: &str) -> Result<Shape, ReplayError> {
         let doc: Value = serde_json::from_str(text)
@@ -100,7 +121,7 @@ impl Shape {
             .ok_or_else(|| bad(format!("`{wrapper}` has no cells")))?;
         let inputs = ports(top, "input");
         let mut buses = Vec::new();
-        let mut clock_bits = None;
+        let mut bus_clock_bits = Vec::new();
         let mut dut = None;
         for (name, cell) in cells {
             let ty = cell.get("type").and_then(Value::as_str).unwrap_or_default();
@@ -109,9 +130,11 @@ impl Shape {
                 continue;
             };
             if let Some((protocol, side)) = property_kind(base) {
-                if clock_bits.is_none() {
-                    clock_bits = cell.pointer("/connections/clk").cloned();
-                }
+                let bits = cell
+                    .pointer("/connections/clk")
+                    .cloned()
+                    .ok_or_else(|| bad(format!("property module `{name}` has no clock")))?;
+                bus_clock_bits.push((name.clone(), bits));
                 let signals = ports(module, "input")
                     .into_iter()
                     .map(|(s, _)| s)
@@ -148,20 +171,28 @@ impl Shape {
         }
         let (dut, outputs) =
             dut.ok_or_else(|| bad(format!("`{wrapper}` instantiates no module under proof")))?;
-        let clock_bits = clock_bits.ok_or_else(|| bad("the property modules have no clock"))?;
-        let clock = inputs
-            .iter()
-            .find(|(_, bits)| Value::Array(bits.clone()) == clock_bits)
-            .map(|(s, _)| s.name.clone())
-            .ok_or_else(|| {
-                bad(format!(
-                    "the property modules' clock is not an input of `{wrapper}`"
-                ))
-            })?;
+        let mut bus_clocks = Vec::new();
+        for (bus, bits) in bus_clock_bits {
+            let clock = inputs
+                .iter()
+                .find(|(_, b)| Value::Array(b.clone()) == bits)
+                .map(|(s, _)| s.name.clone())
+                .ok_or_else(|| {
+                    bad(format!(
+                        "the clock of property module `{bus}` is not an input of `{wrapper}`"
+                    ))
+                })?;
+            bus_clocks.push((bus, clock));
+        }
+        let clock = bus_clocks
+            .first()
+            .map(|(_, c)| c.clone())
+            .ok_or_else(|| bad("the property modules have no clock"))?;
+        let multiclock = bus_clocks.iter().any(|(_, c)| *c != clock);
         let inputs = inputs
             .into_iter()
             .map(|(s, _)| s)
-            .filter(|s| s.name != clock)
+            .filter(|s| multiclock || s.name != clock)
             .collect();
         let mut clocked: Vec<String> = modules
             .values()
@@ -183,6 +214,7 @@ impl Shape {
         Ok(Shape {
             wrapper: wrapper.clone(),
             clock,
+            bus_clocks,
             inputs,
             buses,
             dut,

@@ -47,6 +47,14 @@ pub const NEXT_PREFIX: &str = "next_";
 /// The prefix of the shell's outputs that carry the module's outputs: `dut_<output>`.
 pub const DUT_PREFIX: &str = "dut_";
 
+/// A multiclock replay's shell clock: one rising edge per step of the solver, at which the
+/// shell loads the wrapper's clocks from the trace.
+pub const STEP_CLOCK: &str = "replay_step";
+
+/// The suffix of a multiclock shell's output per bus, `<instance>_edge`: high when the bus's
+/// clock rises at the coming step, so that its monitor samples only then.
+pub const EDGE_SUFFIX: &str = "_edge";
+
 /// One failed proof's counterexample: what the proof was, the shape of its wrapper and the
 /// trace, cycle by cycle.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,10 +82,15 @@ pub struct Replay {
     pub failed: Vec<String>,
     /// The cycle (0 = the first, in reset) at which they failed: the trace's last.
     pub step: usize,
-    /// The wrapper's clock input.
+    /// The shell's clock: the wrapper's clock input, or for a multiclock proof [`STEP_CLOCK`].
     pub clock: String,
-    /// The wrapper's other inputs, in the order the shell declares them.
+    /// The wrapper's other inputs (for a multiclock proof, its clocks among them), in the order
+    /// the shell declares them.
     pub inputs: Vec<Signal>,
+    /// A proof whose property modules run on more than one clock (sby's `multiclock on`):
+    /// which input is a clock, and which clock loads each other input. Absent for one clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiclock: Option<Multiclock>,
     /// The buses the property modules watch, one per instance.
     pub buses: Vec<Bus>,
     /// The instance name of the module under proof inside the wrapper.
@@ -99,6 +112,24 @@ pub struct Replay {
 pub struct Signal {
     pub name: String,
     pub width: u32,
+}
+
+/// How a multiclock replay's shell drives its wrapper. The solver steps a global clock, and the
+/// wrapper's clocks and inputs are values of the trace like any other; the wrapper assumes that
+/// each input changes only at the rising edge of its side's clock. So the shell loads the
+/// clocks at each step (a rising edge of [`STEP_CLOCK`]) and each other input at the rising
+/// edge of its own clock, where the module's registers on that clock sample the input's old
+/// value, as the solver's do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Multiclock {
+    /// The wrapper's clock inputs.
+    pub clocks: Vec<String>,
+    /// For each other input, the clock whose rising edge loads it: the first clock that rises
+    /// at every step where the input changes in the trace.
+    pub loaded_by: BTreeMap<String, String>,
+    /// Each bus's clock, by property module instance.
+    pub bus_clocks: BTreeMap<String, String>,
 }
 
 /// The protocol a property module checks.
@@ -256,6 +287,33 @@ impl Replay {
                 self.proof
             ));
         }
+        if let Some(mc) = &self.multiclock {
+            let is_input = |n: &str| self.inputs.iter().any(|s| s.name == n);
+            if let Some(c) = mc.clocks.iter().find(|c| !is_input(c)) {
+                return bad(format!("clock `{c}` is not one of the inputs"));
+            }
+            for s in self.inputs.iter().filter(|s| !mc.clocks.contains(&s.name)) {
+                match mc.loaded_by.get(&s.name) {
+                    Some(c) if mc.clocks.contains(c) => {}
+                    Some(c) => {
+                        return bad(format!(
+                            "input `{}` is loaded by `{c}`, not a clock",
+                            s.name
+                        ))
+                    }
+                    None => return bad(format!("input `{}` has no clock to load it", s.name)),
+                }
+            }
+            for b in &self.buses {
+                if !mc
+                    .bus_clocks
+                    .get(&b.instance)
+                    .is_some_and(|c| mc.clocks.contains(c))
+                {
+                    return bad(format!("bus `{}` has no clock", b.instance));
+                }
+            }
+        }
         for (i, c) in self.cycles.iter().enumerate() {
             for s in &self.inputs {
                 let Some(v) = c.inputs.get(&s.name) else {
@@ -337,6 +395,16 @@ pub fn from_trace(src: Source, design_json: &str, vcd_text: &str) -> Result<Repl
         }
         cycles.push(Cycle { inputs, outputs });
     }
+    let multiclock = if shape.is_multiclock() {
+        Some(multiclock_of(&shape, &cycles)?)
+    } else {
+        None
+    };
+    let clock = if multiclock.is_some() {
+        STEP_CLOCK.to_string()
+    } else {
+        shape.clock.clone()
+    };
     let prefix = format!("{}.", shape.wrapper);
     let failed = src
         .failed
@@ -353,8 +421,9 @@ pub fn from_trace(src: Source, design_json: &str, vcd_text: &str) -> Result<Repl
         seeded: src.seeded,
         failed,
         step: src.step,
-        clock: shape.clock,
+        clock,
         inputs: shape.inputs,
+        multiclock,
         buses: shape.buses,
         dut: shape.dut,
         outputs: shape.outputs,
@@ -365,9 +434,110 @@ pub fn from_trace(src: Source, design_json: &str, vcd_text: &str) -> Result<Repl
     Ok(replay)
 }
 
+/// Which clock loads each input of a multiclock trace: the first clock (in the order of the
+/// property modules) that rises at every step where the input's value changes.
+fn multiclock_of(shape: &Shape, cycles: &[Cycle]) -> Result<Multiclock, ReplayError> {
+    let clocks = shape.clocks();
+    let value = |c: &Cycle, name: &str| c.inputs.get(name).cloned().unwrap_or_default();
+    let rose = |clock: &str, step: usize| {
+        step > 0 && value(&cycles[step - 1], clock) == "0" && value(&cycles[step], clock) == "1"
+    };
+    let mut loaded_by = BTreeMap::new();
+    for s in shape.inputs.iter().filter(|s| !clocks.contains(&s.name)) {
+        let changes: Vec<usize> = (1..cycles.len())
+            .filter(|&t| value(&cycles[t - 1], &s.name) != value(&cycles[t], &s.name))
+            .collect();
+        let clock = clocks
+            .iter()
+            .find(|c| changes.iter().all(|&t| rose(c, t)))
+            .ok_or_else(|| ReplayError::Trace {
+                problem: format!(
+                    "input `{}` changes at step {} where none of the clocks {clocks:?} rises; the wrapper must assume that each input changes only at its clock's rising edge",
+                    s.name,
+                    changes
+                        .iter()
+                        .find(|&&t| !clocks.iter().any(|c| rose(c, t)))
+                        .or(changes.first())
+                        .copied()
+                        .unwrap_or(0)
+                ),
+            })?;
+        loaded_by.insert(s.name.clone(), clock.clone());
+    }
+    Ok(Multiclock {
+        clocks,
+        loaded_by,
+        bus_clocks: shape.bus_clocks.iter().cloned().collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two clocks `a` and `b` alternating, then both low; `x` changes where `a` rises, `y` and
+    /// `k` where `b` does, and `z` (when it changes) at the last step, where neither does.
+    fn two_clocks(z_changes: bool) -> (Shape, Vec<Cycle>) {
+        let sig = |n: &str| Signal {
+            name: n.into(),
+            width: 1,
+        };
+        let shape = Shape {
+            wrapper: "fw".into(),
+            clock: "a".into(),
+            bus_clocks: vec![("f_in".into(), "a".into()), ("f_out".into(), "b".into())],
+            inputs: ["a", "b", "x", "y", "k", "z"].map(sig).to_vec(),
+            buses: Vec::new(),
+            dut: "dut".into(),
+            outputs: Vec::new(),
+            clocked: Vec::new(),
+        };
+        // Steps: a b x y k z
+        let rows = [
+            "000000", "100000", "010000", "101000", "011110", "100110", "010010", "000011",
+        ];
+        let cycles = rows
+            .iter()
+            .map(|r| {
+                let mut v: Vec<char> = r.chars().collect();
+                if !z_changes {
+                    v[5] = '0';
+                }
+                Cycle {
+                    inputs: ["a", "b", "x", "y", "k", "z"]
+                        .iter()
+                        .zip(v)
+                        .map(|(n, c)| (n.to_string(), c.to_string()))
+                        .collect(),
+                    outputs: BTreeMap::new(),
+                }
+            })
+            .collect();
+        (shape, cycles)
+    }
+
+    #[test]
+    fn each_input_is_loaded_by_the_clock_that_rises_where_it_changes() {
+        let (shape, cycles) = two_clocks(false);
+        assert!(shape.is_multiclock());
+        let mc = multiclock_of(&shape, &cycles).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(mc.clocks, ["a", "b"]);
+        let by = |n: &str| mc.loaded_by.get(n).map(String::as_str);
+        // x changes at steps 3 and 5, where a rises; y at 4 and 6, where b rises (and k at
+        // 4); z not at all, so the first clock will do.
+        assert_eq!(by("x"), Some("a"));
+        assert_eq!(by("y"), Some("b"));
+        assert_eq!(by("k"), Some("b"));
+        assert_eq!(by("z"), Some("a"));
+        assert_eq!(mc.bus_clocks.get("f_out").map(String::as_str), Some("b"));
+        let (shape, cycles) = two_clocks(true);
+        let e = multiclock_of(&shape, &cycles).err().map(|e| e.to_string());
+        assert!(
+            e.as_deref()
+                .is_some_and(|e| e.contains("input `z` changes at step 7")),
+            "{e:?}"
+        );
+    }
 
     #[test]
     fn hex_values_become_words() {

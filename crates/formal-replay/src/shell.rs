@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::ReplayError;
-use crate::{Replay, DUT_PREFIX, NEXT_PREFIX};
+use crate::{Replay, DUT_PREFIX, EDGE_SUFFIX, NEXT_PREFIX};
 
 fn range(width: u32) -> String {
     if width > 1 {
@@ -17,7 +17,10 @@ fn range(width: u32) -> String {
 
 /// The shell module of `replay`: the proof's wrapper, built with `FORMAL` defined, its inputs
 /// registered from `next_<input>` at each rising edge (starting from the trace's first cycle),
-/// and its property modules' buses and the module's outputs brought out as ports.
+/// and its property modules' buses and the module's outputs brought out as ports. A multiclock
+/// replay's shell loads the wrapper's clocks at each rising edge of its step clock and every
+/// other input at its own clock's rising edge ([`crate::Multiclock`]), and brings out per bus
+/// whether its clock rises at the coming step (`<instance>_edge`).
 pub fn shell_verilog(replay: &Replay) -> String {
     let mut s = String::new();
     let top = replay.top_name();
@@ -54,6 +57,9 @@ pub fn shell_verilog(replay: &Replay) -> String {
                 sig.name
             ));
         }
+        if replay.multiclock.is_some() {
+            ports.push(format!("    output wire {}{EDGE_SUFFIX}", b.instance));
+        }
     }
     for o in &replay.outputs {
         ports.push(format!(
@@ -76,11 +82,31 @@ pub fn shell_verilog(replay: &Replay) -> String {
             i.width
         );
     }
-    let _ = writeln!(s, "\n    always @(posedge {}) begin", replay.clock);
-    for i in &replay.inputs {
-        let _ = writeln!(s, "        {} <= {NEXT_PREFIX}{};", i.name, i.name);
+    // Which register each input is loaded at: the shell's clock, or per multiclock input its own.
+    let loads = |clock: &str| -> Vec<&str> {
+        replay
+            .inputs
+            .iter()
+            .map(|i| i.name.as_str())
+            .filter(|n| match &replay.multiclock {
+                None => true,
+                Some(mc) if clock == replay.clock => mc.clocks.iter().any(|c| c == n),
+                Some(mc) => mc.loaded_by.get(*n).is_some_and(|c| c == clock),
+            })
+            .collect()
+    };
+    let mut clocks = vec![replay.clock.as_str()];
+    if let Some(mc) = &replay.multiclock {
+        clocks.extend(mc.clocks.iter().map(String::as_str));
     }
-    let _ = writeln!(s, "    end\n");
+    for clock in clocks {
+        let _ = writeln!(s, "\n    always @(posedge {clock}) begin");
+        for name in loads(clock) {
+            let _ = writeln!(s, "        {name} <= {NEXT_PREFIX}{name};");
+        }
+        let _ = writeln!(s, "    end");
+    }
+    let _ = writeln!(s);
     let params: Vec<String> = replay
         .params
         .iter()
@@ -91,7 +117,10 @@ pub fn shell_verilog(replay: &Replay) -> String {
     } else {
         format!("#({}) ", params.join(", "))
     };
-    let mut conns = vec![format!("        .{0}({0})", replay.clock)];
+    let mut conns = Vec::new();
+    if replay.multiclock.is_none() {
+        conns.push(format!("        .{0}({0})", replay.clock));
+    }
     for i in &replay.inputs {
         conns.push(format!("        .{0}({0})", i.name));
     }
@@ -116,6 +145,17 @@ pub fn shell_verilog(replay: &Replay) -> String {
             "    assign {DUT_PREFIX}{0} = check.{1}.{0};",
             o.name, replay.dut
         );
+    }
+    if let Some(mc) = &replay.multiclock {
+        for b in &replay.buses {
+            if let Some(c) = mc.bus_clocks.get(&b.instance) {
+                let _ = writeln!(
+                    s,
+                    "    assign {}{EDGE_SUFFIX} = !{c} && {NEXT_PREFIX}{c};",
+                    b.instance
+                );
+            }
+        }
     }
     let _ = writeln!(s, "\nendmodule\n\n`default_nettype wire");
     s
@@ -217,6 +257,7 @@ mod tests {
             step: 0,
             clock: "clk".into(),
             inputs: vec![sig("rst", 1), sig("data", 12)],
+            multiclock: None,
             buses: vec![Bus {
                 instance: "f_in".into(),
                 protocol: Protocol::Axis,
@@ -248,6 +289,73 @@ mod tests {
         assert!(v.contains("fw_x #(.BUG(1)) check ("), "{v}");
         assert!(v.contains("assign f_in_tvalid = check.f_in.tvalid;"), "{v}");
         assert!(v.contains("assign dut_o = check.dut.o;"), "{v}");
+    }
+
+    /// A multiclock replay: clocks `a` and `b`, `x` loaded by `a` and `y` by `b`, a bus on each.
+    fn multiclock() -> Replay {
+        let mut r = replay();
+        let sig = |n: &str| Signal {
+            name: n.into(),
+            width: 1,
+        };
+        r.clock = crate::STEP_CLOCK.into();
+        r.inputs = vec![sig("a"), sig("b"), sig("x"), sig("y")];
+        let mut out = r.buses[0].clone();
+        out.instance = "f_out".into();
+        r.buses.push(out);
+        r.multiclock = Some(crate::Multiclock {
+            clocks: vec!["a".into(), "b".into()],
+            loaded_by: BTreeMap::from([
+                ("x".to_string(), "a".to_string()),
+                ("y".to_string(), "b".to_string()),
+            ]),
+            bus_clocks: BTreeMap::from([
+                ("f_in".to_string(), "a".to_string()),
+                ("f_out".to_string(), "b".to_string()),
+            ]),
+        });
+        r.cycles = vec![Cycle {
+            inputs: ["a", "b", "x", "y"]
+                .iter()
+                .map(|n| (n.to_string(), "0".to_string()))
+                .collect(),
+            outputs: BTreeMap::from([("o".to_string(), "0".to_string())]),
+        }];
+        r
+    }
+
+    #[test]
+    fn a_multiclock_shell_loads_each_input_at_its_own_clock() {
+        let r = multiclock();
+        assert!(Replay::parse(&r.to_text().unwrap_or_else(|e| panic!("{e}"))).is_ok());
+        let v = shell_verilog(&r);
+        assert!(v.contains("    input  wire replay_step,\n"), "{v}");
+        assert!(
+            v.contains("always @(posedge replay_step) begin\n        a <= next_a;\n        b <= next_b;\n    end"),
+            "{v}"
+        );
+        assert!(
+            v.contains("always @(posedge a) begin\n        x <= next_x;\n    end"),
+            "{v}"
+        );
+        assert!(
+            v.contains("always @(posedge b) begin\n        y <= next_y;\n    end"),
+            "{v}"
+        );
+        // The wrapper has no step clock; its clocks are inputs like the others.
+        assert!(!v.contains(".replay_step("), "{v}");
+        assert!(v.contains("        .a(a),\n"), "{v}");
+        assert!(v.contains("assign f_in_edge = !a && next_a;"), "{v}");
+        assert!(v.contains("assign f_out_edge = !b && next_b;"), "{v}");
+        // An input without a clock, or a bus without one, is refused.
+        let mut bad = multiclock();
+        if let Some(mc) = bad.multiclock.as_mut() {
+            mc.loaded_by.remove("y");
+        }
+        let e = Replay::parse(&bad.to_text().unwrap_or_else(|e| panic!("{e}")))
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|e| e.contains("input `y` has no clock")));
     }
 
     #[test]

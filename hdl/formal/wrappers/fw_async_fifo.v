@@ -89,6 +89,9 @@ module fw_async_fifo #
     );
 
     // The solver's own step: the clocks and each side's inputs are constrained against it.
+    // A simulation has no such step (a replay drives the clocks and inputs from a trace
+    // that already keeps these assumptions), and Verilator has no `$global_clock`.
+`ifndef VERILATOR
     reg f_gpast = 1'b0;
 
     always @($global_clock) begin
@@ -103,6 +106,7 @@ module fw_async_fifo #
             end
         end
     end
+`endif
 
     // The numbers of the next entry written and read, and whether a side was reset again
     // after the first reset (then entries in flight are discarded, by design).
