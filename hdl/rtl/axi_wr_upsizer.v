@@ -46,7 +46,8 @@ module axi_wr_upsizer #
     // Width of the master write strobe
     parameter M_STRB_WIDTH = (M_DATA_WIDTH/8),
     // Seeded bug for the converter's formal proof (hdl/formal), never set by the card: 1 takes
-    // every byte of a narrow beat from slave lane 0 instead of its own lane
+    // every byte of a narrow beat from slave lane 0 instead of its own lane; 2 drops the byte
+    // of a narrow beat's top slave lane (its strobe is not passed on)
     parameter BUG = 0
 )
 (
@@ -110,7 +111,7 @@ localparam S_BYTES = S_STRB_WIDTH;
 localparam M_BYTES = M_STRB_WIDTH;
 localparam S_SHIFT = $clog2(S_BYTES);
 localparam M_SHIFT = $clog2(M_BYTES);
-// AWSIZE of a full-width slave beat (BUG 1 only).
+// AWSIZE of a full-width slave beat (BUG 1 and 2 only).
 localparam [2:0] S_SIZE = S_SHIFT[2:0];
 // Slave beats in a master beat.
 localparam SLOTS = M_BYTES / S_BYTES;
@@ -137,8 +138,8 @@ initial begin
         $finish;
     end
 
-    if (BUG < 0 || BUG > 1) begin
-        $error("Error: BUG must be 0 or 1 (instance %m)");
+    if (BUG < 0 || BUG > 2) begin
+        $error("Error: BUG must be 0, 1 or 2 (instance %m)");
         $finish;
     end
 
@@ -318,7 +319,8 @@ integer i;
 
 always @* begin
     for (i = 0; i < M_BYTES; i = i + 1) begin
-        if (slot_reg[i / S_BYTES] && lanes_reg[i % S_BYTES] && s_axi_wstrb[i % S_BYTES]) begin
+        if (slot_reg[i / S_BYTES] && lanes_reg[i % S_BYTES] && s_axi_wstrb[i % S_BYTES]
+                && !(BUG == 2 && size_reg < S_SIZE && i % S_BYTES == S_BYTES - 1)) begin
             if (BUG == 1 && size_reg < S_SIZE) begin
                 merged_data[8*i +: 8] = s_axi_wdata[7:0];
             end else begin

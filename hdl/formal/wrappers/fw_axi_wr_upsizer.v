@@ -31,7 +31,8 @@ module fw_axi_wr_upsizer #
     parameter S_STRB_WIDTH = (S_DATA_WIDTH/8),
     // Width of the master strobes
     parameter M_STRB_WIDTH = (M_DATA_WIDTH/8),
-    // The converter's seeded bug (a narrow beat's bytes taken from lane 0), 0 for none
+    // The converter's seeded bug (1: a narrow beat's bytes taken from lane 0; 2: a narrow
+    // beat's top lane dropped), 0 for none
     parameter BUG = 0
 )
 (
@@ -302,6 +303,8 @@ module fw_axi_wr_upsizer #
     wire [7:0] f_m_at = (f_m_base & ~(M_LANES - 8'd1)) + (f_m_beat << $clog2(M_BYTES));
 
     wire [M_STRB_WIDTH-1:0] f_m_lane_ok;
+    // Per slave lane, whether the beat strobes a byte of its own.
+    wire [S_STRB_WIDTH-1:0] f_s_strobed;
 
     genvar f_lane;
     generate
@@ -309,6 +312,8 @@ module fw_axi_wr_upsizer #
             localparam [7:0] LANE = f_lane;
             wire [7:0] f_byte = (f_s_at & ~(S_BYTES - 8'd1)) | LANE;
             wire f_in_beat = f_byte >= f_s_at && {1'b0, f_byte} < f_s_end;
+
+            assign f_s_strobed[f_lane] = s_axi_wstrb[f_lane] && f_in_beat;
 
             // What the slave writes: the byte's address where it strobes a byte of its beat,
             // the inverse elsewhere.
@@ -330,6 +335,76 @@ module fw_axi_wr_upsizer #
     always @(*) begin
         if (!rst && m_axi_wvalid) begin
             promise_bytes_to_their_address: assert (&f_m_lane_ok);
+        end
+    end
+
+    /*
+     * No strobed byte is lost: per burst, the master writes as many bytes with their strobe
+     * high as the slave strobed within its beats (the bytes of a burst have distinct
+     * addresses, and the promise above puts each at its own). A refused burst writes nothing
+     * and is left out. The slave's counts wait by burst number, as the addresses do.
+     */
+    function [7:0] f_ones(input [M_STRB_WIDTH-1:0] v);
+        integer f_k;
+        begin
+            f_ones = 8'd0;
+            for (f_k = 0; f_k < M_STRB_WIDTH; f_k = f_k + 1) begin
+                f_ones = f_ones + {7'd0, v[f_k]};
+            end
+        end
+    endfunction
+
+    reg [7:0] f_s_len = 8'd0;
+    reg       f_s_refused = 1'b0;
+    reg [7:0] f_s_count = 8'd0;    // bytes strobed so far in the slave burst
+    reg [7:0] f_s_done_n = 8'd0;   // slave bursts taken whole and not refused
+    reg [7:0] f_s_done [0:3];      // their byte counts, by burst number
+    reg [7:0] f_m_count = 8'd0;    // bytes written so far in the master burst
+
+    wire [7:0] f_s_beat_bytes = f_ones({{(M_STRB_WIDTH-S_STRB_WIDTH){1'b0}}, f_s_strobed});
+    wire [7:0] f_m_beat_bytes = f_ones(m_axi_wstrb);
+
+    always @(posedge clk) begin
+        if (s_axi_awvalid && s_axi_awready) begin
+            f_s_len <= s_axi_awlen;
+            f_s_refused <= s_axi_awburst != 2'b01
+                || s_axi_awaddr[S_ADDR_WIDTH-1:M_ADDR_WIDTH] != 0;
+        end
+        if (rst) begin
+            f_s_count <= 8'd0;
+            f_s_done_n <= 8'd0;
+            f_m_count <= 8'd0;
+        end else begin
+            if (s_axi_wvalid && s_axi_wready) begin
+                if (f_s_beat == f_s_len) begin
+                    f_s_count <= 8'd0;
+                    if (!f_s_refused) begin
+                        f_s_done[f_s_done_n[1:0]] <= f_s_count + f_s_beat_bytes;
+                        f_s_done_n <= f_s_done_n + 8'd1;
+                    end
+                end else begin
+                    f_s_count <= f_s_count + f_s_beat_bytes;
+                end
+            end
+            if (m_axi_wvalid && m_axi_wready) begin
+                f_m_count <= m_axi_wlast ? 8'd0 : f_m_count + f_m_beat_bytes;
+            end
+        end
+    end
+
+    // The slave puts WLAST on each burst's last beat (the rule table's `wlast_on_last_beat`
+    // needs a count of beats per burst and has no formal form; the converter counts beats by
+    // the length, and takes a burst's data only after its address, so the count is here).
+    always @(*) begin
+        if (!rst && s_axi_wvalid && s_axi_wready) begin
+            assume (s_axi_wlast == (f_s_beat == f_s_len));
+        end
+    end
+
+    always @(*) begin
+        if (!rst && m_axi_wvalid && m_axi_wlast) begin
+            promise_every_strobed_byte_written: assert (f_s_done_n > f_m_wlast
+                && f_m_count + f_m_beat_bytes == f_s_done[f_m_wlast[1:0]]);
         end
     end
 
