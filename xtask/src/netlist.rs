@@ -408,7 +408,7 @@ impl Traces {
         );
         if missing > 0 {
             problems.push(format!(
-                "{what}: {missing} tests have no trace of a netlist run"
+                "{what}: {missing} models traced on the RTL have no trace of a netlist run"
             ));
         }
         Ok(())
