@@ -53,6 +53,21 @@ usage: cargo xtask formal [--crate NAME] [--module M] [--depth N] [--json] [--ci
 #[serde(deny_unknown_fields)]
 struct ProofList {
     proof: Vec<Proof>,
+    /// AXI-facing modules with no proof of their own, each with the reason. Only the tidy
+    /// test reads it (that every AXI-facing module is proven or says why); the proofs run
+    /// without it.
+    #[serde(default)]
+    #[cfg_attr(not(test), allow(dead_code))]
+    unproven: Vec<Unproven>,
+}
+
+/// An AXI-facing module the list does not prove, and why.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(not(test), allow(dead_code))]
+struct Unproven {
+    module: String,
+    why: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -75,6 +90,15 @@ struct Proof {
     /// The modules of `hdl/rtl` that the module instantiates, read with it.
     #[serde(default)]
     uses: Vec<String>,
+    /// Headers of `hdl/include` that the module's Verilog includes: copied beside it for the
+    /// proof, not read on their own.
+    #[serde(default)]
+    includes: Vec<String>,
+    /// Turn the design's memories into registers before the proof (Yosys's `memory_map`): the
+    /// solver then sees a FIFO of a few entries as bits rather than as an array, which costs a
+    /// deep BMC of many FIFOs far less.
+    #[serde(default)]
+    memories_as_registers: bool,
     /// A crate's own proof: the module's Verilog, and what it instantiates, relative to the
     /// crate (a card module's is `hdl/rtl/<module>.v` and its `uses`).
     #[serde(default)]
@@ -317,7 +341,8 @@ fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String>
                 p.module
             ));
         }
-        for f in wrapper_and_files(root, p) {
+        let headers = p.includes.iter().map(|h| root.join("hdl/include").join(h));
+        for f in wrapper_and_files(root, p).into_iter().chain(headers) {
             if !f.is_file() {
                 return Err(format!(
                     "{list_name}: proof of {} needs {}, which is missing",
@@ -362,6 +387,9 @@ fn script(root: &Path, p: &Proof) -> Vec<String> {
         lines.push(format!("chparam -set {k} {v} fw_{}", p.module));
     }
     lines.push(format!("prep -top fw_{}", p.module));
+    if p.memories_as_registers {
+        lines.push("memory_map".to_string());
+    }
     lines
 }
 
@@ -395,6 +423,9 @@ fn sby_file(root: &Path, p: &Proof, depth: u32) -> String {
     let _ = writeln!(s, "[files]");
     for f in &files {
         let _ = writeln!(s, "{}", f.display());
+    }
+    for h in &p.includes {
+        let _ = writeln!(s, "{}", root.join("hdl/include").join(h).display());
     }
     s
 }
@@ -803,6 +834,95 @@ mod tests {
         assert!(err.contains("depth must be at least 1"), "{err}");
         let err = parse(&root, &entry("no_such_module", "bmc", 4)).expect_err("files");
         assert!(err.contains("which is missing"), "{err}");
+    }
+
+    /// The names of the modules of `hdl/rtl` with an AXI4, AXI4-Lite or AXI-Stream port: a
+    /// port `s_axi*`/`m_axi*` whose name ends in `valid` or `ready`.
+    fn axi_facing_modules(root: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let dir = root.join("hdl/rtl");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "v"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{e}"));
+            let axi = text.lines().any(|l| {
+                let l = l.trim();
+                (l.starts_with("input") || l.starts_with("output"))
+                    && l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .any(|w| {
+                            (w.starts_with("s_axi") || w.starts_with("m_axi"))
+                                && (w.ends_with("valid") || w.ends_with("ready"))
+                        })
+            });
+            if axi {
+                let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned());
+                out.extend(stem);
+            }
+        }
+        out
+    }
+
+    /// Every AXI-facing module of `hdl/rtl` has a proof, or the list says why it has none; and
+    /// the list names no module twice that way.
+    #[test]
+    fn every_axi_facing_module_is_proven_or_says_why() {
+        let root = crate::root();
+        let path = root.join("hdl/formal/proofs.toml");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let list: ProofList = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        let facing = axi_facing_modules(&root);
+        // The scan itself: modules known to face AXI buses are found, one that does not is not.
+        for m in [
+            "axi_mm_path",
+            "axil_reg_if",
+            "axis_skid_buffer",
+            "card_core",
+        ] {
+            assert!(facing.iter().any(|f| f == m), "{m} not found: {facing:?}");
+        }
+        assert!(!facing.iter().any(|f| f == "frame_crc32"), "{facing:?}");
+        for m in &facing {
+            let proven = list.proof.iter().any(|p| &p.module == m);
+            let why = list.unproven.iter().find(|u| &u.module == m);
+            assert!(
+                proven != why.is_some(),
+                "{m}: an AXI-facing module needs a [[proof]] in {} or an [[unproven]] entry saying why, not both",
+                path.display()
+            );
+            if let Some(u) = why {
+                assert!(!u.why.trim().is_empty(), "{m}: say why it is unproven");
+            }
+        }
+        for u in &list.unproven {
+            assert!(
+                facing.contains(&u.module),
+                "[[unproven]] {} is not an AXI-facing module of hdl/rtl",
+                u.module
+            );
+        }
+    }
+
+    /// A proof that asks for it has its memories turned into registers after `prep`, and only
+    /// then.
+    #[test]
+    fn memories_become_registers_where_asked() {
+        let root = crate::root();
+        let list = |extra: &str| {
+            format!("[[proof]]\nmodule = \"axis_skid_buffer\"\nprops = [\"faxis_master\"]\nmode = \"bmc\"\ndepth = 4\nci = false\n{extra}")
+        };
+        let proofs =
+            parse(&root, &list("memories_as_registers = true\n")).unwrap_or_else(|e| panic!("{e}"));
+        let sby = sby_file(&root, &proofs[0], 4);
+        assert!(
+            sby.contains("prep -top fw_axis_skid_buffer\nmemory_map\n"),
+            "{sby}"
+        );
+        let proofs = parse(&root, &list("")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!sby_file(&root, &proofs[0], 4).contains("memory_map"));
     }
 
     /// A seeded bug becomes a BMC proof of its own after its module's, with the wrapper's
