@@ -106,10 +106,18 @@ struct Proof {
     /// Bugs seeded into the module, each a proof that must fail.
     #[serde(default)]
     seeded: Vec<Seeded>,
-    /// The proof's name: the module's, or a seeded bug's.
+    /// A second proof of one module, of another build of it (`variant` names it, `with` sets
+    /// the wrapper's parameters that make it): a module proven more than once needs a name
+    /// for each proof after the first.
+    #[serde(default)]
+    variant: Option<String>,
+    #[serde(default)]
+    with: BTreeMap<String, toml::Value>,
+    /// The proof's name: the module's (with its variant's), or a seeded bug's.
     #[serde(skip)]
     name: String,
-    /// The wrapper's parameters the proof sets (a seeded bug's), as Verilog values.
+    /// The wrapper's parameters the proof sets (its variant's, a seeded bug's), as Verilog
+    /// values.
     #[serde(skip)]
     params: BTreeMap<String, String>,
     /// For a seeded bug, the assertions its proof must fail.
@@ -271,7 +279,15 @@ fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String>
         toml::from_str(src).map_err(|e| format!("{list_name} is not valid: {e}"))?;
     let mut proofs = Vec::new();
     for mut p in list.proof {
-        p.name = p.module.clone();
+        p.name = match &p.variant {
+            Some(v) => format!("{}_{v}", p.module),
+            None => p.module.clone(),
+        };
+        for (k, v) in &p.with {
+            let value =
+                verilog_value(k, v).map_err(|e| format!("{list_name}: proof {}: {e}", p.name))?;
+            p.params.insert(k.clone(), value);
+        }
         p.place = place.clone();
         match place {
             Place::Card if !p.files.is_empty() => {
@@ -297,7 +313,7 @@ fn parse_at(root: &Path, place: &Place, src: &str) -> Result<Vec<Proof>, String>
                     s.name
                 ));
             }
-            let mut params = BTreeMap::new();
+            let mut params = p.params.clone();
             for (k, v) in &s.params {
                 let value = verilog_value(k, v)
                     .map_err(|e| format!("{list_name}: seeded bug {}: {e}", s.name))?;
@@ -511,10 +527,7 @@ fn run_one(root: &Path, tools: &Tools, p: &Proof, depth: u32, ci: bool) -> Resul
     let failed = failed_assertions(&log);
     let step = failed_step(&log);
     let cover_log = std::fs::read_to_string(task("cover").join("logfile.txt")).unwrap_or_default();
-    let covers_reached = cover_log
-        .lines()
-        .filter(|l| l.contains("summary:") && l.contains("reached cover statement"))
-        .count();
+    let covers_reached = covers_reached(&cover_log);
     let (mut replay, mut replay_command, mut replay_problem) = (None, None, None);
     if let (Some(cex), Some(step)) = (&counterexample, step) {
         let files = wrapper_and_files(root, p);
@@ -585,6 +598,15 @@ fn replay_command_for(root: &Path, p: &Proof, path: &Path) -> String {
             replays.strip_prefix(root).unwrap_or(&replays).display()
         )
     }
+}
+
+/// How many cover statements an sby cover log's summary reports reached. Its header of the
+/// unreached ones (`summary: unreached cover statements:`) holds the same words and is not one.
+fn covers_reached(log: &str) -> usize {
+    log.lines()
+        .filter_map(|l| l.split_once("summary:").map(|(_, rest)| rest.trim_start()))
+        .filter(|rest| rest.starts_with("reached cover statement"))
+        .count()
 }
 
 /// The labels of the assertions an sby log reports as failed, each once, relative to the
@@ -904,6 +926,44 @@ mod tests {
                 u.module
             );
         }
+    }
+
+    /// A module's second proof, of another build, is named after its variant and sets the
+    /// wrapper's parameters that make it.
+    #[test]
+    fn a_variant_is_a_proof_of_its_own() {
+        let root = crate::root();
+        let src = "[[proof]]\nmodule = \"axis_skid_buffer\"\nprops = [\"faxis_master\"]\nmode = \"bmc\"\ndepth = 4\nci = false\n\n\
+            [[proof]]\nmodule = \"axis_skid_buffer\"\nvariant = \"wide\"\nwith = { DATA_WIDTH = 32 }\nprops = [\"faxis_master\"]\nmode = \"bmc\"\ndepth = 4\nci = false\n";
+        let proofs = parse(&root, src).unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<&str> = proofs.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["axis_skid_buffer", "axis_skid_buffer_wide"]);
+        let sby = sby_file(&root, &proofs[1], 4);
+        assert!(
+            sby.contains("chparam -set DATA_WIDTH 32 fw_axis_skid_buffer\nprep"),
+            "{sby}"
+        );
+        assert!(!sby_file(&root, &proofs[0], 4).contains("chparam"));
+        // Without a variant the second is the first's name again.
+        let twice = src.replace("variant = \"wide\"\n", "");
+        let err = parse(&root, &twice).expect_err("same name");
+        assert!(
+            err.contains("two proofs are named `axis_skid_buffer`"),
+            "{err}"
+        );
+    }
+
+    /// Only the covers the summary reports reached count, not the header of the unreached ones.
+    #[test]
+    fn unreached_covers_are_not_counted_as_reached() {
+        let log = "SBY 20:29:18 [t] summary:   reached cover statement fw_x.cover_a at fw_x.v:1.1-1.2 step 17\n\
+            SBY 20:29:18 [t] summary:   reached cover statement fw_x.cover_b at fw_x.v:2.1-2.2 step 22\n\
+            SBY 20:29:18 [t] summary: unreached cover statements:\n\
+            SBY 20:29:18 [t] summary:   fw_x.cover_c at fw_x.v:3.1-3.2\n\
+            SBY 20:29:18 [t] engine_0: ##   0:00:01  Reached cover statement in step 17 at fw_x: cover_a\n\
+            SBY 20:29:18 [t] DONE (FAIL, rc=2)\n";
+        assert_eq!(covers_reached(log), 2);
+        assert_eq!(covers_reached(""), 0);
     }
 
     /// A proof that asks for it has its memories turned into registers after `prep`, and only
